@@ -1,0 +1,59 @@
+"""A scripted GTP engine for the bridge's tests: answers what its flags tell it to.
+
+    python fake_gtp.py --moves D4,pass,resign   genmove answers these in turn, then "pass"
+                       --refuse play            answer "? illegal move" to play commands
+                       --die-on genmove         exit (status 3) when this command arrives
+                       --hang-on genmove        never answer this command
+                       --garble                 answer every command with a line that is not GTP
+                       --no-ids                 leave the command id out of responses
+Every command received is appended to --log FILE, one per line, without its id.
+"""
+
+import argparse
+import sys
+import time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--moves", default="")
+parser.add_argument("--refuse", action="append", default=[])
+parser.add_argument("--die-on")
+parser.add_argument("--hang-on")
+parser.add_argument("--garble", action="store_true")
+parser.add_argument("--no-ids", action="store_true")
+parser.add_argument("--log")
+args = parser.parse_args()
+moves = [m for m in args.moves.split(",") if m]
+
+for raw in sys.stdin:
+    words = raw.split()
+    if not words:
+        continue
+    ident = ""
+    if words[0].isdigit():
+        ident, words = words[0], words[1:]
+    name = words[0]
+    if args.log:
+        with open(args.log, "a") as log:
+            log.write(" ".join(words) + "\n")
+    tag = "" if args.no_ids else ident
+    if name == args.die_on:
+        print("fake engine: dying as asked", file=sys.stderr, flush=True)
+        sys.exit(3)
+    if name == args.hang_on:
+        time.sleep(3600)
+    if args.garble:
+        print("hello there\n", flush=True)
+        continue
+    if name in args.refuse:
+        print(f"?{tag} illegal move\n", flush=True)
+    elif name == "genmove":
+        print(f"={tag} {moves.pop(0) if moves else 'pass'}\n", flush=True)
+    elif name == "final_score":
+        print(f"={tag} B+3.5\n", flush=True)
+    elif name == "list_commands":
+        print(f"={tag} play\ngenmove\nquit\n", flush=True)
+    elif name == "quit":
+        print(f"={tag}\n", flush=True)
+        break
+    else:
+        print(f"={tag}\n", flush=True)

@@ -1,0 +1,117 @@
+"""The GTP engine client against a scripted fake engine and against the real GNU Go."""
+
+import pytest
+
+from client_cli.errors import (
+    EngineCommandFailed,
+    EngineProtocolError,
+    EngineTerminated,
+    EngineTimeout,
+)
+from client_cli.gtp import GtpEngine, parse_response_line
+
+
+def test_parse_response_line():
+    assert parse_response_line("= D4") == (True, None, "D4")
+    assert parse_response_line("=12 pass") == (True, 12, "pass")
+    assert parse_response_line("?7 illegal move") == (False, 7, "illegal move")
+    assert parse_response_line("=") == (True, None, "")
+    with pytest.raises(EngineProtocolError, match="hello"):
+        parse_response_line("hello")
+
+
+async def test_commands_in_order(fake_engine, tmp_path):
+    log = tmp_path / "log"
+    async with await GtpEngine.popen(fake_engine("--moves", "d4,pass,resign", "--log", str(log))) as engine:
+        await engine.boardsize(9)
+        await engine.komi(6.5)
+        await engine.clear_board()
+        await engine.play("b", "C3")
+        assert await engine.genmove("w") == "D4"
+        assert await engine.genmove("b") == "pass"
+        assert await engine.genmove("w") == "resign"
+        await engine.undo()
+        assert await engine.final_score() == "B+3.5"
+        assert await engine.command("list_commands") == "play\ngenmove\nquit"
+    assert log.read_text().splitlines() == [
+        "boardsize 9", "komi 6.5", "clear_board", "play b C3", "genmove w", "genmove b", "genmove w",
+        "undo", "final_score", "list_commands", "quit",
+    ]
+    assert engine.process.returncode == 0
+
+
+async def test_responses_without_ids(fake_engine):
+    async with await GtpEngine.popen(fake_engine("--no-ids", "--moves", "E5")) as engine:
+        assert await engine.genmove("b") == "E5"
+
+
+async def test_refusal_is_an_error_and_the_engine_lives_on(fake_engine):
+    async with await GtpEngine.popen(fake_engine("--refuse", "play", "--moves", "A1")) as engine:
+        with pytest.raises(EngineCommandFailed) as info:
+            await engine.play("b", "D4")
+        assert info.value.code == "engine-refused"
+        assert info.value.reply == "illegal move"
+        assert "play b D4" in str(info.value)
+        assert await engine.genmove("b") == "A1"
+
+
+async def test_engine_death_fails_the_pending_command_and_later_ones(fake_engine):
+    engine = await GtpEngine.popen(fake_engine("--die-on", "genmove"))
+    await engine.boardsize(9)
+    with pytest.raises(EngineTerminated) as info:
+        await engine.genmove("b")
+    assert "status 3" in str(info.value)
+    assert "dying as asked" in str(info.value)
+    assert not engine.alive
+    with pytest.raises(EngineTerminated):
+        await engine.clear_board()
+    await engine.quit()
+
+
+async def test_timeout_stops_the_engine(fake_engine):
+    engine = await GtpEngine.popen(fake_engine("--hang-on", "genmove"))
+    with pytest.raises(EngineTimeout, match="genmove b"):
+        await engine.genmove("b", timeout=0.5)
+    assert engine.process.returncode is not None
+    with pytest.raises(EngineTimeout):
+        await engine.clear_board()
+    await engine.quit()
+
+
+async def test_garbage_output_is_a_protocol_error(fake_engine):
+    engine = await GtpEngine.popen(fake_engine("--garble"))
+    with pytest.raises(EngineProtocolError, match="hello there"):
+        await engine.boardsize(9)
+    await engine.quit()
+
+
+async def test_missing_program_is_a_clear_error(tmp_path):
+    with pytest.raises(EngineTerminated, match="cannot start"):
+        await GtpEngine.popen(str(tmp_path / "no-such-engine"))
+
+
+async def test_multiline_command_is_refused(fake_engine):
+    async with await GtpEngine.popen(fake_engine()) as engine:
+        with pytest.raises(EngineProtocolError):
+            await engine.command("play b D4\ngenmove w")
+
+
+@pytest.mark.gnugo
+async def test_gnugo_plays(gnugo):
+    async with await GtpEngine.popen([gnugo, "--mode", "gtp", "--level", "0", "--chinese-rules"]) as engine:
+        assert await engine.protocol_version() == "2"
+        assert await engine.engine_name() == "GNU Go"
+        await engine.boardsize(9)
+        await engine.komi(7)
+        await engine.clear_board()
+        await engine.play("b", "E5")
+        reply = await engine.genmove("w")
+        assert reply == "pass" or reply[0] in "ABCDEFGHJ"
+        await engine.undo()
+        with pytest.raises(EngineCommandFailed, match="illegal move"):
+            await engine.play("w", "E5")
+        with pytest.raises(EngineCommandFailed):
+            await engine.play("w", "Z99")
+        assert (await engine.final_score()).startswith(("B+", "W+", "0"))
+        assert await engine.known_command("final_status_list")
+        assert await engine.final_status_list("dead") == []
