@@ -1,0 +1,63 @@
+"""The exceptions of gorules and the reason codes of illegal moves.
+
+    GoRulesError
+    ├── BoardError        a malformed board (bad JSON, unknown point, self-loop, ...)
+    ├── RulesetError      an unknown ruleset, option or option value
+    └── IllegalMove       a move refused in this game, with a reason code
+
+All three are also ``ValueError``: each is bad input, not a broken engine.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Reason(str, Enum):
+    """Why a move is refused; the value is the code that goes over the wire."""
+
+    BAD_MOVE = "bad-move"
+    UNKNOWN_POINT = "unknown-point"
+    NOT_YOUR_TURN = "not-your-turn"
+    GAME_OVER = "game-over"
+    OCCUPIED = "occupied"
+    SUICIDE = "suicide"
+    CYCLE = "cycle"
+    SUPERKO = "superko"
+    RESCINDED = "rescinded"
+    NOT_PROHIBITED = "not-prohibited"
+    NO_APPEALS = "no-appeals"
+    HANDICAP = "handicap"
+    NOT_SCORING = "not-scoring"
+    NO_PROPOSAL = "no-proposal"
+    BAD_RANKING = "bad-ranking"
+    DROPPED_OUT = "dropped-out"
+    BAD_SEAT = "bad-seat"
+
+
+class GoRulesError(ValueError):
+    """Root of every error gorules raises."""
+
+
+class BoardError(GoRulesError):
+    """A board description that does not make a board."""
+
+
+class RulesetError(GoRulesError):
+    """An unknown ruleset name, option, or option value."""
+
+
+class IllegalMove(GoRulesError):
+    """A move the game refuses; nothing in the game changed.
+
+    ``reason`` is a :class:`Reason`; ``str(exc)`` is a sentence naming the move.
+    """
+
+    def __init__(self, reason: Reason, message: str, move: str = ""):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.move = move
+
+    def __str__(self) -> str:
+        return f"{self.message} [{self.reason.value}]"

@@ -1,0 +1,650 @@
+"""The game: turn order, legality with its reasons, the history, the phases and the result.
+
+The board answers "what is here"; the game answers "may this be played now". A move is
+checked completely before anything changes, so a refused move leaves the game as it was.
+
+Terms follow the rule texts: an *appearance* of a position is the initial position or a
+position produced by a stone play (Kee); the *live* game is the sequence of plays that
+stand, the *record* (``history``) keeps rescinded plays too, marked.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+
+from .board import Board
+from .errors import IllegalMove, Reason, RulesetError
+from .handicap import fixed_handicap_points
+from .moves import Action, Move, parse_move
+from .position import EMPTY, Position
+from .ruleset import Ending, HandicapMode, Repetition, Ruleset, Scoring, Suicide, Supply, preset
+
+SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "orange")
+
+_TURN_KEYS = [random.Random(7 + seat).getrandbits(64) for seat in range(64)]
+
+
+@dataclass(frozen=True)
+class Play:
+    """One accepted move of the record."""
+
+    seat: int
+    move: str
+    rescinded: bool = False
+    captures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Result:
+    reason: str                 # "passes", "agreement", "resignation", "timeout"
+    ranking: tuple[int, ...]    # place per seat, 1 is first
+    score: tuple[float, ...]    # points per seat
+
+
+class _Live(NamedTuple):
+    raw: int        # index in the record
+    seat: int
+    action: Action  # STONE, PASS or APPEAL
+    point: int      # the stone's point, -1 for passes
+
+
+class Game:
+    """A game of Go or a relative, for any number of players on any board."""
+
+    def __init__(self, board: Board, rules: "str | Ruleset" = "kee",
+                 players: "int | Sequence[str]" = 2, **options: Any):
+        ruleset = preset(rules) if isinstance(rules, str) else rules
+        if options:
+            ruleset = ruleset.with_options(**options)
+        self.board = board
+        self.rules = ruleset
+        self.players = _seat_names(players)
+        n = len(self.players)
+        if ruleset.max_players is not None and n > ruleset.max_players:
+            raise RulesetError(f"{ruleset.name} is for {ruleset.max_players} players, not {n}")
+        if ruleset.handicap and n != 2:
+            raise RulesetError("handicap is for two-player games")
+        self._initial = self._initial_stones()
+        self._initial_prisoners = [0] * n
+        self._half_point = 0.0
+        if ruleset.scoring is Scoring.LASKER_MAAS:
+            stones = int(ruleset.komi)
+            self._initial_prisoners = [max(stones, 0), max(-stones, 0)]
+            self._half_point = abs(ruleset.komi - stones)
+        self._raw: list[tuple[int, str]] = []
+        self._captures: list[tuple[str, ...]] = []
+        self._rescinded: set[int] = set()
+        self._excluded: dict[int, set[int]] = {}
+        self._active = [True] * n
+        self._dropped: list[int] = []
+        self._phase = "phase-1" if ruleset.ending is Ending.PHASES else "play"
+        self._phase_start = 0
+        self._dead: set[int] = set()
+        self._accepted: set[int] = set()
+        self._proposal: tuple[int, ...] | None = None
+        self._proposal_accepts: set[int] = set()
+        self._result: Result | None = None
+        self._agreed: tuple[int, ...] | None = None
+        self._reset_live()
+
+    # --- set-up -------------------------------------------------------------------------
+
+    def _initial_stones(self) -> list[int]:
+        stones = [EMPTY] * len(self.board)
+        for name, seat in self.rules.setup.items():
+            p = self.board.find(name)
+            if p is None:
+                raise RulesetError(f"setup names unknown point {name!r}")
+            if not 0 <= seat < len(self.players):
+                raise RulesetError(f"setup puts a stone of seat {seat} on {name}, but seats are 0..{len(self.players) - 1}")
+            stones[p] = seat + 1
+        if self.rules.handicap and self.rules.handicap_mode is HandicapMode.FIXED:
+            for name in fixed_handicap_points(self.board, self.rules.handicap):
+                stones[self.board.index(name)] = 1
+        return stones
+
+    def _reset_live(self) -> None:
+        """Back to the initial position with no plays; the replay of the live game starts here."""
+        n = len(self.players)
+        self._pos = Position(self.board, n, self._initial)
+        if any(not c.libs for c in self._pos.chains()):
+            raise RulesetError("the set-up position has a chain without liberties")
+        self._live: list[_Live] = []
+        self._prisoners = list(self._initial_prisoners)
+        self._passes: list[list[int]] = [[] for _ in range(n)]
+        self._plain_passes: list[list[int]] = [[] for _ in range(n)]
+        fixed = self.rules.handicap and self.rules.handicap_mode is HandicapMode.FIXED
+        self._free_left = self.rules.handicap if self.rules.handicap_mode is HandicapMode.FREE else 0
+        self._turn = 1 if fixed else 0
+        self._seen: dict[int, list[int]] = {self._repetition_key(self._pos.hash, self._turn): [-1]}
+
+    # --- queries --------------------------------------------------------------------------
+
+    @property
+    def to_move(self) -> int | None:
+        return self._turn if self._phase in ("play", "phase-1", "phase-2") else None
+
+    @property
+    def over(self) -> bool:
+        return self._phase in ("scoring", "ended")
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def result(self) -> Result | None:
+        return self._result
+
+    @property
+    def prisoners(self) -> list[int]:
+        return list(self._prisoners)
+
+    @property
+    def active(self) -> list[bool]:
+        return list(self._active)
+
+    @property
+    def dead(self) -> list[str]:
+        return sorted(self.board.points[p] for p in self._dead)
+
+    @property
+    def accepted(self) -> list[int]:
+        return sorted(self._accepted)
+
+    @property
+    def proposal(self) -> tuple[int, ...] | None:
+        return self._proposal
+
+    @property
+    def history(self) -> list[Play]:
+        return [Play(seat, move, i in self._rescinded, self._captures[i])
+                for i, (seat, move) in enumerate(self._raw)]
+
+    @property
+    def last_move(self) -> str | None:
+        for entry in reversed(self._live):
+            if entry.action is Action.STONE:
+                return self.board.points[entry.point]
+        return None
+
+    @property
+    def position_hash(self) -> int:
+        return self._pos.hash
+
+    def stones(self) -> dict[str, int]:
+        return {self.board.points[p]: s - 1 for p, s in enumerate(self._pos.stones) if s != EMPTY}
+
+    def stone_at(self, point: str) -> int | None:
+        s = self._pos.stones[self.board.index(point)]
+        return None if s == EMPTY else s - 1
+
+    def consecutive_passes(self) -> int:
+        """Passes at the end of the live game (since the phase began, in Lasker-Maas)."""
+        count = 0
+        for entry in reversed(self._live[self._phase_start:]):
+            if entry.action is Action.STONE:
+                break
+            count += 1
+        return count
+
+    # --- legality ---------------------------------------------------------------------------
+
+    def why_illegal(self, move: str, seat: int | None = None) -> str | None:
+        """``None`` if ``move`` may be played now, else its reason code."""
+        try:
+            self._check(move, seat)
+        except IllegalMove as exc:
+            return exc.reason.value
+        return None
+
+    def legal_moves(self) -> list[str]:
+        """Every legal turn play of the player to move: points, ``pass`` and valid appeals."""
+        seat = self.to_move
+        if seat is None:
+            return []
+        names = self.board.points
+        moves, appeals = [], []
+        for p, s in enumerate(self._pos.stones):
+            if s == EMPTY:
+                reason = self._stone_reason(seat, p)
+                if reason is None:
+                    moves.append(names[p])
+                elif reason is Reason.CYCLE:
+                    appeals.append("appeal " + names[p])
+        if not self._free_left:
+            moves.append("pass")
+            moves.extend(appeals)
+        return moves
+
+    def _stone_reason(self, seat: int, p: int) -> Reason | None:
+        """Why ``seat`` may not place a stone on empty point ``p`` now, or None."""
+        pos = self._pos
+        colour = seat + 1
+        probe = pos.probe(p, colour)
+        if probe.suicide and (self.rules.suicide is Suicide.FORBIDDEN or probe.hash == pos.hash):
+            return Reason.SUICIDE
+        repetition = self.rules.repetition
+        if repetition is Repetition.KEE:
+            if self._cycle_prohibited(seat, probe.hash):
+                return Reason.CYCLE
+            excluded = self._excluded.get(len(self._live))
+            if excluded and p in excluded:
+                return Reason.RESCINDED
+        elif self._repetition_key(probe.hash, self._turn_after_stone(seat)) in self._seen:
+            return Reason.SUPERKO
+        return None
+
+    def _cycle_prohibited(self, seat: int, position: int) -> bool:
+        """Kee rule 11: may ``seat`` not produce ``position`` by a stone play now?"""
+        appearances = self._seen.get(position)
+        if not appearances:
+            return False
+        first, last = appearances[0], appearances[-1]
+        plain = self._plain_passes[seat]
+        passed_since_last = bool(plain) and plain[-1] > last
+        opponent_only_stones = any(
+            self._active[other] and other != seat
+            and (not self._passes[other] or self._passes[other][-1] < first)
+            for other in range(len(self.players)))
+        return not (passed_since_last and opponent_only_stones)
+
+    def _repetition_key(self, position: int, to_move: int) -> int:
+        if self.rules.repetition is Repetition.SITUATIONAL:
+            return position ^ _TURN_KEYS[to_move]
+        return position
+
+    def _turn_after_stone(self, seat: int) -> int:
+        return seat if self._free_left > 1 else self._next_seat(seat)
+
+    def _next_seat(self, seat: int) -> int:
+        n = len(self.players)
+        for step in range(1, n + 1):
+            other = (seat + step) % n
+            if self._active[other]:
+                return other
+        return seat
+
+    def _check(self, text: str, seat: int | None) -> Move:
+        """Parse and check a move completely, without changing anything."""
+        move = parse_move(text, self.board)
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 0 <= seat < len(self.players)):
+            raise IllegalMove(Reason.BAD_SEAT, f"there is no seat {seat!r} in this game", text)
+        if move.action in (Action.STONE, Action.PASS, Action.APPEAL):
+            self._check_turn_play(move, seat)
+        else:
+            self._check_action(move, self._acting_seat(move, seat))
+        return move
+
+    def _acting_seat(self, move: Move, seat: int | None) -> int:
+        if seat is None:
+            seat = self.to_move
+        if seat is None:
+            raise IllegalMove(Reason.BAD_SEAT, f"{move.text!r} needs the seat that makes it", move.text)
+        if not self._active[seat]:
+            raise IllegalMove(Reason.DROPPED_OUT, f"{self.players[seat]} has dropped out", move.text)
+        return seat
+
+    def _check_turn_play(self, move: Move, seat: int | None) -> None:
+        if self.over:
+            raise IllegalMove(Reason.GAME_OVER, f"{move.text!r}: play has ended", move.text)
+        if seat is not None and seat != self._turn:
+            raise IllegalMove(Reason.NOT_YOUR_TURN,
+                              f"it is {self.players[self._turn]}'s turn, not {self.players[seat]}'s", move.text)
+        seat = self._turn
+        if move.action is Action.STONE:
+            self._check_stone(move, seat)
+            return
+        if self._free_left:
+            raise IllegalMove(Reason.HANDICAP, f"{self.players[seat]} must place "
+                              f"{self._free_left} more handicap stone(s) before passing", move.text)
+        if move.action is Action.APPEAL:
+            self._check_appeal(move, seat)
+
+    def _check_stone(self, move: Move, seat: int) -> None:
+        name = self.board.points[move.point]
+        if self._pos.stones[move.point] != EMPTY:
+            raise IllegalMove(Reason.OCCUPIED, f"{name} is occupied", move.text)
+        reason = self._stone_reason(seat, move.point)
+        if reason is not None:
+            raise IllegalMove(reason, _explain(reason, name, self.players[seat]), move.text)
+
+    def _check_appeal(self, move: Move, seat: int) -> None:
+        """Kee rule 12: the named play must be prohibited by rule 11 and by nothing else."""
+        if not self.rules.appeals:
+            raise IllegalMove(Reason.NO_APPEALS, f"{self.rules.name} has no appealing passes", move.text)
+        name = self.board.points[move.point]
+        if self._pos.stones[move.point] != EMPTY:
+            raise IllegalMove(Reason.NOT_PROHIBITED, f"cannot appeal for {name}: it is occupied", move.text)
+        reason = self._stone_reason(seat, move.point)
+        if reason is not Reason.CYCLE:
+            why = "it is legal" if reason is None else _explain(reason, name, self.players[seat])
+            raise IllegalMove(Reason.NOT_PROHIBITED,
+                              f"cannot appeal for {name}: it is not prohibited by the cycle prohibition ({why})",
+                              move.text)
+
+    def _check_action(self, move: Move, seat: int) -> None:
+        action = move.action
+        if self._phase == "ended":
+            raise IllegalMove(Reason.GAME_OVER, f"{move.text!r}: the game has ended", move.text)
+        if action in (Action.DEAD, Action.DONE):
+            marking = self._phase == "scoring" or (self.rules.ending is Ending.PHASES and not self.over)
+            if not marking:
+                raise IllegalMove(Reason.NOT_SCORING, "dead stones are marked only after the game's end", move.text)
+            if action is Action.DEAD and self._pos.stones[move.point] == EMPTY:
+                raise IllegalMove(Reason.BAD_MOVE, f"there is no stone on {self.board.points[move.point]}", move.text)
+        elif action is Action.RANK:
+            if len(move.ranking) != len(self.players):
+                raise IllegalMove(Reason.BAD_RANKING,
+                                  f"a ranking gives one place per seat ({len(self.players)}), got {len(move.ranking)}",
+                                  move.text)
+            if any(not 1 <= r <= len(self.players) for r in move.ranking):
+                raise IllegalMove(Reason.BAD_RANKING, f"places run from 1 to {len(self.players)}", move.text)
+        elif action in (Action.ACCEPT, Action.REJECT) and self._proposal is None:
+            raise IllegalMove(Reason.NO_PROPOSAL, "there is no ranking proposal to answer", move.text)
+        elif action in (Action.RESIGN, Action.TIMEOUT) and self.over:
+            raise IllegalMove(Reason.GAME_OVER, f"{move.text!r}: play has ended", move.text)
+
+    # --- playing ----------------------------------------------------------------------------
+
+    def play(self, move: str, seat: int | None = None) -> Play:
+        """Apply ``move`` for ``seat`` (default: the player to move); IllegalMove if refused."""
+        parsed = self._check(move, seat)
+        if parsed.action in (Action.STONE, Action.PASS, Action.APPEAL):
+            seat = self._turn
+        else:
+            seat = self._acting_seat(parsed, seat)
+        raw = len(self._raw)
+        self._raw.append((seat, parsed.text))
+        self._captures.append(())
+        handler = _HANDLERS[parsed.action]
+        handler(self, raw, seat, parsed)
+        return Play(seat, parsed.text, raw in self._rescinded, self._captures[raw])
+
+    def _do_stone(self, raw: int, seat: int, move: Move) -> None:
+        captured = self._apply_stone(raw, seat, move.point)
+        self._captures[raw] = tuple(self.board.points[p] for p in captured)
+        self._advance_after_stone(seat)
+
+    def _advance_after_stone(self, seat: int) -> None:
+        self._turn = self._turn_after_stone(seat)
+        if self._free_left:
+            self._free_left -= 1
+
+    def _apply_stone(self, raw: int, seat: int, p: int) -> list[int]:
+        colour = seat + 1
+        if self._phase == "phase-2":
+            self._prisoners[seat] -= 1
+        removed = self._pos.place(p, colour)
+        for chain in removed:
+            self._prisoners[chain.colour - 1] += len(chain.stones)
+        if self._phase == "phase-2":
+            self._top_up()
+        index = len(self._live)
+        self._live.append(_Live(raw, seat, Action.STONE, p))
+        key = self._repetition_key(self._pos.hash, self._turn_after_stone(seat))
+        self._seen.setdefault(key, []).append(index)
+        return [q for chain in removed for q in chain.stones]
+
+    def _top_up(self) -> None:
+        """Lasker-Maas: when either colour's prisoners run out, one stone of each is added."""
+        while min(self._prisoners) <= 0:
+            self._prisoners = [c + 1 for c in self._prisoners]
+
+    def _do_pass(self, raw: int, seat: int, move: Move) -> None:
+        appealing = move.action is Action.APPEAL
+        self._apply_pass(raw, seat, appealing)
+        if not appealing and self._rescission_due(seat):
+            self._rescind(raw)
+            return
+        self._turn = self._next_seat(seat)
+        self._end_if_all_passed()
+
+    def _apply_pass(self, raw: int, seat: int, appealing: bool) -> None:
+        index = len(self._live)
+        self._live.append(_Live(raw, seat, Action.APPEAL if appealing else Action.PASS, -1))
+        self._passes[seat].append(index)
+        if not appealing:
+            self._plain_passes[seat].append(index)
+
+    def _rescission_due(self, seat: int) -> bool:
+        """Kee rule 13: ``seat``'s last stone play met an opponent's appeal before this pass."""
+        if not self.rules.appeals:
+            return False
+        for entry in reversed(self._live[:-1]):
+            if entry.action is Action.STONE:
+                return False
+            if entry.action is Action.APPEAL and entry.seat != seat:
+                return self._last_stone_seat() == seat
+        return False
+
+    def _last_stone_seat(self) -> int | None:
+        for entry in reversed(self._live):
+            if entry.action is Action.STONE:
+                return entry.seat
+        return None
+
+    def _rescind(self, raw: int) -> None:
+        """Kee rules 13-14: the stone play and the passes after it leave the live game."""
+        start = max(i for i, e in enumerate(self._live) if e.action is Action.STONE)
+        stone = self._live[start]
+        for entry in self._live[start:]:
+            self._rescinded.add(entry.raw)
+        self._excluded = {k: v for k, v in self._excluded.items() if k <= start}
+        self._excluded.setdefault(start, set()).add(stone.point)
+        self._replay(self._live[:start])
+        self._turn = stone.seat
+
+    def _replay(self, live: Iterable[_Live]) -> None:
+        """Rebuild the position and the repetition data from a live sequence, unchecked."""
+        self._reset_live()
+        for entry in live:
+            if entry.action is Action.STONE:
+                self._apply_stone(entry.raw, entry.seat, entry.point)
+                self._advance_after_stone(entry.seat)
+            else:
+                self._apply_pass(entry.raw, entry.seat, entry.action is Action.APPEAL)
+                self._turn = self._next_seat(entry.seat)
+
+    def _end_if_all_passed(self) -> None:
+        if self.consecutive_passes() < sum(self._active):
+            return
+        if self._phase == "phase-1":
+            self._phase = "phase-2"
+            self._phase_start = len(self._live)
+            self._top_up()
+        elif self.rules.ending is Ending.MARKING:
+            self._phase = "scoring"
+        else:
+            self._finish("passes")
+
+    def _do_drop(self, raw: int, seat: int, move: Move) -> None:
+        reason = "timeout" if move.action is Action.TIMEOUT else "resignation"
+        self.drop_out(seat, reason, record=False)
+
+    def drop_out(self, seat: int, reason: str = "timeout", *, record: bool = True) -> None:
+        """``seat`` leaves play: its stones stay, its turns are skipped, it is ranked last.
+
+        In a two-player game (or when one player is left) this ends the game.
+        """
+        if record:
+            self.play("timeout" if reason == "timeout" else "resign", seat=seat)
+            return
+        self._active[seat] = False
+        self._dropped.append(seat)
+        self._proposal = None
+        if sum(self._active) <= 1:
+            self._finish(reason)
+            return
+        if self._turn == seat:
+            self._turn = self._next_seat(seat)
+        if not self.over and self._live and self._live[-1].action is not Action.STONE:
+            self._end_if_all_passed()
+
+    def _do_dead(self, raw: int, seat: int, move: Move) -> None:
+        chain = self._pos.chain[move.point]
+        stones = set(chain.stones)
+        if stones <= self._dead:
+            self._dead -= stones
+        else:
+            self._dead |= stones
+        self._accepted = set()
+
+    def _do_done(self, raw: int, seat: int, move: Move) -> None:
+        self._accepted.add(seat)
+        if all(self._accepted.__contains__(s) for s in range(len(self.players)) if self._active[s]):
+            self._remove_dead()
+            self._finish("agreement" if self.rules.ending is Ending.PHASES else "passes")
+
+    def _remove_dead(self) -> None:
+        """Agreed dead stones leave the board; in Lasker-Maas they go to the prisoners' place."""
+        for p in self._dead:
+            self._prisoners[self._pos.stones[p] - 1] += 1
+        self._pos.remove_points(sorted(self._dead))
+
+    def _do_rank(self, raw: int, seat: int, move: Move) -> None:
+        self._proposal = tuple(move.ranking)
+        self._proposal_accepts = {seat}
+        self._agree_if_all()
+
+    def _do_accept(self, raw: int, seat: int, move: Move) -> None:
+        self._proposal_accepts.add(seat)
+        self._agree_if_all()
+
+    def _do_reject(self, raw: int, seat: int, move: Move) -> None:
+        self._proposal = None
+        self._proposal_accepts = set()
+
+    def _agree_if_all(self) -> None:
+        """Kee rule 16: the game ends when every player agrees the ranking."""
+        if all(s in self._proposal_accepts for s in range(len(self.players)) if self._active[s]):
+            self._agreed = self._proposal
+            self._finish("agreement")
+
+    def _finish(self, reason: str) -> None:
+        self._phase = "ended"
+        self._result = Result(reason, tuple(self.ranking()), tuple(self.score()))
+
+    # --- scoring ----------------------------------------------------------------------------
+
+    def score(self) -> list[float]:
+        """Points per seat from the current board (with agreed dead stones removed)."""
+        n = len(self.players)
+        if self.rules.scoring is Scoring.LASKER_MAAS:
+            territory = self._pos.territory(n)
+            points = [float(territory[s] - self._prisoners[s]) for s in range(n)]
+            points[1] += self._half_point
+            return points
+        points = [float(v) for v in self._pos.area(n)]
+        if n == 2:
+            points[1] += self.rules.komi
+            if self.rules.handicap_bonus:
+                points[1] += self.rules.handicap
+        return points
+
+    def ranking(self) -> list[int]:
+        """Place per seat (1 is first; ties share a place); dropped-out seats come last."""
+        if self._agreed is not None:
+            return list(self._agreed)
+        if self._result is not None and self._result.reason in ("resignation", "timeout") and len(self.players) == 2:
+            loser = self._dropped[0]
+            return [2 if s == loser else 1 for s in range(2)]
+        score = self.score()
+        white_wins_ties = self.rules.scoring is Scoring.LASKER_MAAS
+
+        def key(seat: int) -> tuple:
+            if not self._active[seat]:
+                return (1, -self._dropped.index(seat), 0)
+            return (0, -score[seat], 0 if (white_wins_ties and seat == 1) else 1 if white_wins_ties else 0)
+
+        keys = [key(s) for s in range(len(self.players))]
+        return [1 + sum(other < mine for other in keys) for mine in keys]
+
+    # --- copies and records ---------------------------------------------------------------
+
+    def copy(self) -> "Game":
+        """An independent game: nothing played on the copy shows in the original."""
+        other = object.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._pos = self._pos.copy()
+        for name in ("_raw", "_captures", "_live", "_prisoners", "_active", "_dropped", "_initial_prisoners"):
+            setattr(other, name, list(getattr(self, name)))
+        for name in ("_rescinded", "_dead", "_accepted", "_proposal_accepts"):
+            setattr(other, name, set(getattr(self, name)))
+        other._passes = [list(p) for p in self._passes]
+        other._plain_passes = [list(p) for p in self._plain_passes]
+        other._seen = {k: list(v) for k, v in self._seen.items()}
+        other._excluded = {k: set(v) for k, v in self._excluded.items()}
+        return other
+
+    def to_record(self) -> dict[str, Any]:
+        """Everything needed to rebuild this game: the board, the rules, the seats, every move."""
+        return {"board": self.board.describe(), "rules": self.rules.name, "players": list(self.players),
+                "options": self.rules.options(), "moves": [[seat, move] for seat, move in self._raw]}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "Game":
+        """Replay a record; IllegalMove names the first move that does not replay."""
+        try:
+            board = Board.from_spec(record["board"])
+            game = cls(board, rules=record.get("rules", "kee"), players=record.get("players", 2),
+                       **dict(record.get("options") or {}))
+            moves = record.get("moves", [])
+        except KeyError as exc:
+            raise RulesetError(f"a game record needs {exc.args[0]!r}") from None
+        except TypeError:
+            raise RulesetError("a game record must be an object with board, rules, players and moves") from None
+        for i, entry in enumerate(moves):
+            if not isinstance(entry, (list, tuple)) or len(entry) != 2:
+                raise RulesetError(f"move {i} of the record must be [seat, move], got {entry!r}")
+            seat, move = entry
+            try:
+                game.play(move, seat=seat)
+            except IllegalMove as exc:
+                raise IllegalMove(exc.reason, f"move {i} ({move!r} by seat {seat}): {exc.message}", exc.move) from None
+        return game
+
+    def __repr__(self) -> str:
+        return (f"Game({self.board!r}, rules={self.rules.name!r}, players={len(self.players)}, "
+                f"moves={len(self._raw)}, phase={self._phase!r})")
+
+
+def _seat_names(players: "int | Sequence[str]") -> tuple[str, ...]:
+    if isinstance(players, bool):
+        raise RulesetError("players must be a number of players or a list of names")
+    if isinstance(players, int):
+        if not 2 <= players <= len(SEAT_NAMES):
+            raise RulesetError(f"a game has 2 to {len(SEAT_NAMES)} players, not {players}")
+        return SEAT_NAMES[:players]
+    names = tuple(players)
+    if not 2 <= len(names) <= len(SEAT_NAMES) or not all(isinstance(n, str) and n for n in names):
+        raise RulesetError(f"players must be 2 to {len(SEAT_NAMES)} non-empty names")
+    if len(set(names)) != len(names):
+        raise RulesetError("player names must differ")
+    return names
+
+
+def _explain(reason: Reason, point: str, player: str) -> str:
+    return {
+        Reason.SUICIDE: f"{point} would be suicide that leaves the board unchanged or is forbidden here",
+        Reason.CYCLE: f"{point} would repeat an earlier position (Kee rule 11, the cycle prohibition)",
+        Reason.SUPERKO: f"{point} would repeat an earlier position (superko)",
+        Reason.RESCINDED: f"{point} was rescinded here; {player} must choose another play (Kee rule 14)",
+    }.get(reason, f"{point} is not allowed ({reason.value})")
+
+
+_HANDLERS = {
+    Action.STONE: Game._do_stone,
+    Action.PASS: Game._do_pass,
+    Action.APPEAL: Game._do_pass,
+    Action.RESIGN: Game._do_drop,
+    Action.TIMEOUT: Game._do_drop,
+    Action.DEAD: Game._do_dead,
+    Action.DONE: Game._do_done,
+    Action.RANK: Game._do_rank,
+    Action.ACCEPT: Game._do_accept,
+    Action.REJECT: Game._do_reject,
+}

@@ -1,0 +1,232 @@
+"""Stones on a board, with chains and liberties kept up to date play by play.
+
+A legality check must cost microseconds, not a scan of the board: every chain keeps its
+stones, its liberties and its share of the Zobrist hash, so that :meth:`Position.probe`
+can say what a stone play would capture, whether it would be suicide and what the new
+position's hash would be without changing anything.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import NamedTuple
+
+from .board import Board
+
+EMPTY = 0
+
+_zobrist_tables: dict[tuple[int, int], list[list[int]]] = {}
+
+
+def zobrist_table(points: int, colours: int) -> list[list[int]]:
+    """Random 64-bit keys per (colour, point); seeded, so hashes agree between processes."""
+    key = (points, colours)
+    table = _zobrist_tables.get(key)
+    if table is None:
+        rng = random.Random(points * 1_000_003 + colours)
+        table = [[0] * points] + [[rng.getrandbits(64) for _ in range(points)] for _ in range(colours)]
+        _zobrist_tables[key] = table
+    return table
+
+
+class Chain:
+    """A maximal connected group of one colour's stones (Kee rules 4-5)."""
+
+    __slots__ = ("colour", "stones", "libs", "hash")
+
+    def __init__(self, colour: int, stones: list[int], libs: set[int], zhash: int):
+        self.colour = colour
+        self.stones = stones
+        self.libs = libs
+        self.hash = zhash
+
+
+class Probe(NamedTuple):
+    """What a stone play would do, computed without playing it."""
+
+    captured: list[Chain]   # opponent chains whose last liberty it takes
+    suicide: bool           # after the captures, its own chain has no liberty
+    hash: int               # hash of the position after the play (and any suicide)
+
+
+class Position:
+    """Whose stone is on each point; colours are 1..N (seat + 1), 0 is empty."""
+
+    __slots__ = ("board", "stones", "chain", "hash", "_z", "_nbrs")
+
+    def __init__(self, board: Board, colours: int, stones: list[int] | None = None):
+        self.board = board
+        self._nbrs = board.neighbour_indices
+        self._z = zobrist_table(len(board), colours)
+        self.stones = list(stones) if stones is not None else [EMPTY] * len(board)
+        self.chain: list[Chain | None] = [None] * len(board)
+        self.hash = 0
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Chains, liberties and hash from the stones alone (after setup or a roll-back)."""
+        stones, nbrs, z = self.stones, self._nbrs, self._z
+        self.chain = [None] * len(stones)
+        self.hash = 0
+        for start, colour in enumerate(stones):
+            if colour == EMPTY or self.chain[start] is not None:
+                continue
+            chain = Chain(colour, [start], set(), 0)
+            self.chain[start] = chain
+            todo = [start]
+            while todo:
+                p = todo.pop()
+                chain.hash ^= z[colour][p]
+                for q in nbrs[p]:
+                    s = stones[q]
+                    if s == EMPTY:
+                        chain.libs.add(q)
+                    elif s == colour and self.chain[q] is None:
+                        self.chain[q] = chain
+                        chain.stones.append(q)
+                        todo.append(q)
+            self.hash ^= chain.hash
+
+    def copy(self) -> "Position":
+        return Position(self.board, len(self._z) - 1, self.stones)
+
+    def chains(self) -> list[Chain]:
+        seen: dict[int, Chain] = {}
+        for c in self.chain:
+            if c is not None:
+                seen.setdefault(id(c), c)
+        return list(seen.values())
+
+    def probe(self, p: int, colour: int) -> Probe:
+        """The effect of ``colour`` playing on empty point ``p``, without playing it."""
+        chain, stones = self.chain, self.stones
+        captured: list[Chain] = []
+        own: list[Chain] = []
+        breathes = False
+        for q in self._nbrs[p]:
+            s = stones[q]
+            if s == EMPTY:
+                breathes = True
+            elif s == colour:
+                c = chain[q]
+                if c not in own:
+                    own.append(c)
+            else:
+                c = chain[q]
+                if len(c.libs) == 1 and c not in captured:
+                    captured.append(c)
+        h = self.hash ^ self._z[colour][p]
+        for c in captured:
+            h ^= c.hash
+        suicide = not captured and not breathes and all(len(c.libs) == 1 for c in own)
+        if suicide:
+            h ^= self._z[colour][p]
+            for c in own:
+                h ^= c.hash
+        return Probe(captured, suicide, h)
+
+    def place(self, p: int, colour: int) -> list[Chain]:
+        """Play ``colour`` on empty ``p``: captures (Kee rule 8), then suicide (rule 9).
+
+        Returns the chains removed: opponents' captured chains, then the player's own chain
+        if the play was suicide (usually none at all).
+        """
+        stones, chain, nbrs, z = self.stones, self.chain, self._nbrs, self._z
+        stones[p] = colour
+        key = z[colour][p]
+        self.hash ^= key
+        merged: Chain | None = None
+        touched: list[Chain] = []
+        for q in nbrs[p]:
+            c = chain[q]
+            if c is None or c in touched:
+                continue
+            touched.append(c)
+            c.libs.discard(p)
+            if c.colour == colour:
+                if merged is None or len(c.stones) > len(merged.stones):
+                    merged = c
+        if merged is None:
+            merged = Chain(colour, [p], set(), key)
+        else:
+            merged.stones.append(p)
+            merged.hash ^= key
+        chain[p] = merged
+        for c in touched:
+            if c.colour == colour and c is not merged:
+                merged.stones.extend(c.stones)
+                merged.libs |= c.libs
+                merged.hash ^= c.hash
+                for s in c.stones:
+                    chain[s] = merged
+        for q in nbrs[p]:
+            if stones[q] == EMPTY:
+                merged.libs.add(q)
+        removed: list[Chain] = []
+        for c in touched:
+            if c.colour != colour and not c.libs:
+                removed.append(c)
+                self._remove(c)
+        if not merged.libs:
+            removed.append(merged)
+            self._remove(merged)
+        return removed
+
+    def _remove(self, c: Chain) -> None:
+        stones, chain, nbrs = self.stones, self.chain, self._nbrs
+        self.hash ^= c.hash
+        for s in c.stones:
+            stones[s] = EMPTY
+            chain[s] = None
+        for s in c.stones:
+            for q in nbrs[s]:
+                other = chain[q]
+                if other is not None:
+                    other.libs.add(s)
+
+    def remove_points(self, points: list[int]) -> None:
+        """Take stones off without a capture (agreed dead stones); chains are rebuilt."""
+        for p in points:
+            self.stones[p] = EMPTY
+        self._rebuild()
+
+    def regions(self) -> list[tuple[list[int], set[int]]]:
+        """Every empty group (Kee rule 6) with the colours of the stones it touches."""
+        stones, nbrs = self.stones, self._nbrs
+        seen = [False] * len(stones)
+        out = []
+        for start, s in enumerate(stones):
+            if s != EMPTY or seen[start]:
+                continue
+            seen[start] = True
+            region, borders, todo = [start], set(), [start]
+            while todo:
+                p = todo.pop()
+                for q in nbrs[p]:
+                    t = stones[q]
+                    if t != EMPTY:
+                        borders.add(t)
+                    elif not seen[q]:
+                        seen[q] = True
+                        region.append(q)
+                        todo.append(q)
+            out.append((region, borders))
+        return out
+
+    def area(self, colours: int) -> list[int]:
+        """Kee rule 17 (b)-(d): stones plus empty groups that touch only that colour."""
+        points = [0] * (colours + 1)
+        for s in self.stones:
+            points[s] += 1
+        for region, borders in self.regions():
+            if len(borders) == 1:
+                points[next(iter(borders))] += len(region)
+        return points[1:]
+
+    def territory(self, colours: int) -> list[int]:
+        """Empty groups that touch only one colour (Lasker-Maas counting)."""
+        points = [0] * (colours + 1)
+        for region, borders in self.regions():
+            if len(borders) == 1:
+                points[next(iter(borders))] += len(region)
+        return points[1:]

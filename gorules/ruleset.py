@@ -1,0 +1,175 @@
+"""Rulesets as values: a frozen bundle of orthogonal parts, with named presets.
+
+Like KataGo's ``Rules``: each part is an enum, a preset is a name for one combination, and
+the JSON form is strict (unknown keys or values are errors), because the server stores it
+with every game and must read it back exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from enum import Enum
+from typing import Any, Mapping
+
+from .errors import RulesetError
+
+
+class Repetition(str, Enum):
+    """Which repeated positions a stone play may not produce."""
+
+    KEE = "kee"                    # Kee rule 11, with appeals and rescission (rules 12-14)
+    POSITIONAL = "positional"      # no whole-board position may repeat
+    SITUATIONAL = "situational"    # no position may repeat with the same player to move
+
+
+class Suicide(str, Enum):
+    BOARD_CHANGING = "board-changing"  # allowed where it changes the board (Kee rule 10, Tromp-Taylor)
+    FORBIDDEN = "forbidden"
+
+
+class Supply(str, Enum):
+    UNLIMITED = "unlimited"
+    LASKER_MAAS = "lasker-maas"    # phase 1 unlimited, phase 2 from the prisoners' place
+
+
+class Scoring(str, Enum):
+    AREA = "area"                  # stones + empty groups touching one colour only (Kee rule 17)
+    LASKER_MAAS = "lasker-maas"    # territory minus own-colour stones in the prisoners' place
+
+
+class Ending(str, Enum):
+    MARKING = "marking"            # after the passes, dead stones are removed by agreement
+    IMMEDIATE = "immediate"        # every stone on the board is alive (Tromp-Taylor)
+    PHASES = "phases"              # Lasker-Maas: phase 2 settles life and death by play
+
+
+class HandicapMode(str, Enum):
+    FIXED = "fixed"
+    FREE = "free"
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    name: str
+    repetition: Repetition
+    suicide: Suicide
+    supply: Supply = Supply.UNLIMITED
+    scoring: Scoring = Scoring.AREA
+    ending: Ending = Ending.MARKING
+    komi: float = 0.0
+    handicap: int = 0
+    handicap_mode: HandicapMode = HandicapMode.FIXED
+    handicap_bonus: bool = False   # White gets a point per handicap stone (Chinese counting)
+    max_players: int | None = None
+    setup: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def appeals(self) -> bool:
+        return self.repetition is Repetition.KEE
+
+    def with_options(self, **options: Any) -> "Ruleset":
+        """This ruleset with keyword options (komi, handicap, superko, ...) applied and checked."""
+        changes: dict[str, Any] = {}
+        for key, value in options.items():
+            if key not in OPTIONS:
+                raise RulesetError(f"unknown ruleset option {key!r}; known: {', '.join(sorted(OPTIONS))}")
+            changes.update(OPTIONS[key](self, value))
+        return replace(self, **changes)
+
+    def options(self) -> dict[str, Any]:
+        """The options that differ from the preset: what a record stores beside the name."""
+        base = preset(self.name)
+        out: dict[str, Any] = {}
+        if self.komi != base.komi:
+            out["komi"] = self.komi
+        if self.handicap:
+            out["handicap"] = self.handicap
+        if self.handicap_mode != base.handicap_mode:
+            out["handicap_mode"] = self.handicap_mode.value
+        if self.repetition != base.repetition:
+            out["superko"] = self.repetition.value
+        if self.setup:
+            out["setup"] = dict(self.setup)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, **self.options()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | str) -> "Ruleset":
+        if isinstance(data, str):
+            return preset(data)
+        if not isinstance(data, Mapping) or "name" not in data:
+            raise RulesetError("a ruleset must be a preset name or an object with 'name' and options")
+        options = {k: v for k, v in data.items() if k != "name"}
+        return preset(data["name"]).with_options(**options)
+
+    def parts(self) -> dict[str, Any]:
+        """Every part, for documentation and the protocol's room description."""
+        d = asdict(self)
+        return {k: (v.value if isinstance(v, Enum) else v) for k, v in d.items()}
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise RulesetError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
+def _komi(rules: Ruleset, value: Any) -> dict[str, Any]:
+    komi = _number("komi", value)
+    if abs(komi) > 1000:
+        raise RulesetError(f"komi {komi} is out of range")
+    if rules.supply is Supply.LASKER_MAAS and (komi * 2) % 1:
+        raise RulesetError(f"lasker-maas komi is whole stones plus an optional half point, not {komi}")
+    return {"komi": komi}
+
+
+def _handicap(rules: Ruleset, value: Any) -> dict[str, Any]:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 25:
+        raise RulesetError(f"handicap must be a whole number from 0 to 25, got {value!r}")
+    return {"handicap": 0 if value == 1 else value}
+
+
+def _handicap_mode(rules: Ruleset, value: Any) -> dict[str, Any]:
+    try:
+        return {"handicap_mode": HandicapMode(value)}
+    except ValueError:
+        raise RulesetError(f"handicap_mode must be 'fixed' or 'free', got {value!r}") from None
+
+
+def _superko(rules: Ruleset, value: Any) -> dict[str, Any]:
+    if rules.repetition is Repetition.KEE:
+        raise RulesetError("the Kee rules have their own cycle prohibition; superko cannot be changed")
+    if value not in ("positional", "situational"):
+        raise RulesetError(f"superko must be 'positional' or 'situational', got {value!r}")
+    return {"repetition": Repetition(value)}
+
+
+def _setup(rules: Ruleset, value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in value.items()):
+        raise RulesetError("setup must map point names to seat numbers, e.g. {\"D4\": 0}")
+    return {"setup": dict(value)}
+
+
+OPTIONS = {"komi": _komi, "handicap": _handicap, "handicap_mode": _handicap_mode,
+           "superko": _superko, "setup": _setup}
+
+PRESETS: dict[str, Ruleset] = {
+    "kee": Ruleset("kee", Repetition.KEE, Suicide.BOARD_CHANGING),
+    "lasker-maas": Ruleset("lasker-maas", Repetition.SITUATIONAL, Suicide.FORBIDDEN,
+                           supply=Supply.LASKER_MAAS, scoring=Scoring.LASKER_MAAS,
+                           ending=Ending.PHASES, max_players=2),
+    "tromp-taylor": Ruleset("tromp-taylor", Repetition.POSITIONAL, Suicide.BOARD_CHANGING,
+                            ending=Ending.IMMEDIATE),
+    "chinese": Ruleset("chinese", Repetition.POSITIONAL, Suicide.FORBIDDEN, komi=7.5,
+                       handicap_bonus=True),
+}
+
+
+def preset(name: str) -> Ruleset:
+    try:
+        return PRESETS[name]
+    except (KeyError, TypeError):
+        raise RulesetError(f"unknown ruleset {name!r}; known: {', '.join(PRESETS)}") from None
