@@ -1,0 +1,67 @@
+"""Error codes of the wire protocol and the package's one exception.
+
+Every error the server sends carries one of the codes below and a sentence for people. Codes are
+part of the protocol (a client may branch on them); sentences are not.
+
+Exception tree::
+
+    ProtocolError            a frame or message that breaks the protocol; carries a code
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class ErrorCode(str, Enum):
+    """Why a client's message was refused. The value is what goes over the wire."""
+
+    # the frame and the message
+    BAD_FRAME = "bad-frame"                  # not decodable as msgpack (binary) / JSON (text)
+    BAD_MESSAGE = "bad-message"              # decodes, but is not a map with a string "type"
+    UNKNOWN_TYPE = "unknown-type"            # "type" names no client message
+    MISSING_FIELD = "missing-field"          # a required field is absent
+    BAD_FIELD = "bad-field"                  # a field has the wrong type, size or value, or is unknown
+    TOO_LARGE = "too-large"                  # the frame is over the size limit
+    RATE_LIMITED = "rate-limited"            # too many messages; this one was dropped
+    UNSUPPORTED_VERSION = "unsupported-version"
+    # sessions
+    NO_SESSION = "no-session"                # a message other than hello before hello
+    BAD_TOKEN = "bad-token"                  # hello with a token the server does not know
+    BAD_LOGIN = "bad-login"                  # unknown user or wrong password
+    NAME_TAKEN = "name-taken"                # register: the user name is already registered
+    # rooms and seats
+    NO_SUCH_ROOM = "no-such-room"
+    BAD_INVITE = "bad-invite"                # private room, missing or wrong invitation code
+    BAD_SETTINGS = "bad-settings"            # create: the engine refused the board or the rules
+    ROOM_FULL = "room-full"
+    SEAT_TAKEN = "seat-taken"
+    BAD_SEAT = "bad-seat"                    # no such seat number
+    ALREADY_SEATED = "already-seated"
+    TOO_MANY_ROOMS = "too-many-rooms"
+    NOT_SEATED = "not-seated"                # the session holds no seat in this room
+    NOT_STARTED = "not-started"              # the game waits for players
+    GAME_OVER = "game-over"
+    # moves
+    ILLEGAL_MOVE = "illegal-move"            # the engine refused it; "reason" holds its reason code
+    STALE_SEQ = "stale-seq"                  # a move's seq is not above the last one and is unknown
+    TIMEOUT = "timeout"                      # the move came after the player's flag fell
+    NO_UNDO = "no-undo"                      # nothing the session may take back / no request pending
+    # records
+    NO_SUCH_GAME = "no-such-game"
+    NOT_EXPORTABLE = "not-exportable"        # SGF asked for a game SGF cannot hold
+    # the server
+    INTERNAL = "internal"                    # the server failed; the message was not applied
+
+
+class ProtocolError(Exception):
+    """A message that breaks the protocol: a code, a sentence, and the field at fault if any."""
+
+    def __init__(self, code: ErrorCode, message: str, *, field: str | None = None) -> None:
+        super().__init__(code, message, field)
+        self.code = code
+        self.message = message
+        self.field = field
+
+    def __str__(self) -> str:
+        return f"{self.code.value}: {self.message}"
