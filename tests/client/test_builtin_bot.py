@@ -1,0 +1,215 @@
+"""The built-in bot: its tactics on drawn positions, and whole games under every ruleset."""
+
+import random
+
+import pytest
+
+from gorules import PRESETS, Board, Game
+
+from client_cli.builtin_bot import choose_move, value_of
+from client_cli.tactics import Snapshot
+
+SEATS = {"X": 0, "O": 1, "R": 2}
+
+
+def drawn(picture: str) -> tuple[Board, dict[str, int]]:
+    """A grid board and its stones from a picture: top row first, X O R stones, '.' empty."""
+    rows = [row.split() for row in picture.strip().splitlines()]
+    board = Board.grid(len(rows[0]), len(rows))
+    setup = {}
+    for r, row in enumerate(rows):
+        for x, cell in enumerate(row):
+            if cell != ".":
+                setup[f"{'ABCDEFGHJKLMNOPQRSTUVWXYZ'[x]}{len(rows) - r}"] = SEATS[cell]
+    return board, setup
+
+
+def bot_move(picture: str, rules: str = "kee", players: int = 2, seed: int = 0) -> str | None:
+    board, setup = drawn(picture)
+    game = Game(board, rules=rules, players=players, setup=setup)
+    return choose_move(game, 0, random.Random(seed))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_captures_when_it_can(seed):
+    assert bot_move("""
+        . . . . .
+        . . X . .
+        . X O X .
+        . . . . .
+        . . . . .
+    """, seed=seed) == "C2"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_captures_the_biggest_chain(seed):
+    assert bot_move("""
+        . X O O X
+        . . X . .
+        . . . . .
+        . . . . .
+        X O X . .
+    """, seed=seed) == "D4"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_escapes_atari(seed):
+    assert bot_move("""
+        . . . . .
+        . . O . .
+        . O X . .
+        . . O . .
+        . . . . .
+    """, seed=seed) == "D3"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_escapes_atari_by_capturing(seed):
+    assert bot_move("""
+        . . . . .
+        . . . . .
+        . O X . .
+        O X O X .
+        . . . . .
+    """, seed=seed) == "C1"
+
+
+def test_never_fills_its_own_eyes_and_passes_when_nothing_is_left():
+    assert bot_move("""
+        . X . X .
+        X X X X X
+        X . X . X
+        X X X X X
+        . X . X .
+    """) == "pass"
+
+
+def test_leaves_its_own_region_alone_in_lasker_maas():
+    assert bot_move("""
+        . . . X O . O
+        . . . X O O O
+        . . . X O . O
+        X X X X O O O
+        O O O O O . O
+    """, rules="lasker-maas") == "pass"
+
+
+def test_values_rule_out_self_atari_suicide_and_own_eyes():
+    board, setup = drawn("""
+        . O . . .
+        . . . . .
+        . . . . .
+        X X . . .
+        . X . . .
+    """)
+    snapshot = Snapshot(board, setup)
+    rng = random.Random(0)
+    assert value_of(snapshot.effect("A5", 0), snapshot, rng) is None
+    assert value_of(snapshot.effect("A1", 0), snapshot, rng) is None
+    assert value_of(snapshot.effect("C3", 0), snapshot, rng) > 0
+    assert value_of(snapshot.effect("A1", 1), snapshot, rng) is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_appeals_for_a_prohibited_ko_recapture(seed):
+    board, setup = drawn("""
+        . . . . .
+        . . . . .
+        . X O . .
+        X O . O .
+        . X O . .
+    """)
+    game = Game(board, rules="kee", players=2, setup=setup)
+    game.play("C2")
+    assert game.why_illegal("B2") == "cycle"
+    assert game.why_illegal("appeal B2") is None
+    assert choose_move(game, 1, random.Random(seed)) == "appeal B2"
+
+
+def test_recaptures_a_ko_without_appeal_where_there_are_no_appeals():
+    board, setup = drawn("""
+        . . . . .
+        . . . . .
+        . X O . .
+        X O . O .
+        . X O . .
+    """)
+    game = Game(board, rules="chinese", players=2, setup=setup, komi=0)
+    game.play("C2")
+    assert game.why_illegal("B2") == "superko"
+    assert choose_move(game, 1, random.Random(0)) not in ("B2", "appeal B2")
+
+
+def test_nothing_to_do_out_of_turn():
+    game = Game(Board.grid(5, 5), rules="kee")
+    assert choose_move(game, 1, random.Random(0)) is None
+
+
+def test_answers_ranking_proposals_once():
+    game = Game(Board.grid(5, 5), rules="kee", players=3)
+    game.play("C3")
+    game.play("rank 2 1 3", seat=1)
+    assert choose_move(game, 1, random.Random(0)) not in ("accept", "reject")
+    assert choose_move(game, 2, random.Random(0)) == "reject"
+    game.play("rank 3 1 1", seat=2)
+    assert choose_move(game, 0, random.Random(0)) == "reject"
+    game.play("rank 1 2 3", seat=1)
+    assert choose_move(game, 0, random.Random(0)) == "accept"
+    game.play("accept", seat=0)
+    assert choose_move(game, 0, random.Random(0)) != "accept"
+
+
+def play_out(game: Game, seed: int, limit: int = 2000) -> Game:
+    """Built-in bots in every seat until the game ends; every move they choose must be legal."""
+    rngs = [random.Random(seed * 10 + s) for s in range(len(game.players))]
+    for _ in range(limit):
+        if game.result is not None:
+            return game
+        moved = False
+        for seat in range(len(game.players)):
+            move = choose_move(game, seat, rngs[seat])
+            if move is not None:
+                game.play(move, seat=seat)
+                moved = True
+                break
+        assert moved, f"nobody moves in phase {game.phase}"
+    raise AssertionError(f"no end after {limit} moves")
+
+
+GAMES = [
+    ("kee", "7x7", 3), ("kee", "5x5", 2), ("kee", "hex5", 4), ("kee", "petersen", 3),
+    ("lasker-maas", "7x7", 2), ("tromp-taylor", "7x7", 2), ("chinese", "7x7", 2),
+    ("tromp-taylor", "torus:6x6", 2),
+]
+
+
+@pytest.mark.parametrize("rules,board,players", GAMES)
+def test_full_games(rules, board, players):
+    game = play_out(Game(Board.parse(board), rules=rules, players=players), seed=len(board) + players)
+    assert game.phase == "ended"
+    assert sorted(game.result.ranking)[0] == 1
+    if rules == "lasker-maas":
+        assert any(play.move == "pass" for play in game.history)
+
+
+def test_lasker_maas_reaches_phase_two():
+    game = Game(Board.grid(7, 7), rules="lasker-maas", players=2, komi=3.5)
+    rngs = [random.Random(1), random.Random(2)]
+    phases = set()
+    while game.result is None:
+        phases.add(game.phase)
+        seat = game.to_move
+        game.play(choose_move(game, seat, rngs[seat]), seat=seat)
+    assert {"phase-1", "phase-2"} <= phases
+
+
+def test_every_preset_is_playable():
+    for rules in PRESETS:
+        players = 2 if PRESETS[rules].max_players == 2 else 3
+        play_out(Game(Board.grid(5, 5), rules=rules, players=players), seed=3)
+
+
+def test_is_a_pure_function_of_game_and_seed():
+    first = play_out(Game(Board.grid(7, 7), rules="kee", players=3), seed=9)
+    second = play_out(Game(Board.grid(7, 7), rules="kee", players=3), seed=9)
+    assert [p.move for p in first.history] == [p.move for p in second.history]
