@@ -5,7 +5,7 @@ part of the protocol (a client may branch on them); sentences are not.
 
 Exception tree::
 
-    ProtocolError            a frame or message that breaks the protocol; carries a code
+    ProtocolError            a frame or message refused; carries a code (and the engine's reason)
 """
 
 from __future__ import annotations
@@ -55,13 +55,15 @@ class ErrorCode(str, Enum):
 
 
 class ProtocolError(Exception):
-    """A message that breaks the protocol: a code, a sentence, and the field at fault if any."""
+    """A refused message: a code, a sentence, the field at fault and the engine's reason if any."""
 
-    def __init__(self, code: ErrorCode, message: str, *, field: str | None = None) -> None:
-        super().__init__(code, message, field)
+    def __init__(self, code: ErrorCode, message: str, *, field: str | None = None,
+                 reason: str | None = None) -> None:
+        super().__init__(code, message, field, reason)
         self.code = code
         self.message = message
         self.field = field
+        self.reason = reason
 
     def __str__(self) -> str:
         return f"{self.code.value}: {self.message}"

@@ -1,0 +1,62 @@
+"""The server's settings: where it listens, where it stores, and the limits that keep it healthy.
+
+Each setting comes from (in order of precedence) the command line, an environment variable
+(POLYGO_HOST, POLYGO_PORT, POLYGO_DB, POLYGO_LOG_LEVEL), or the default below. Limits are not on the
+command line: they are part of what the protocol promises clients (sent in `welcome.limits`), and
+tests and benchmarks set them through `Config` directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from protocol import MAX_FRAME
+from protocol.messages import CHAT_MAX
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything a `Server` needs to know before it starts."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    db: str = "polygo.db"
+    log_level: str = "INFO"
+    max_frame: int = MAX_FRAME            # larger frames get a too-large error
+    hard_frame: int = 4 * MAX_FRAME       # larger frames close the connection (1009)
+    rate: float = 50.0                    # messages per second per connection, sustained
+    burst: int = 100                      # messages allowed in a burst
+    rooms_per_session: int = 16           # unfinished rooms a session may sit in or own
+    chat_max: int = CHAT_MAX
+    outbound_limit: int = 1 << 20         # bytes waiting for a peer before it is disconnected
+    ping_interval: float | None = 20.0
+    ping_timeout: float | None = 20.0
+    resync_events: int = 256              # events kept per room for a reconnect's resync
+    group_window: float = 0.002           # the store's group commit window
+    synchronous: str = "FULL"             # SQLite's sync mode for the store
+
+    def limits(self) -> dict[str, float]:
+        """The limits a client is told about in `welcome`."""
+        return {"frame": self.max_frame, "rate": self.rate, "burst": self.burst,
+                "rooms": self.rooms_per_session, "chat": self.chat_max}
+
+
+def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """A Config from command-line arguments over environment variables over the defaults."""
+    env = os.environ if env is None else env
+    default = Config()
+    parser = argparse.ArgumentParser(prog="polygo-server", description="The polygo game server.")
+    parser.add_argument("--host", default=env.get("POLYGO_HOST", default.host),
+                        help="address to listen on (POLYGO_HOST, default %(default)s)")
+    parser.add_argument("--port", type=int, default=int(env.get("POLYGO_PORT", default.port)),
+                        help="port to listen on, 0 for any free port (POLYGO_PORT, default %(default)s)")
+    parser.add_argument("--db", default=env.get("POLYGO_DB", default.db),
+                        help="SQLite file, created if missing (POLYGO_DB, default %(default)s)")
+    parser.add_argument("--log-level", default=env.get("POLYGO_LOG_LEVEL", default.log_level),
+                        choices=["DEBUG", "INFO", "WARNING", "ERROR"], type=str.upper,
+                        help="logging level (POLYGO_LOG_LEVEL, default %(default)s)")
+    args = parser.parse_args(argv)
+    return Config(host=args.host, port=args.port, db=args.db, log_level=args.log_level)

@@ -1,0 +1,191 @@
+"""One client connection: frames in, checked messages to the hub and rooms, replies and events out.
+
+Inbound, every frame passes the rate limit and `protocol`'s checks; whatever is wrong with it
+becomes an `error` reply and the connection reads on. Outbound, nothing ever waits for a peer:
+frames go straight into the socket's write buffer, and a peer whose buffer grows past
+`Config.outbound_limit` is not reading, so it is cut off rather than allowed to hold memory or
+slow its rooms down.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from websockets.asyncio.connection import broadcast
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Chat, ClientMessage, Create, Error, ErrorCode,
+                      GetGame, Hello, Leave, ListGames, ListRooms, Move, Ok, ProtocolError, Register,
+                      ServerMessage, Sit, Undo, UndoReply, Watch, Welcome, decode_frame, encode,
+                      parse_client, request_id)
+
+from .ratelimit import TokenBucket
+from .sessions import Session
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+log = logging.getLogger("polygo.connection")
+
+SERVER_NAME = "polygo 0.1.0"
+
+
+class Connection:
+    """The server's side of one websocket."""
+
+    def __init__(self, hub: Hub, ws: ServerConnection) -> None:
+        self.hub = hub
+        self.ws = ws
+        self.codec = JSON if ws.subprotocol == JSON else MSGPACK
+        self.session: Session | None = None
+        self.closed = False
+        self.watching: set[Any] = set()
+        config = hub.config
+        self._bucket = TokenBucket(config.rate, config.burst, _now())
+        self._handlers: dict[type, Callable[[Any], Awaitable[ServerMessage]]] = {
+            Hello: self._hello, Register: self._register, ListRooms: self._list, Create: self._create,
+            Sit: self._sit, Watch: self._watch, Leave: self._leave, Move: self._move, Undo: self._undo,
+            UndoReply: self._undo_reply, Chat: self._chat, ListGames: self._games, GetGame: self._game,
+        }
+
+    async def serve(self) -> None:
+        """Read frames until the peer goes away."""
+        try:
+            async for frame in self.ws:
+                await self._on_frame(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closed = True
+            for room in self.watching:
+                room.watchers.discard(self)
+            self.watching.clear()
+
+    # -- sending -------------------------------------------------------------------------------------
+
+    def send(self, message: ServerMessage) -> None:
+        self.send_frame(encode(message.to_wire(), self.codec))
+
+    def send_frame(self, frame: bytes | str) -> None:
+        """Queue a frame on the socket without waiting; cut off a peer that stopped reading."""
+        if self.closed:
+            return
+        transport = self.ws.transport
+        if transport is None or transport.is_closing():
+            return
+        if transport.get_write_buffer_size() > self.hub.config.outbound_limit:
+            log.warning("%s: outbound buffer over %d bytes, disconnecting", self.ws.remote_address,
+                        self.hub.config.outbound_limit)
+            self.closed = True
+            transport.abort()
+            return
+        broadcast([self.ws], frame)
+
+    # -- receiving ------------------------------------------------------------------------------------
+
+    async def _on_frame(self, frame: bytes | str) -> None:
+        if not self._bucket.allow(_now()):
+            self.send(Error(code=ErrorCode.RATE_LIMITED.value,
+                            message=f"over {self.hub.config.rate:g} messages per second; message dropped"))
+            return
+        data: Any = None
+        try:
+            data = decode_frame(frame, max_size=self.hub.config.max_frame)
+            message = parse_client(data)
+        except ProtocolError as exc:
+            ref = data.get("type") if isinstance(data, dict) and isinstance(data.get("type"), str) else None
+            self.send(Error(id=request_id(data), code=exc.code.value, message=exc.message, field=exc.field,
+                            ref=ref[:40] if ref else None))
+            return
+        self.send(await self._handle(message))
+
+    async def _handle(self, message: ClientMessage) -> ServerMessage:
+        try:
+            if self.session is None and not isinstance(message, Hello):
+                raise ProtocolError(ErrorCode.NO_SESSION, "say hello first")
+            reply = await self._handlers[type(message)](message)
+        except ProtocolError as exc:
+            reply = Error(code=exc.code.value, message=exc.message, field=exc.field, reason=exc.reason,
+                          ref=message.TYPE, room=getattr(message, "room", None), seq=getattr(message, "seq", None))
+        except Exception:
+            log.exception("%s failed on %s", self.ws.remote_address, message.TYPE)
+            reply = Error(code=ErrorCode.INTERNAL.value, message="the server failed on this message; nothing changed",
+                          ref=message.TYPE, room=getattr(message, "room", None), seq=getattr(message, "seq", None))
+        if message.id is not None:
+            reply = dataclasses.replace(reply, id=message.id)
+        return reply
+
+    # -- handlers --------------------------------------------------------------------------------------
+
+    async def _hello(self, m: Hello) -> ServerMessage:
+        if m.protocol != PROTOCOL_VERSION:
+            raise ProtocolError(ErrorCode.UNSUPPORTED_VERSION,
+                                f"this server speaks protocol {PROTOCOL_VERSION}, not {m.protocol}", field="protocol")
+        ways = [m.name is not None, m.token is not None, m.user is not None or m.password is not None]
+        if sum(ways) != 1:
+            raise ProtocolError(ErrorCode.BAD_FIELD, "hello needs exactly one of: name, token, user with password")
+        sessions = self.hub.sessions
+        if m.name is not None:
+            session = await sessions.new(m.name)
+        elif m.token is not None:
+            session = await sessions.resume(m.token)
+        else:
+            if m.user is None or m.password is None:
+                raise ProtocolError(ErrorCode.MISSING_FIELD, "logging in needs both user and password",
+                                    field="password" if m.password is None else "user")
+            session = await sessions.login(m.user, m.password)
+        self.session = session
+        return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
+                       seats=self.hub.seats_of(session), limits=self.hub.config.limits(), server=SERVER_NAME)
+
+    async def _register(self, m: Register) -> ServerMessage:
+        await self.hub.sessions.register(self.session, m.user, m.password)
+        return Ok(ref="register")
+
+    async def _list(self, m: ListRooms) -> ServerMessage:
+        return self.hub.list_rooms()
+
+    async def _create(self, m: Create) -> ServerMessage:
+        return await self.hub.create(self.session, m.settings)
+
+    async def _sit(self, m: Sit) -> ServerMessage:
+        room = self.hub.room(m.room)
+        return await room.call(room.sit, self, self.session, m.seat, m.invite)
+
+    async def _watch(self, m: Watch) -> ServerMessage:
+        room = self.hub.room(m.room)
+        return await room.call(room.watch, self, self.session, m.since, m.invite)
+
+    async def _leave(self, m: Leave) -> ServerMessage:
+        room = self.hub.room(m.room)
+        return await room.call(room.leave, self, self.session)
+
+    async def _move(self, m: Move) -> ServerMessage:
+        room = self.hub.room(m.room)
+        return await room.call(room.move, self.session, m.move, m.seq)
+
+    async def _undo(self, m: Undo) -> ServerMessage:
+        room = self.hub.room(m.room)
+        return await room.call(room.request_undo, self.session)
+
+    async def _undo_reply(self, m: UndoReply) -> ServerMessage:
+        room = self.hub.room(m.room)
+        return await room.call(room.reply_undo, self.session, m.accept)
+
+    async def _chat(self, m: Chat) -> ServerMessage:
+        room = self.hub.room(m.room)
+        return await room.call(room.chat, self, self.session, m.text)
+
+    async def _games(self, m: ListGames) -> ServerMessage:
+        return await self.hub.finished(m.limit, m.offset)
+
+    async def _game(self, m: GetGame) -> ServerMessage:
+        return await self.hub.record(m.room, m.format)
+
+
+def _now() -> float:
+    return time.monotonic()

@@ -1,0 +1,160 @@
+"""From room settings to engine games and back to the wire: building, replaying, describing.
+
+Plain synchronous code (no I/O) so the rooms and the tests share it. The room stores every move row
+it commits; a game is rebuilt from those rows. One row kind is the server's own: "undo", which takes
+back the live move before it (an accepted undo request); the engine never sees it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gorules import Board, Game
+from protocol import RoomSettings
+
+from .clock import ClockSettings, Clocks
+
+UNDO = "undo"
+"""The move row of an accepted undo request."""
+
+SERVER_ONLY_MOVES = ("timeout", UNDO)
+"""Move strings a client may not send: the server writes them."""
+
+_SPEC = re.compile(r"(?:(?:grid|torus):)?\d{1,2}(?:x\d{1,2})?")
+
+
+class SettingsError(ValueError):
+    """Settings that make no playable game; the message says why."""
+
+
+def board_of(spec: str | dict[str, Any]) -> Board:
+    """The board a room's settings name. Spec strings never name files on the server."""
+    if isinstance(spec, str):
+        if not (_SPEC.fullmatch(spec.strip()) or spec in Board.shipped()):
+            raise SettingsError(f"unknown board {spec!r}: use a size like 19 or 9x9, torus:9x9, "
+                                f"or one of {', '.join(Board.shipped())}")
+        return Board.parse(spec)
+    return Board.from_json(spec)
+
+
+def clock_of(spec: str | dict[str, Any] | None) -> ClockSettings | None:
+    """The clock a room's settings ask for, or None for no clock."""
+    if spec is None:
+        return None
+    cs = ClockSettings.parse(spec) if isinstance(spec, str) else ClockSettings.from_json(spec)
+    return None if cs.kind == "none" else cs
+
+
+def engine_options(settings: dict[str, Any]) -> dict[str, Any]:
+    """The keyword options for `Game` that the settings set."""
+    options: dict[str, Any] = {}
+    if settings.get("komi") is not None:
+        options["komi"] = settings["komi"]
+    if settings.get("handicap"):
+        options["handicap"] = settings["handicap"]
+        options["handicap_mode"] = settings.get("handicap_mode", "fixed")
+    if settings.get("superko") is not None:
+        options["superko"] = settings["superko"]
+    return options
+
+
+def new_game(settings: dict[str, Any]) -> Game:
+    """A fresh game for stored (normalized) settings."""
+    return Game(board_of(settings["board"]), rules=settings["rules"], players=settings["players"],
+                **engine_options(settings))
+
+
+def normalize(settings: RoomSettings) -> dict[str, Any]:
+    """Checked settings as stored with the room, or SettingsError with the engine's sentence."""
+    data = settings.to_json()
+    try:
+        clock = clock_of(settings.clock)
+        data["clock"] = None if clock is None else clock.to_json()
+        game = new_game(data)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise SettingsError(str(exc) or type(exc).__name__) from None
+    if isinstance(data["board"], dict):
+        data["board"] = game.board.describe()
+    return data
+
+
+def live_moves(rows: list[list[Any]]) -> tuple[list[list[Any]], list[int]]:
+    """The rows the engine replays (undo rows applied) and, for each, its row index."""
+    moves: list[list[Any]] = []
+    index: list[int] = []
+    for i, row in enumerate(rows):
+        if row[1] == UNDO:
+            moves.pop()
+            index.pop()
+        else:
+            moves.append([row[0], row[1]])
+            index.append(i)
+    return moves, index
+
+
+def replay(settings: dict[str, Any], rows: list[list[Any]]) -> tuple[Game, list[int]]:
+    """The game after the stored move rows, and the row index of each entry of its history."""
+    moves, index = live_moves(rows)
+    board = board_of(settings["board"])
+    record = {"board": board.describe(), "rules": settings["rules"], "players": settings["players"],
+              "options": engine_options(settings), "moves": moves}
+    return Game.from_record(record), index
+
+
+def game_view(game: Game) -> dict[str, Any]:
+    """The public state of a game, as the snapshot's `game` field."""
+    board = game.board
+    view = {
+        "rules": game.rules.name,
+        "board": board.to_json(),
+        "players": list(game.players),
+        "to_move": game.to_move,
+        "phase": game.phase,
+        "stones": game.stones(),
+        "prisoners": game.prisoners,
+        "history": [[p.seat, p.move, p.rescinded] for p in game.history],
+        "dead": game.dead,
+        "accepted": game.accepted,
+        "proposal": proposal_view(game),
+        "dropped": dropped(game),
+        "result": result_view(game),
+    }
+    if board.spec:
+        view["board_spec"] = board.spec
+    return view
+
+
+def proposal_view(game: Game) -> dict[str, Any] | None:
+    proposal = game.proposal
+    return None if proposal is None else {"ranking": list(proposal)}
+
+
+def dropped(game: Game) -> list[int]:
+    return [seat for seat, active in enumerate(game.active) if not active]
+
+
+def result_view(game: Game) -> dict[str, Any] | None:
+    """The result as a plain map, or None while the game is undecided."""
+    result = game.result
+    if result is None:
+        return None
+    return {"reason": result.reason, "ranking": list(result.ranking), "score": list(result.score)}
+
+
+def changes(before: dict[str, int], after: dict[str, int]) -> dict[str, Any]:
+    """What turns position `before` into `after`: points to clear, then stones to set."""
+    return {"clear": [p for p in before if p not in after],
+            "set": {p: s for p, s in after.items() if before.get(p) != s}}
+
+
+def clocks_view(clocks: Clocks | None, seats: int, now: float) -> dict[str, Any] | None:
+    """The clocks as clients see them at `now`."""
+    if clocks is None:
+        return None
+    return {"running": clocks.running, "seats": [clocks.remaining(s, now) for s in range(seats)]}
+
+
+def is_stone_play(game: Game, move: str) -> bool:
+    """Whether `move` is a point name (a stone play), as opposed to a pass or an action."""
+    return move in game.board or game.board.find(move) is not None

@@ -1,0 +1,196 @@
+"""Everything above single rooms: the room table, who sits where, creation, listing, records.
+
+The hub is touched only from the event loop's thread and never awaits while it changes its
+tables, so it needs no locks either. Rooms that end stay in memory while anyone watches them and
+are dropped a while after the last watcher left; their records stay in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections import defaultdict
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Iterable
+
+from gorules.sgf import to_sgf
+from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
+                      encode)
+
+from .config import Config
+from .games import SettingsError, normalize, replay
+from .room import Room, Seat
+from .sessions import Session, Sessions
+from .store import Store
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger("polygo.hub")
+
+EVICT_AFTER = 300.0
+"""Seconds an ended room stays in memory after its last watcher left."""
+
+
+class Hub:
+    """The rooms of one server and the indexes over them."""
+
+    def __init__(self, config: Config, store: Store, sessions: Sessions) -> None:
+        self.config = config
+        self.store = store
+        self.sessions = sessions
+        self.rooms: dict[str, Room] = {}
+        self._seats: dict[str, set[tuple[str, int]]] = defaultdict(set)   # "t:token" / "u:user" -> seats
+        self._owned: dict[str, set[str]] = defaultdict(set)              # token -> waiting rooms created
+
+    # -- start and stop ----------------------------------------------------------------------------
+
+    async def restore(self) -> int:
+        """Rebuild every unfinished room from the store by replaying its moves; returns how many."""
+        for row in await self.store.unfinished_rooms():
+            try:
+                seats: list[Seat | None] = [None] * row["settings"]["players"]
+                for seat, token in row["seats"].items():
+                    if token is None:
+                        continue
+                    session = await self.sessions.lookup(token)
+                    seats[int(seat)] = Seat(token, session.name if session else "?", session.user if session else None)
+                room = Room(self, row["room_id"], row["settings"], owner=row["owner"], invite=row["invite"],
+                            rows=row["moves"], version=row["version"], seats=seats)
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
+                continue
+            room.resume_clocks(row["clocks"])
+            self.rooms[room.id] = room
+            for i, seat in enumerate(room.seats):
+                if seat is not None:
+                    self._index(seat.token, seat.user, room.id, i, add=True)
+            if room.status == "waiting":
+                self._owned[room.owner].add(room.id)
+        return len(self.rooms)
+
+    async def close(self) -> None:
+        for room in list(self.rooms.values()):
+            await room.close()
+
+    # -- seats and limits ------------------------------------------------------------------------------
+
+    def _index(self, token: str, user: str | None, room_id: str, seat: int, *, add: bool) -> None:
+        keys = ["t:" + token] + ([] if user is None else ["u:" + user])
+        for key in keys:
+            (self._seats[key].add if add else self._seats[key].discard)((room_id, seat))
+
+    def seated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
+        self._index(token, user, room_id, seat, add=True)
+        self._owned[token].discard(room_id)
+
+    def unseated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
+        self._index(token, user, room_id, seat, add=False)
+
+    def seats_of(self, session: Session) -> list[dict[str, Any]]:
+        """The seats the session holds in unfinished games."""
+        held = set(self._seats.get("t:" + session.token, ()))
+        if session.user is not None:
+            held |= self._seats.get("u:" + session.user, set())
+        return [{"room": r, "seat": s} for r, s in sorted(held)]
+
+    def check_room_limit(self, session: Session, room_id: str | None) -> None:
+        rooms = {entry["room"] for entry in self.seats_of(session)} | self._owned.get(session.token, set())
+        rooms.discard(room_id)
+        if len(rooms) >= self.config.rooms_per_session:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
+                                f"you already take part in {len(rooms)} unfinished rooms, the limit")
+
+    def ended(self, room: Room) -> None:
+        """A game ended: its seats no longer count, and the room leaves memory in time."""
+        for i, seat in enumerate(room.seats):
+            if seat is not None:
+                self._index(seat.token, seat.user, room.id, i, add=False)
+        asyncio.get_running_loop().call_later(EVICT_AFTER, self._evict, room.id)
+
+    def _evict(self, room_id: str) -> None:
+        room = self.rooms.get(room_id)
+        if room is None:
+            return
+        if room.watchers:
+            asyncio.get_running_loop().call_later(EVICT_AFTER, self._evict, room_id)
+            return
+        del self.rooms[room_id]
+        asyncio.get_running_loop().create_task(room.close())
+
+    # -- rooms -------------------------------------------------------------------------------------------
+
+    async def create(self, session: Session, settings: RoomSettings) -> Created:
+        try:
+            stored = normalize(settings)
+        except SettingsError as exc:
+            raise ProtocolError(ErrorCode.BAD_SETTINGS, str(exc), field="settings") from None
+        self.check_room_limit(session, None)
+        room_id = secrets.token_urlsafe(6)
+        invite = secrets.token_urlsafe(9) if settings.private else None
+        await self.store.create_room(room_id, stored, owner=session.token, invite=invite)
+        self.rooms[room_id] = Room(self, room_id, stored, owner=session.token, invite=invite)
+        self._owned[session.token].add(room_id)
+        return Created(room=room_id, invite=invite)
+
+    def room(self, room_id: str) -> Room:
+        room = self.rooms.get(room_id)
+        if room is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
+        return room
+
+    def list_rooms(self) -> Rooms:
+        return Rooms(rooms=[room.summary() for room in self.rooms.values()
+                            if room.invite is None and room.status != "ended"])
+
+    def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
+        """Send one message to many connections, encoding it once per codec."""
+        frames: dict[str, bytes | str] = {}
+        for conn in list(watchers):
+            frame = frames.get(conn.codec)
+            if frame is None:
+                frame = frames[conn.codec] = encode(message, conn.codec)
+            conn.send_frame(frame)
+
+    # -- finished games ------------------------------------------------------------------------------------
+
+    async def finished(self, limit: int, offset: int) -> Games:
+        rows = await self.store.finished_games(limit, offset)
+        games = [{"room": r["room_id"], "settings": r["settings"], "seats": _names(r["names"], r["settings"]),
+                  "result": r["result"], "moves": r["moves"], "created": r["created_at"],
+                  "finished": r["finished_at"]}
+                 for r in rows if not r["settings"].get("private")]
+        return Games(games=games)
+
+    async def record(self, room_id: str, fmt: str) -> GameRecord:
+        if fmt not in ("json", "sgf"):
+            raise ProtocolError(ErrorCode.BAD_FIELD, 'format must be "json" or "sgf"', field="format")
+        row = await self.store.game(room_id)
+        if row is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"no game {room_id!r}", field="room")
+        game, _ = replay(row["settings"], row["moves"])
+        names = _names(row["names"], row["settings"])
+        history = game.history
+        if fmt == "json":
+            record = {"room": room_id, "settings": row["settings"], "seats": names, "record": game.to_record(),
+                      "history": [[p.seat, p.move, p.rescinded] for p in history], "result": row["result"],
+                      "created": row["created_at"], "finished": row["finished_at"]}
+            return GameRecord(room=room_id, format=fmt, record=record)
+        sgf_record = dict(game.to_record(), names=names,
+                          rescinded=[i for i, p in enumerate(history) if p.rescinded])
+        if row["result"] is not None:
+            sgf_record["result"] = row["result"]
+        stamp = row["finished_at"] or row["created_at"]
+        sgf_record["date"] = datetime.fromtimestamp(stamp, timezone.utc).strftime("%Y-%m-%d")
+        try:
+            text = to_sgf(sgf_record)
+        except ValueError as exc:
+            raise ProtocolError(ErrorCode.NOT_EXPORTABLE, str(exc)) from None
+        return GameRecord(room=room_id, format=fmt, record=text)
+
+
+def _names(names: dict[Any, str | None], settings: dict[str, Any]) -> list[str | None]:
+    """Seat names in seat order (the store's map may have string or integer keys)."""
+    by_seat = {int(k): v for k, v in names.items()}
+    return [by_seat.get(i) for i in range(settings["players"])]

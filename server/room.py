@@ -1,0 +1,464 @@
+"""One room: its seats, its game, its clocks and its versioned events, owned by one asyncio task.
+
+Every request that reads or changes the room (sit, watch, move, undo, chat, a clock's deadline)
+is queued to the room's task and runs to completion before the next, so the game needs no locks,
+and a snapshot never shows a move that is not yet committed. A change becomes an event with the
+next version; it is sent to the watchers and acknowledged only after `Store.record` returns, i.e.
+after its COMMIT. If the commit fails, the room is rebuilt from the rows it had committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from gorules import IllegalMove
+from protocol import Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, Snapshot
+
+from .clock import Clocks
+from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, game_view,
+                    is_stone_play, new_game, proposal_view, replay, result_view)
+from .sessions import Session
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .hub import Hub
+
+log = logging.getLogger("polygo.room")
+
+ACTIONS = frozenset({"resign", "dead", "done", "rank", "accept", "reject"})
+"""First words of the moves any seat may send out of turn."""
+
+SEQS_KEPT = 64
+"""Recent sequence numbers remembered per seat, to re-acknowledge resent moves."""
+
+
+@dataclass
+class Seat:
+    """Who sits at a colour: the session's token (secret), its name and registered name."""
+
+    token: str
+    name: str
+    user: str | None = None
+
+
+class Room:
+    """A room and the task that serialises its requests."""
+
+    def __init__(self, hub: Hub, room_id: str, settings: dict[str, Any], *, owner: str,
+                 invite: str | None, rows: list[list[Any]] | None = None, version: int = 0,
+                 seats: list[Seat | None] | None = None) -> None:
+        self.hub = hub
+        self.id = room_id
+        self.settings = settings
+        self.owner = owner
+        self.invite = invite
+        self.rows: list[list[Any]] = rows or []
+        self.game, self.row_index = replay(settings, self.rows) if self.rows else (new_game(settings), [])
+        self.players = len(self.game.players)
+        self.seats: list[Seat | None] = seats or [None] * self.players
+        self.version = version
+        self.stones = self.game.stones()
+        self.rescinded = {i for i, p in enumerate(self.game.history) if p.rescinded}
+        self.events: deque[dict[str, Any]] = deque(maxlen=hub.config.resync_events)
+        self.watchers: set[Connection] = set()
+        self.clock_settings = clock_of(settings.get("clock"))
+        self.clocks: Clocks | None = None
+        self.undo: dict[str, Any] | None = None
+        self.last_seq: list[int] = [-1] * self.players
+        self.seq_versions: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(self.players)]
+        for seat, _move, seq in self.rows:
+            if seq is not None:
+                self._remember_seq(seat, seq, version)
+        self.status = "waiting"
+        if all(self.seats):
+            self.status = "ended" if self.game.result is not None else "playing"
+        self._timer: asyncio.TimerHandle | None = None
+        self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, asyncio.Future | None]] = \
+            asyncio.Queue()
+        self._task = asyncio.create_task(self._run(), name=f"room-{room_id}")
+
+    # -- the task ----------------------------------------------------------------------------------
+
+    async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """Run `fn(*args)` in the room's task, after the requests queued before it."""
+        future = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((fn, args, future))
+        return await future
+
+    async def _run(self) -> None:
+        while True:
+            fn, args, future = await self._queue.get()
+            try:
+                result = await fn(*args)
+            except Exception as exc:
+                if future is None:
+                    log.exception("room %s: %s failed", self.id, getattr(fn, "__name__", fn))
+                elif not future.done():
+                    future.set_exception(exc)
+            else:
+                if future is not None and not future.done():
+                    future.set_result(result)
+
+    async def close(self) -> None:
+        """Stop the task and the clock timer (server shutdown)."""
+        if self._timer:
+            self._timer.cancel()
+        self._task.cancel()
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            pass
+
+    def resume_clocks(self, saved: dict[str, Any] | None) -> None:
+        """After a restart: the clocks as last committed, the running one restarted now."""
+        if self.clock_settings is None or self.status != "playing":
+            return
+        now = self._now()
+        if saved is not None:
+            self.clocks = Clocks.from_json(saved, self.clock_settings, now=now)
+        else:
+            self.clocks = Clocks(self.clock_settings, self.players)
+        self._sync_clocks(now, mover=None)
+
+    # -- views ---------------------------------------------------------------------------------------
+
+    def seat_of(self, session: Session) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat is not None and session.owns(seat.token, seat.user):
+                return i
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        """The room as the lobby lists it."""
+        return {"room": self.id, "title": self.settings.get("title", ""), "settings": self.settings,
+                "seats": [s.name if s else None for s in self.seats], "status": self.status,
+                "version": self.version}
+
+    def snapshot(self) -> Snapshot:
+        colours = self.game.players
+        seats = [{"seat": i, "colour": colours[i], "name": s.name if s else None, "user": s.user if s else None}
+                 for i, s in enumerate(self.seats)]
+        undo = None if self.undo is None else {"seat": self.undo["seat"], "accepted": sorted(self.undo["accepted"])}
+        return Snapshot(room=self.id, version=self.version, status=self.status, settings=self.settings,
+                        seats=seats, game=game_view(self.game), clocks=self._clocks_view(), undo=undo)
+
+    def _subscribe(self, conn: Connection) -> None:
+        if not conn.closed:
+            self.watchers.add(conn)
+            conn.watching.add(self)
+
+    def _clocks_view(self) -> dict[str, Any] | None:
+        return clocks_view(self.clocks, self.players, self._now())
+
+    # -- requests (each runs in the room's task) -----------------------------------------------------
+
+    def _check_invite(self, session: Session, invite: str | None) -> None:
+        if self.invite is None or session.token == self.owner or self.seat_of(session) is not None:
+            return
+        if invite != self.invite:
+            raise ProtocolError(ErrorCode.BAD_INVITE, "this room is private: ask its creator for the invitation code")
+
+    async def sit(self, conn: Connection, session: Session, seat: int | None, invite: str | None) -> Snapshot:
+        self._check_invite(session, invite)
+        held = self.seat_of(session)
+        if held is not None:
+            if seat is not None and seat != held:
+                raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at seat {held} of this room")
+            self._subscribe(conn)
+            return self.snapshot()
+        if self.status != "waiting":
+            raise ProtocolError(ErrorCode.ROOM_FULL, "every seat of this room is taken")
+        if seat is not None:
+            if seat >= self.players:
+                raise ProtocolError(ErrorCode.BAD_SEAT, f"this room has seats 0 to {self.players - 1}", field="seat")
+            if self.seats[seat] is not None:
+                raise ProtocolError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken", field="seat")
+        else:
+            seat = self.seats.index(None)
+        self.hub.check_room_limit(session, self.id)
+        await self.hub.store.set_seat(self.id, seat, session.token)
+        self.seats[seat] = Seat(session.token, session.name, session.user)
+        self.hub.seated(session.token, session.user, self.id, seat)
+        await self._commit("seat", {"seat": seat, "name": session.name, "user": session.user})
+        if all(self.seats):
+            await self._start()
+        self._subscribe(conn)
+        return self.snapshot()
+
+    async def _start(self) -> None:
+        now = self._now()
+        self.status = "playing"
+        if self.clock_settings is not None:
+            self.clocks = Clocks(self.clock_settings, self.players)
+        self._sync_clocks(now, mover=None)
+        await self._commit("start", {"to_move": self.game.to_move, "phase": self.game.phase,
+                                     "clocks": self._clocks_view()}, clocks=True)
+
+    async def watch(self, conn: Connection, session: Session, since: int | None,
+                    invite: str | None) -> ServerMessage:
+        self._check_invite(session, invite)
+        self._subscribe(conn)
+        if since is None or since > self.version:
+            return self.snapshot()
+        if since == self.version:
+            return Events(room=self.id, events=[])
+        if self.events and self.events[0]["version"] <= since + 1:
+            return Events(room=self.id, events=[e for e in self.events if e["version"] > since])
+        if self.version - since <= self.hub.config.resync_events:
+            events = await self.hub.store.events_since(self.id, since)
+            if events and events[0].get("version") == since + 1:
+                return Events(room=self.id, events=events)
+        return self.snapshot()
+
+    async def leave(self, conn: Connection, session: Session) -> Ok:
+        self.watchers.discard(conn)
+        conn.watching.discard(self)
+        seat = self.seat_of(session)
+        if seat is not None and self.status == "waiting":
+            held = self.seats[seat]
+            await self.hub.store.set_seat(self.id, seat, None)
+            self.seats[seat] = None
+            self.hub.unseated(held.token, held.user, self.id, seat)
+            await self._commit("seat", {"seat": seat, "name": None, "user": None})
+        return Ok(ref="leave", room=self.id)
+
+    async def chat(self, conn: Connection, session: Session, text: str) -> Ok:
+        seat = self.seat_of(session)
+        if self.invite is not None and seat is None and conn not in self.watchers:
+            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {self.id!r}")
+        await self._commit("chat", {"seat": seat, "name": session.name, "text": text})
+        return Ok(ref="chat", room=self.id)
+
+    def _playing_seat(self, session: Session) -> int:
+        seat = self.seat_of(session)
+        if seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you hold no seat in this room")
+        if self.status == "waiting":
+            raise ProtocolError(ErrorCode.NOT_STARTED, "the game starts when every seat is taken")
+        if self.status == "ended":
+            raise ProtocolError(ErrorCode.GAME_OVER, "this game is over")
+        return seat
+
+    async def move(self, session: Session, move: str, seq: int) -> Ack:
+        seat = self._playing_seat(session)
+        known = self.seq_versions[seat].get(seq)
+        if known is not None:
+            return Ack(room=self.id, seq=seq, version=known)
+        if seq <= self.last_seq[seat]:
+            raise ProtocolError(ErrorCode.STALE_SEQ, f"seq {seq} is not above your last move's {self.last_seq[seat]}",
+                                field="seq")
+        if move.strip().lower() in SERVER_ONLY_MOVES:
+            raise ProtocolError(ErrorCode.ILLEGAL_MOVE, f"{move!r} is not a move a player sends", reason="bad-move")
+        now = self._now()
+        running = self.clocks.running if self.clocks is not None else None
+        if await self._flag_fell(now):
+            if running == seat:
+                raise ProtocolError(ErrorCode.TIMEOUT, "your time ran out before this move")
+            if self.status == "ended":
+                raise ProtocolError(ErrorCode.GAME_OVER, "this game is over: a clock ran out")
+        turn = not move.split() or move.split()[0].lower() not in ACTIONS
+        stone = is_stone_play(self.game, move)
+        try:
+            play = self.game.play(move, seat=seat)
+        except IllegalMove as exc:
+            raise ProtocolError(ErrorCode.ILLEGAL_MOVE, exc.message, reason=exc.reason.value) from None
+        index = len(self.row_index)
+        row = len(self.rows)
+        data: dict[str, Any] = {"seat": seat, "move": play.move, "seq": seq, "index": index}
+        point = self.game.board.points[self.game.board.find(move)] if stone else None
+        if stone and self.game.stone_at(point) == seat:
+            for p in play.captures:
+                self.stones.pop(p, None)
+            self.stones[point] = seat
+            data["rescinded"] = []
+            data["changes"] = {"clear": list(play.captures), "set": {point: seat}}
+            newly: list[int] = []
+        else:
+            after = self.game.stones()
+            data["changes"] = changes(self.stones, after)
+            self.stones = after
+            newly = [i for i, p in enumerate(self.game.history) if p.rescinded and i not in self.rescinded]
+            self.rescinded.update(newly)
+            data["rescinded"] = newly
+        self._sync_clocks(now, mover=seat if turn else None)
+        data.update(self._state())
+        if not stone:
+            data.update(dead=self.game.dead, accepted=self.game.accepted, proposal=proposal_view(self.game),
+                        dropped=dropped(self.game))
+        result = self._ended()
+        if result is not None:
+            data["result"] = result
+        self.undo = None
+        # The store numbers rows before this one; the move's own row cannot be named in its record.
+        marks = [self.row_index[i] if i < index else row for i in newly]
+        try:
+            await self._commit("move", data, move=(seat, play.move, seq), rescinded=[m for m in marks if m < row],
+                               clocks=True, result=result)
+        except Exception:
+            await self._rebuild()
+            raise
+        self.rows.append([seat, play.move, seq])
+        self.row_index.append(row)
+        self._remember_seq(seat, seq, self.version)
+        return Ack(room=self.id, seq=seq, version=self.version)
+
+    async def request_undo(self, session: Session) -> Ok:
+        seat = self._playing_seat(session)
+        history = self.game.history
+        if self.undo is not None:
+            raise ProtocolError(ErrorCode.NO_UNDO, f"seat {self.undo['seat']} already asked for an undo")
+        last = history[-1] if history else None
+        if (last is None or last.seat != seat or last.rescinded or self.game.over
+                or last.move.split()[0].lower() in ACTIONS or last.move == "timeout"):
+            raise ProtocolError(ErrorCode.NO_UNDO, "only the player who made the last move may take it back, "
+                                                   "before the end of play")
+        self.undo = {"seat": seat, "accepted": set()}
+        await self._commit("undo-request", {"seat": seat})
+        return Ok(ref="undo", room=self.id)
+
+    async def reply_undo(self, session: Session, accept: bool) -> Ok:
+        seat = self._playing_seat(session)
+        if self.undo is None or self.undo["seat"] == seat:
+            raise ProtocolError(ErrorCode.NO_UNDO, "there is no undo request of another player to answer")
+        if not accept:
+            self.undo = None
+            await self._commit("undo-reply", {"seat": seat, "accept": False})
+            return Ok(ref="undo_reply", room=self.id)
+        self.undo["accepted"].add(seat)
+        await self._commit("undo-reply", {"seat": seat, "accept": True})
+        others = {s for s, active in enumerate(self.game.active) if active and s != self.undo["seat"]}
+        if others <= self.undo["accepted"]:
+            await self._take_back(self.undo["seat"])
+        return Ok(ref="undo_reply", room=self.id)
+
+    async def _take_back(self, seat: int) -> None:
+        rows = self.rows + [[seat, UNDO, None]]
+        game, row_index = replay(self.settings, rows)
+        after = game.stones()
+        data = {"seat": seat, "index": len(self.row_index) - 1, "changes": changes(self.stones, after)}
+        old = self.game
+        self.game = game
+        now = self._now()
+        if self.clocks is not None and self.clocks.running is not None:
+            self.clocks.stop(self.clocks.running, now)
+        self._sync_clocks(now, mover=None)
+        data.update(self._state())
+        try:
+            await self._commit("undo", data, move=(seat, UNDO, None), clocks=True)
+        except Exception:
+            self.game = old
+            await self._rebuild()
+            raise
+        self.rows, self.row_index, self.stones, self.undo = rows, row_index, after, None
+        self.rescinded = {i for i, p in enumerate(game.history) if p.rescinded}
+
+    async def tick(self) -> None:
+        """A clock's deadline passed (queued by the timer)."""
+        self._timer = None
+        await self._flag_fell(self._now())
+        if self.status == "playing":
+            self._schedule()
+
+    async def _flag_fell(self, now: float) -> bool:
+        """If the running clock's flag fell: the player times out (loses, or drops out with 3+)."""
+        if self.clocks is None or self.status != "playing":
+            return False
+        seat = self.clocks.running
+        if seat is None or not self.clocks.flagged(seat, now):
+            return False
+        self.game.play("timeout", seat=seat)
+        index, row = len(self.row_index), len(self.rows)
+        self.clocks.stop(seat, now)
+        self._sync_clocks(now, mover=None)
+        after = self.game.stones()
+        data = {"seat": seat, "index": index, "changes": changes(self.stones, after),
+                "dropped": dropped(self.game), **self._state()}
+        self.stones = after
+        result = self._ended()
+        if result is not None:
+            data["result"] = result
+        try:
+            await self._commit("timeout", data, move=(seat, "timeout", None), clocks=True, result=result)
+        except Exception:
+            await self._rebuild()
+            raise
+        self.rows.append([seat, "timeout", None])
+        self.row_index.append(row)
+        return True
+
+    # -- the machinery ---------------------------------------------------------------------------------
+
+    def _state(self) -> dict[str, Any]:
+        return {"to_move": self.game.to_move, "phase": self.game.phase, "prisoners": self.game.prisoners,
+                "clocks": self._clocks_view()}
+
+    def _ended(self) -> dict[str, Any] | None:
+        """The result if the last change ended the game (and mark the room ended)."""
+        if self.game.result is None or self.status == "ended":
+            return None
+        self.status = "ended"
+        if self._timer:
+            self._timer.cancel()
+            self._timer = None
+        return result_view(self.game)
+
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    def _sync_clocks(self, now: float, mover: int | None) -> None:
+        """Run the clock of the player to move, and only that one; a turn play restarts the mover's."""
+        if self.clocks is None:
+            return
+        want = self.game.to_move if self.status == "playing" and self.game.result is None else None
+        running = self.clocks.running
+        if running is not None and (running != want or running == mover):
+            self.clocks.stop(running, now)
+        if want is not None and self.clocks.running is None:
+            self.clocks.start(want, now)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._timer:
+            self._timer.cancel()
+            self._timer = None
+        if self.clocks is None or self.clocks.running is None:
+            return
+        deadline = self.clocks.deadline(self.clocks.running)
+        if deadline is not None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_at(deadline + 0.001, self._queue.put_nowait, (self.tick, (), None))
+
+    def _remember_seq(self, seat: int, seq: int, version: int) -> None:
+        self.last_seq[seat] = max(self.last_seq[seat], seq)
+        versions = self.seq_versions[seat]
+        versions[seq] = version
+        while len(versions) > SEQS_KEPT:
+            versions.popitem(last=False)
+
+    async def _commit(self, kind: str, data: dict[str, Any], *, move: tuple[int, str, int | None] | None = None,
+                      rescinded: list[int] = (), clocks: bool = False, result: dict | None = None) -> None:
+        """Store the change as the next event and, once committed, send it to the watchers."""
+        version = self.version + 1
+        event = {"version": version, "kind": kind, **data}
+        saved = self.clocks.to_json(self._now()) if clocks and self.clocks is not None else None
+        await self.hub.store.record(self.id, version, event, move=move, rescinded=list(rescinded),
+                                    clocks=saved, result=result)
+        self.version = version
+        self.events.append(event)
+        self.hub.broadcast(self.watchers, {"type": "event", "room": self.id, **event})
+        if result is not None:
+            self.hub.ended(self)
+
+    async def _rebuild(self) -> None:
+        """After a failed commit: back to the committed rows (the clock keeps running)."""
+        log.error("room %s: commit failed, rebuilding from %d committed rows", self.id, len(self.rows))
+        self.game, self.row_index = replay(self.settings, self.rows)
+        self.stones = self.game.stones()
+        self.rescinded = {i for i, p in enumerate(self.game.history) if p.rescinded}
+        self.status = "playing" if self.game.result is None else "ended"
+        self._sync_clocks(self._now(), mover=None)
+

@@ -1,0 +1,89 @@
+"""Who a connection speaks for: guest sessions, tokens, registered names.
+
+A session is identified by a random token (`secrets`, 192 bits) that the client keeps; seats are
+bound to sessions, so a new connection presenting the token gets its seats back, also after a
+server restart (sessions are stored). A registered user logging in gets a fresh session of that
+user, and a seat taken by any session of a user belongs to all of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import dataclass
+
+from protocol import ErrorCode, ProtocolError
+
+from .passwords import check_password, hash_password
+from .store import Store, StoreError
+
+
+@dataclass
+class Session:
+    """An identity: the secret token, the display name, the registered name if any."""
+
+    token: str
+    name: str
+    user: str | None = None
+
+    def owns(self, token: str | None, user: str | None) -> bool:
+        """Whether a seat bound to (`token`, `user`) is this session's."""
+        return token is not None and (token == self.token or (user is not None and user == self.user))
+
+
+class Sessions:
+    """Issues, restores and upgrades sessions; keeps the ones in use in memory."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._cache: dict[str, Session] = {}
+
+    async def new(self, name: str) -> Session:
+        """A guest session named `name`."""
+        session = Session(secrets.token_urlsafe(24), name)
+        await self._store.put_session(session.token, name)
+        self._cache[session.token] = session
+        return session
+
+    async def resume(self, token: str) -> Session:
+        """The session of `token`, or bad-token."""
+        session = self._cache.get(token)
+        if session is None:
+            row = await self._store.get_session(token)
+            if row is None:
+                raise ProtocolError(ErrorCode.BAD_TOKEN, "this token names no session; say hello with a name")
+            session = self._cache[token] = Session(row["token"], row["name"], row["user"])
+        return session
+
+    async def lookup(self, token: str) -> Session | None:
+        """The session of `token`, or None (for rebuilding seats at start-up)."""
+        try:
+            return await self.resume(token)
+        except ProtocolError:
+            return None
+
+    async def login(self, user: str, password: str) -> Session:
+        """A new session of the registered `user`, or bad-login."""
+        row = await self._store.get_user(user)
+        stored = row["password_hash"] if row else "scrypt$16384$8$1$00$00"
+        ok = await asyncio.to_thread(check_password, password, stored)
+        if row is None or not ok:
+            raise ProtocolError(ErrorCode.BAD_LOGIN, "unknown user or wrong password")
+        session = Session(secrets.token_urlsafe(24), user, user)
+        await self._store.put_session(session.token, user, user)
+        self._cache[session.token] = session
+        return session
+
+    async def register(self, session: Session, user: str, password: str) -> None:
+        """Register `user` with `password` and make `session` that user's, or name-taken."""
+        if session.user is not None:
+            raise ProtocolError(ErrorCode.NAME_TAKEN, f"this session is already registered as {session.user!r}")
+        digest = await asyncio.to_thread(hash_password, password)
+        try:
+            await self._store.put_user(user, digest)
+        except StoreError as exc:
+            if exc.code == "name-taken":
+                raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {user!r} is already registered") from None
+            raise
+        await self._store.put_session(session.token, user, user)
+        session.name, session.user = user, user

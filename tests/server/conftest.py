@@ -1,0 +1,134 @@
+"""Fixtures of the server tests: a real server on a loopback port with a real SQLite file, and a
+small websocket client that keeps replies (in order) apart from room events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import msgpack
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from server.app import Server
+from server.config import Config
+
+WAIT = 5.0  # seconds any single expected message may take before the test fails
+
+
+class Client:
+    """A test client: `request` sends a message and returns its direct reply; events queue apart."""
+
+    def __init__(self, ws: ClientConnection, codec: str) -> None:
+        self.ws = ws
+        self.codec = codec
+        self.replies: asyncio.Queue[dict] = asyncio.Queue()
+        self.events: asyncio.Queue[dict] = asyncio.Queue()
+        self.token: str | None = None
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                data = json.loads(frame) if isinstance(frame, str) else msgpack.unpackb(frame, raw=False)
+                (self.events if data.get("type") == "event" else self.replies).put_nowait(data)
+        except Exception:
+            pass
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        await self.ws.send(frame)
+
+    async def send(self, **message: Any) -> None:
+        if self.codec == "polygo.json":
+            await self.ws.send(json.dumps(message))
+        else:
+            await self.ws.send(msgpack.packb(message, use_bin_type=True))
+
+    async def reply(self) -> dict:
+        return await asyncio.wait_for(self.replies.get(), WAIT)
+
+    async def request(self, type: str, **fields: Any) -> dict:
+        await self.send(type=type, **fields)
+        return await self.reply()
+
+    async def ok(self, type: str, **fields: Any) -> dict:
+        """A request that must not fail."""
+        reply = await self.request(type, **fields)
+        assert reply["type"] != "error", reply
+        return reply
+
+    async def hello(self, name: str) -> dict:
+        welcome = await self.ok("hello", protocol=1, name=name)
+        self.token = welcome["token"]
+        return welcome
+
+    async def event(self, kind: str | None = None) -> dict:
+        """The next event (of `kind`, skipping others)."""
+        while True:
+            event = await asyncio.wait_for(self.events.get(), WAIT)
+            if kind is None or event["kind"] == kind:
+                return event
+
+    async def move(self, room: str, move: str, seq: int) -> dict:
+        return await self.request("move", room=room, move=move, seq=seq)
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self._reader.cancel()
+
+
+@pytest.fixture
+def config(tmp_path) -> Config:
+    return Config(host="127.0.0.1", port=0, db=str(tmp_path / "polygo.db"), group_window=0.001)
+
+
+@pytest.fixture
+async def server(config):
+    srv = await Server(config).start()
+    yield srv
+    await srv.close()
+
+
+@pytest.fixture
+async def connect_client(server):
+    """A factory of connected clients (closed at the end of the test)."""
+    clients: list[Client] = []
+
+    async def make(codec: str = "polygo.json", *, port: int | None = None) -> Client:
+        ws = await connect(f"ws://127.0.0.1:{port or server.port}/", subprotocols=[codec], max_size=2**22)
+        client = Client(ws, codec)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        await client.close()
+
+
+@pytest.fixture
+async def players(connect_client):
+    """A factory: n clients that said hello (named p0, p1, ...)."""
+
+    async def make(n: int, codec: str = "polygo.json") -> list[Client]:
+        out = []
+        for i in range(n):
+            client = await connect_client(codec)
+            await client.hello(f"p{i}")
+            out.append(client)
+        return out
+
+    return make
+
+
+async def seat_all(clients: list[Client], settings: dict[str, Any]) -> str:
+    """Create a room with `settings` and seat client i at seat i; returns the room id."""
+    room = (await clients[0].ok("create", settings=settings))["room"]
+    for i, client in enumerate(clients):
+        await client.ok("sit", room=room, seat=i)
+    return room
+
+
+@pytest.fixture
+def seat():
+    return seat_all
