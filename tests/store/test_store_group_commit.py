@@ -1,0 +1,96 @@
+"""Group commit: concurrent record() calls from many rooms share transactions, and share failure."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from server.store import Store, StoreError
+
+
+async def rooms(store: Store, count: int) -> list[str]:
+    ids = [f"room-{i}" for i in range(count)]
+    for room_id in ids:
+        await store.create_room(room_id, {"board": "19"}, owner="t", invite=None)
+    return ids
+
+
+async def test_a_hundred_concurrent_records_share_a_few_transactions(db_path):
+    store = await Store.open(db_path, group_window=0.005)
+    try:
+        ids = await rooms(store, 100)
+        before = store.stats.transactions
+        await asyncio.gather(*(store.record(r, 1, {"move": "D4"}, move=(0, "D4", 1)) for r in ids))
+        transactions = store.stats.transactions - before
+        assert transactions <= 3, transactions
+        assert store.stats.largest_batch >= 34
+        for room_id in ids:
+            assert await store.events_since(room_id, 0) == [{"move": "D4"}]
+    finally:
+        await store.close()
+
+
+async def test_records_arriving_during_a_commit_join_the_next_transaction(db_path):
+    store = await Store.open(db_path, group_window=0)
+    try:
+        ids = await rooms(store, 60)
+        before = store.stats.transactions
+        first = asyncio.ensure_future(store.record(ids[0], 1, {}))
+        await asyncio.sleep(0.0005)  # the first record's commit is under way
+        await asyncio.gather(first, *(store.record(r, 1, {}) for r in ids[1:]))
+        assert store.stats.transactions - before <= 3
+    finally:
+        await store.close()
+
+
+async def test_one_transaction_per_record_without_grouping(db_path):
+    store = await Store.open(db_path, max_batch=1)
+    try:
+        ids = await rooms(store, 100)
+        before = store.stats.transactions
+        await asyncio.gather(*(store.record(r, 1, {}) for r in ids))
+        assert store.stats.transactions - before == 100
+    finally:
+        await store.close()
+
+
+async def test_a_failed_commit_fails_every_caller_in_it_and_the_store_goes_on(db_path):
+    store = await Store.open(db_path, group_window=0.02)
+    try:
+        ids = await rooms(store, 20)
+        await store.create_room("poison", {}, owner="t", invite=None)
+        # A real SQLite failure inside the transaction: a trigger refuses the poison room's event.
+        with sqlite3.connect(db_path) as db:
+            db.execute("CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.room_id = 'poison'"
+                       " BEGIN SELECT RAISE(ABORT, 'poisoned'); END")
+        outcomes = await asyncio.gather(*(store.record(r, 1, {"n": 1}, move=(0, "D4", 1))
+                                          for r in [*ids, "poison"]), return_exceptions=True)
+        assert all(isinstance(o, StoreError) and o.code == "commit-failed" for o in outcomes), outcomes
+        assert "poisoned" in str(outcomes[0])
+        assert store.stats.failed == 1
+        for room_id in ids:
+            assert await store.events_since(room_id, 0) == []
+            assert (await store.game(room_id))["moves"] == []
+        # Nothing of the failed batch stuck, so the same versions and move numbers go in now.
+        await asyncio.gather(*(store.record(r, 1, {"n": 1}, move=(0, "D4", 1)) for r in ids))
+        for room_id in ids:
+            assert (await store.game(room_id))["moves"] == [[0, "D4", 1, False]]
+        with pytest.raises(StoreError):
+            await store.record("poison", 1, {})
+    finally:
+        await store.close()
+
+
+async def test_group_window_bounds_the_wait_of_a_lone_record(db_path):
+    store = await Store.open(db_path, group_window=0.002)
+    try:
+        await store.create_room("r", {}, owner="t", invite=None)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for version in range(1, 21):
+            await store.record("r", version, {})
+        assert (loop.time() - start) / 20 < 0.05
+    finally:
+        await store.close()
