@@ -80,6 +80,15 @@ class ConnectionFailed(ClientError):
 
 
 class ServerRefused(ClientError):
-    """The server refused a request; `code` is the server's error code, `message` its sentence."""
+    """The server refused a request: `code` is the server's error code, `message` its sentence,
+    `reason` the engine's reason code for a refused move (``"cycle"``, ``"occupied"``, ...)."""
 
     code = "refused"
+
+    def __init__(self, message: str, *, code: str, reason: str | None = None) -> None:
+        super().__init__(message, code=code)
+        self.reason = reason
+
+    def __str__(self) -> str:
+        detail = f"{self.code}: {self.reason}" if self.reason else self.code
+        return f"{self.message} [{detail}]"

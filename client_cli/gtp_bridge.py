@@ -1,0 +1,242 @@
+"""The GTP bridge: any GTP engine (GNU Go, KataGo, ...) as a polygo bot, one engine process per game.
+
+Like OGS's gtp2ogs. For each two-player game on a square grid under a ruleset the engine can play,
+`GtpBot` starts the engine (with the ruleset's options where the engine has them, e.g. GNU Go's
+`--positional-superko`), sets the board size and komi, and before each `genmove` brings the engine's
+position in line with the live game: the plays it has not seen are sent with `play`, plays that left
+the live game (an undo, a Kee rescission) are taken back with `undo`, or the board is rebuilt.
+
+The engine's answers are checked with gorules before they are sent: "resign" resigns, "pass"
+passes; a move the polygo rules refuse is taken back in the engine and replaced by an appeal where
+the Kee rules allow one (the engine wanted a play prohibited by the cycle rule), else by the
+built-in bot's move. An engine that dies or stops answering is replaced by the built-in bot for the
+rest of that game. In the marking phase the engine's `final_status_list dead` chains are marked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+import re
+import shlex
+from typing import Any
+
+from gorules import Game
+
+from client_cli.builtin_bot import choose_move as builtin_move
+from client_cli.errors import EngineCommandFailed, EngineError
+from client_cli.gtp import DEFAULT_TIMEOUT, GtpEngine
+from client_cli.room import RoomView
+from client_cli.sdk import Bot, Turn
+
+log = logging.getLogger("polygo.gtp")
+
+GNUGO_FLAGS: dict[str, list[str]] = {
+    "tromp-taylor": ["--chinese-rules", "--positional-superko", "--allow-suicide", "--capture-all-dead"],
+    "chinese": ["--chinese-rules", "--positional-superko"],
+    "aga": ["--chinese-rules", "--situational-superko"],
+    "japanese": ["--japanese-rules"],
+    "kee": ["--chinese-rules", "--positional-superko", "--allow-suicide"],
+    "lasker-maas": ["--japanese-rules", "--situational-superko"],
+    "nieminen": ["--chinese-rules", "--positional-superko"],
+    "hansen-sst": ["--chinese-rules", "--situational-superko"],
+    "jasiek-nkr": ["--chinese-rules", "--positional-superko"],
+}
+"""GNU Go's options per polygo ruleset: scoring, repetition and suicide as near as GNU Go has them.
+The rulesets listed are the ones the bridge plays; the bridge itself handles Kee appeals."""
+
+COLOURS = ("b", "w")
+_GRID = re.compile(r"^(\d+)(?:x(\d+))?$")
+
+
+def is_gnugo(argv: list[str]) -> bool:
+    return bool(argv) and argv[0].rsplit("/", 1)[-1].startswith("gnugo")
+
+
+def engine_argv(command: str, rules: str, superko: str | None = None) -> list[str]:
+    """The engine's command line for a game under `rules`, GNU Go's rule options added.
+
+    >>> engine_argv("gnugo --mode gtp", "chinese")
+    ['gnugo', '--mode', 'gtp', '--chinese-rules', '--positional-superko']
+    """
+    argv = shlex.split(command)
+    if not is_gnugo(argv):
+        return argv
+    flags = list(GNUGO_FLAGS.get(rules, []))
+    if superko is not None:
+        flags = [f for f in flags if not f.endswith("-superko")] + [f"--{superko}-superko"]
+    return argv + [f for f in flags if f not in argv]
+
+
+def grid_size(settings: dict[str, Any]) -> int | None:
+    """The side of a square grid board named by a room's settings, else None (GTP boards are square)."""
+    board = settings.get("board")
+    match = _GRID.match(board.strip().lower()) if isinstance(board, str) else None
+    if match is None:
+        return None
+    width = int(match.group(1))
+    height = int(match.group(2) or width)
+    return width if width == height and 2 <= width <= 25 else None
+
+
+def engine_plays(game: Game) -> list[tuple[str, str]]:
+    """What the engine must have been told to reach the live position: (colour, vertex) in order.
+
+    Initial stones (handicap, set-up) come first as plays of their colour; appeals are passes;
+    rescinded plays and actions (dead marks, rankings) are not plays.
+    """
+    record = game.to_record()
+    record["moves"] = []
+    start = Game.from_record(record)
+    plays = [(COLOURS[seat], point) for point, seat in sorted(start.stones().items())]
+    for play in game.history:
+        if play.rescinded or play.seat > 1:
+            continue
+        move = play.move
+        if move == "pass" or move.startswith("appeal "):
+            plays.append((COLOURS[play.seat], "pass"))
+        elif move in game.board:
+            plays.append((COLOURS[play.seat], move))
+    return plays
+
+
+@dataclasses.dataclass
+class _Match:
+    """One game's engine and what the engine has been told so far."""
+
+    engine: GtpEngine | None
+    told: list[tuple[str, str]]
+    rng: random.Random
+
+
+class GtpBot(Bot):
+    """A GTP engine behind the SDK: `GtpBot("gnugo --mode gtp --level 1")`."""
+
+    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, seed: int = 0) -> None:
+        argv = shlex.split(command)
+        if not argv:
+            raise ValueError("the GTP engine command is empty")
+        self.command = command
+        self.name = argv[0].rsplit("/", 1)[-1][:32]
+        self.timeout = timeout
+        self.seed = seed
+        self._matches: dict[str, _Match] = {}
+
+    def accepts(self, settings: dict[str, Any]) -> bool:
+        """Two players, a square grid, a ruleset the bridge maps (any, for engines other than GNU Go)."""
+        if settings.get("players", 2) != 2 or grid_size(settings) is None:
+            return False
+        return settings.get("rules") in GNUGO_FLAGS or not is_gnugo(shlex.split(self.command))
+
+    async def game_started(self, room: str, view: RoomView) -> None:
+        rng = random.Random(f"{self.seed}:{room}")
+        match = self._matches[room] = _Match(None, [], rng)
+        argv = engine_argv(self.command, view.game.rules.name, view.settings.get("superko"))
+        try:
+            match.engine = await GtpEngine.popen(argv, timeout=self.timeout)
+            await match.engine.boardsize(view.game.board.width)
+            await match.engine.komi(view.game.rules.komi)
+            await match.engine.clear_board()
+        except EngineError as exc:
+            log.warning("room %s: %s; the built-in bot plays instead", room, exc)
+            await self._drop_engine(match)
+
+    async def game_ended(self, room: str, view: RoomView) -> None:
+        match = self._matches.pop(room, None)
+        if match is None or match.engine is None:
+            return
+        try:
+            if await self._sync(match, view.game):
+                log.info("room %s: the engine counts %s; the server's result: %s",
+                         room, await match.engine.final_score(), view.result)
+        except EngineError as exc:
+            log.info("room %s: no final score from the engine: %s", room, exc)
+        await match.engine.quit()
+
+    async def choose_move(self, turn: Turn) -> str:
+        match = self._matches.get(turn.room)
+        if match is None or match.engine is None or not await self._sync(match, turn.game):
+            return self._fallback(turn, match)
+        colour = COLOURS[turn.seat]
+        try:
+            reply = await match.engine.genmove(colour)
+        except EngineError as exc:
+            log.warning("room %s: %s; the built-in bot plays instead", turn.room, exc)
+            await self._drop_engine(match)
+            return self._fallback(turn, match)
+        if reply == "resign":
+            return "resign"
+        match.told.append((colour, reply))
+        if reply == "pass":
+            return "pass"
+        reason = turn.game.why_illegal(reply)
+        if reason is None:
+            return reply
+        log.info("room %s: the engine's %s is %s under %s", turn.room, reply, reason, turn.game.rules.name)
+        await self._take_back(match)
+        if reason == "cycle" and turn.game.why_illegal(f"appeal {reply}") is None:
+            return f"appeal {reply}"
+        return self._fallback(turn, match)
+
+    async def mark_dead(self, turn: Turn) -> str:
+        """Mark the chains the engine calls dead (never unmarking), then accept."""
+        match = self._matches.get(turn.room)
+        if match is None or match.engine is None or not await self._sync(match, turn.game):
+            return "done"
+        try:
+            dead = await match.engine.final_status_list("dead")
+        except EngineError:
+            return "done"
+        marked = set(turn.game.dead)
+        for point in dead:
+            if point not in marked and turn.game.stone_at(point) is not None:
+                return f"dead {point}"
+        return "done"
+
+    def _fallback(self, turn: Turn, match: _Match | None) -> str:
+        rng = match.rng if match is not None else random.Random(self.seed)
+        return builtin_move(turn.game, turn.seat, rng) or "pass"
+
+    async def _sync(self, match: _Match, game: Game) -> bool:
+        """Bring the engine to the live position; False (engine dropped) when it cannot follow."""
+        engine = match.engine
+        if engine is None:
+            return False
+        wanted = engine_plays(game)
+        common = 0
+        while common < min(len(wanted), len(match.told)) and wanted[common] == match.told[common]:
+            common += 1
+        try:
+            while len(match.told) > common:
+                if not await self._take_back(match):
+                    await engine.clear_board()
+                    match.told = []
+                    common = 0
+            for colour, vertex in wanted[common:]:
+                await engine.play(colour, vertex)
+                match.told.append((colour, vertex))
+        except EngineCommandFailed as exc:
+            log.warning("the engine cannot follow the game (%s); the built-in bot plays instead", exc)
+            await self._drop_engine(match)
+            return False
+        except EngineError as exc:
+            log.warning("%s; the built-in bot plays instead", exc)
+            await self._drop_engine(match)
+            return False
+        return True
+
+    async def _take_back(self, match: _Match) -> bool:
+        """Undo the engine's last play; False when the engine cannot."""
+        assert match.engine is not None
+        try:
+            await match.engine.undo()
+        except EngineCommandFailed:
+            return False
+        match.told.pop()
+        return True
+
+    async def _drop_engine(self, match: _Match) -> None:
+        if match.engine is not None:
+            await match.engine.quit()
+        match.engine = None

@@ -1,0 +1,260 @@
+"""The bot SDK: implement `Bot.choose_move`, the SDK does the rest.
+
+A bot author writes one method that picks a move from a `Turn` (the room, the seat, a private copy
+of the `gorules.Game`, the time left). `BotRunner` connects, keeps the session token, takes seats,
+follows each room through events, asks the bot for a move whenever one of its seats must act,
+sends it and waits for the server's acknowledgement, resends it after a reconnection, and plays a
+safe move when the bot would overrun its clock or the server refuses its move. The marking phase
+and ranking proposals have sensible defaults (`mark_dead`, `answer_proposal`) a bot may override.
+
+    class MyBot(Bot):
+        def choose_move(self, turn):
+            return random.choice(turn.game.legal_moves())
+
+    asyncio.run(run_bot(MyBot(), room="Xk2bT9aQ"))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import logging
+import time
+from typing import Any, Awaitable
+
+from gorules import Game
+from protocol import RoomSettings
+
+from client_cli.errors import ServerRefused
+from client_cli.room import Clocks, RoomView
+from client_cli.session import DEFAULT_URL, Client, TokenStore
+
+log = logging.getLogger("polygo.bot")
+
+CLOCK_MARGIN = 1.0
+"""Seconds kept in hand: a bot still thinking this close to its flag passes instead."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Turn:
+    """What a bot sees when it must act: `game` is its own copy, free to play moves on."""
+
+    room: str
+    seat: int
+    game: Game
+    clocks: Clocks | None
+    time_left: float | None
+    """Seconds before the seat's flag falls (main time, else the current period), None without a clock."""
+    settings: dict[str, Any]
+
+
+class Bot:
+    """Subclass and implement `choose_move`; the other hooks have defaults."""
+
+    name = "bot"
+
+    def choose_move(self, turn: Turn) -> str | Awaitable[str]:
+        """The turn play (a point, "pass", "appeal P" or "resign") for `turn.seat`. May be async."""
+        raise NotImplementedError
+
+    def accepts(self, settings: dict[str, Any]) -> bool:
+        """Whether the bot can play a room with these settings (used when it looks for rooms)."""
+        return True
+
+    def mark_dead(self, turn: Turn) -> str | None | Awaitable[str | None]:
+        """In the marking phase: a `dead P` toggle, or "done" to accept the marks (the default).
+
+        Called again after every change of the marks; may be async."""
+        return "done"
+
+    def answer_proposal(self, turn: Turn) -> str | None:
+        """Answer a ranking proposal: accept one that places the seat no worse than the board does."""
+        proposal = turn.game.proposal
+        if proposal is None:
+            return None
+        return "accept" if proposal[turn.seat] <= turn.game.ranking()[turn.seat] else "reject"
+
+    async def game_started(self, room: str, view: RoomView) -> None:
+        """Called once per room when the bot first sees it being played."""
+
+    async def game_ended(self, room: str, view: RoomView) -> None:
+        """Called once per room when its game has ended."""
+
+    async def move_refused(self, turn: Turn, move: str, error: ServerRefused) -> None:
+        """Told when the server refused a move; the SDK then passes (or accepts the marks)."""
+        log.warning("room %s seat %d: %r refused: %s", turn.room, turn.seat, move, error)
+
+
+class BotRunner:
+    """Plays one bot in the rooms of one session until they end."""
+
+    def __init__(self, bot: Bot, client: Client) -> None:
+        self.bot = bot
+        self.client = client
+        self.results: dict[str, dict[str, Any] | None] = {}
+        self._busy: set[str] = set()
+        self._again: set[str] = set()
+        self._wait_for: dict[str, int] = {}
+        self._decided: dict[tuple[str, int], int] = {}
+        self._started: set[str] = set()
+        self._done: dict[str, asyncio.Event] = {}
+        self._answered: set[tuple[str, int, tuple[int, ...]]] = set()
+
+    async def join(self, room: str, seat: int | None = None, invite: str | None = None) -> int:
+        """Sit in `room` (the given seat, else the first free one) unless already seated there."""
+        self._done.setdefault(room, asyncio.Event())
+        held = self.client.seats_in(room)
+        if held and (seat is None or seat in held):
+            await self.client.watch(room, invite)
+            return held[0] if seat is None else seat
+        await self.client.sit(room, seat, invite)
+        return self.client.seats_in(room)[-1] if seat is None else seat
+
+    async def run(self) -> dict[str, dict[str, Any] | None]:
+        """Follow the rooms joined until every one has ended; the results by room."""
+        for room in list(self._done):
+            self._kick(room)
+        pending = {asyncio.create_task(event.wait()) for event in self._done.values()}
+        pump = asyncio.create_task(self._pump())
+        try:
+            done, _ = await asyncio.wait({pump, *pending}, return_when=asyncio.FIRST_COMPLETED)
+            while pump not in done and not all(e.is_set() for e in self._done.values()):
+                done, _ = await asyncio.wait({pump, *[t for t in pending if not t.done()]},
+                                             return_when=asyncio.FIRST_COMPLETED)
+            if pump in done:
+                pump.result()
+        finally:
+            pump.cancel()
+            for task in pending:
+                task.cancel()
+        return self.results
+
+    async def _pump(self) -> None:
+        while True:
+            room = await self.client.changes.get()
+            if room is None:
+                raise ServerRefused("the connection to the server was lost for good", code="no-server")
+            if room in self._done:
+                self._kick(room)
+
+    def _kick(self, room: str) -> None:
+        if room in self._busy:
+            self._again.add(room)
+            return
+        self._busy.add(room)
+        asyncio.create_task(self._act_loop(room))
+
+    async def _act_loop(self, room: str) -> None:
+        try:
+            while True:
+                self._again.discard(room)
+                await self._act(room)
+                if room not in self._again:
+                    return
+        except Exception:
+            log.exception("room %s: the bot failed", room)
+            raise
+        finally:
+            self._busy.discard(room)
+
+    async def _act(self, room: str) -> None:
+        view = self.client.rooms.get(room)
+        if view is None or view.status == "waiting":
+            return
+        if room not in self._started:
+            self._started.add(room)
+            await self.bot.game_started(room, view)
+        if view.status == "ended" or view.game.phase == "ended":
+            if not self._done[room].is_set():
+                self.results[room] = view.result
+                await self.bot.game_ended(room, view)
+                self._done[room].set()
+            return
+        if view.version < self._wait_for.get(room, 0):
+            return
+        for seat in self.client.seats_in(room):
+            if self._decided.get((room, seat)) == view.version:
+                continue
+            self._decided[(room, seat)] = view.version
+            turn = self._turn(view, seat)
+            move, is_turn_play = await self._decide(turn)
+            if move is None:
+                continue
+            await self._send(turn, move, is_turn_play)
+            return
+
+    def _turn(self, view: RoomView, seat: int) -> Turn:
+        now = time.monotonic()
+        left = view.clocks.left(seat, now) if view.clocks is not None else None
+        return Turn(view.room, seat, view.game.copy(), view.clocks, left, view.settings)
+
+    async def _decide(self, turn: Turn) -> tuple[str | None, bool]:
+        game = turn.game
+        if game.phase == "scoring":
+            if turn.seat in game.accepted:
+                return None, False
+            return await _resolved(self.bot.mark_dead(turn)), False
+        if game.proposal is not None:
+            key = (turn.room, turn.seat, tuple(game.proposal))
+            if key not in self._answered:
+                self._answered.add(key)
+                answer = self.bot.answer_proposal(turn)
+                if answer is not None:
+                    return answer, False
+        if game.to_move != turn.seat:
+            return None, False
+        return await self._think(turn), True
+
+    async def _think(self, turn: Turn) -> str:
+        budget = None if turn.time_left is None else max(0.1, turn.time_left - CLOCK_MARGIN)
+        if inspect.iscoroutinefunction(self.bot.choose_move):
+            job = asyncio.ensure_future(self.bot.choose_move(turn))
+        else:
+            job = asyncio.ensure_future(asyncio.to_thread(self.bot.choose_move, turn))
+        try:
+            move = await asyncio.wait_for(job, budget)
+        except asyncio.TimeoutError:
+            log.warning("room %s seat %d: out of time, passing", turn.room, turn.seat)
+            return "pass"
+        if inspect.isawaitable(move):
+            move = await move
+        return move
+
+    async def _send(self, turn: Turn, move: str, is_turn_play: bool) -> None:
+        try:
+            ack = await self.client.move(turn.room, move)
+        except ServerRefused as exc:
+            if exc.code != "illegal-move":
+                log.warning("room %s seat %d: %r refused: %s", turn.room, turn.seat, move, exc)
+                return
+            await self.bot.move_refused(turn, move, exc)
+            fallback = "pass" if is_turn_play else ("done" if turn.game.phase == "scoring" else None)
+            if fallback is None or fallback == move:
+                return
+            try:
+                ack = await self.client.move(turn.room, fallback)
+            except ServerRefused as again:
+                log.warning("room %s seat %d: fallback %r refused: %s", turn.room, turn.seat, fallback, again)
+                return
+        self._wait_for[turn.room] = ack.version
+        self._kick(turn.room)
+
+
+async def _resolved(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+async def run_bot(bot: Bot, url: str = DEFAULT_URL, *, room: str | None = None, seat: int | None = None,
+                  invite: str | None = None, settings: RoomSettings | None = None,
+                  tokens: TokenStore | None = None, name: str | None = None) -> dict[str, Any] | None:
+    """Connect, join `room` (or create one with `settings`), play it to the end, return its result."""
+    async with Client(url, name=name or bot.name, tokens=tokens, program=f"polygo-sdk/{bot.name}") as client:
+        runner = BotRunner(bot, client)
+        if room is None:
+            if settings is None:
+                raise ValueError("run_bot needs a room to join or settings to create one")
+            room = (await client.create(settings)).room
+        await runner.join(room, seat, invite)
+        results = await runner.run()
+        return results.get(room)
