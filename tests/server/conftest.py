@@ -4,6 +4,7 @@ small websocket client that keeps replies (in order) apart from room events."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -91,6 +92,21 @@ async def server(config):
 
 
 @pytest.fixture
+async def make_server(config):
+    """A factory of extra servers on the test's database with some settings changed."""
+    started: list[Server] = []
+
+    async def make(**changes: Any) -> Server:
+        srv = await Server(dataclasses.replace(config, **changes)).start()
+        started.append(srv)
+        return srv
+
+    yield make
+    for srv in started:
+        await srv.close()
+
+
+@pytest.fixture
 async def connect_client(server):
     """A factory of connected clients (closed at the end of the test)."""
     clients: list[Client] = []
@@ -110,10 +126,10 @@ async def connect_client(server):
 async def players(connect_client):
     """A factory: n clients that said hello (named p0, p1, ...)."""
 
-    async def make(n: int, codec: str = "polygo.json") -> list[Client]:
+    async def make(n: int, codec: str = "polygo.json", *, port: int | None = None) -> list[Client]:
         out = []
         for i in range(n):
-            client = await connect_client(codec)
+            client = await connect_client(codec, port=port)
             await client.hello(f"p{i}")
             out.append(client)
         return out
