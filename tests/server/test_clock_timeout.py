@@ -1,0 +1,43 @@
+"""The server's clock: a player whose flag falls loses a two-player game, and drops out of a game of
+three (its turns are skipped, it is ranked last). Clocks are short; nothing asserts a duration."""
+
+from __future__ import annotations
+
+
+async def test_timeout_loses_a_two_player_game(players, seat):
+    black, white = await players(2)
+    room = await seat([black, white], {"rules": "chinese", "board": "9", "clock": "absolute:0.3"})
+    start = await black.event("start")
+    assert start["clocks"]["running"] == 0 and start["clocks"]["seats"][0]["main"] <= 0.3
+    timeout = await black.event("timeout")
+    assert timeout["seat"] == 0 and timeout["to_move"] is None
+    assert timeout["result"]["reason"] == "timeout" and timeout["result"]["ranking"] == [2, 1]
+    late = await black.move(room, "E5", 1)
+    assert late["code"] == "game-over"
+    snapshot = await black.ok("watch", room=room)
+    assert snapshot["status"] == "ended" and snapshot["game"]["history"] == [[0, "timeout", False]]
+
+
+async def test_timeout_drops_a_player_out_of_a_three_player_game(players, seat):
+    ann, bob, cy = await players(3)
+    room = await seat([ann, bob, cy], {"rules": "kee", "board": "5", "players": 3, "clock": "fischer:1+60"})
+    await ann.event("start")
+    assert (await ann.move(room, "A1", 1))["type"] == "ack"
+    timeout = await cy.event("timeout")
+    assert timeout["seat"] == 1 and timeout["dropped"] == [1] and timeout["to_move"] == 2
+    assert "result" not in timeout and timeout["clocks"]["running"] == 2
+    assert (await cy.move(room, "C3", 1))["type"] == "ack"
+    event = await cy.event("move")
+    assert event["to_move"] == 0
+    assert (await bob.move(room, "E5", 1))["reason"] in ("dropped-out", "not-your-turn")
+    assert (await ann.move(room, "B2", 2))["type"] == "ack"
+    assert (await cy.event("move"))["to_move"] == 2
+    for i, client in enumerate([cy, ann]):
+        reply = await client.move(room, "pass", 10 + i)
+        assert reply["type"] == "ack", reply
+    for client in (ann, cy):
+        assert (await client.move(room, "done", 20))["type"] == "ack"
+    final = await ann.event("move")
+    while "result" not in final:
+        final = await ann.event("move")
+    assert final["result"]["ranking"][1] == 3
