@@ -1,0 +1,135 @@
+"""The protocol package on its own, without an event loop: every client message round-trips through
+both codecs, every malformed input becomes a ProtocolError with its code, and no input whatever
+makes the decoder raise anything else."""
+
+from __future__ import annotations
+
+import json
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import protocol
+from protocol import (CLIENT_MESSAGES, JSON, MSGPACK, ErrorCode, ProtocolError, RoomSettings,
+                      decode_client, decode_server, encode, encode_message)
+
+SAMPLES = [
+    protocol.Hello(protocol=1, name="ann", client="bot 1.0", id=1),
+    protocol.Hello(protocol=1, token="abc"),
+    protocol.Register(user="ann", password="secret"),
+    protocol.ListRooms(),
+    protocol.Create(settings=RoomSettings(rules="kee", board={"points": ["a", "b"], "edges": [["a", "b"]]},
+                                          players=3, clock="fischer:300+10", private=True, title="t")),
+    protocol.Sit(room="r1", seat=2, invite="x"),
+    protocol.Watch(room="r1", since=41),
+    protocol.Leave(room="r1"),
+    protocol.Move(room="r1", move="appeal D4", seq=7),
+    protocol.Undo(room="r1"),
+    protocol.UndoReply(room="r1", accept=False),
+    protocol.Chat(room="r1", text="hello, world"),
+    protocol.ListGames(limit=10, offset=20),
+    protocol.GetGame(room="r1", format="sgf"),
+]
+
+
+def test_every_client_message_type_has_a_sample():
+    assert {type(m) for m in SAMPLES} == set(CLIENT_MESSAGES.values())
+
+
+@pytest.mark.parametrize("codec", [MSGPACK, JSON])
+@pytest.mark.parametrize("message", SAMPLES, ids=[type(m).__name__ for m in SAMPLES])
+def test_client_messages_round_trip(message, codec):
+    frame = encode_message(message, codec)
+    assert isinstance(frame, bytes if codec == MSGPACK else str)
+    assert decode_client(frame) == message
+
+
+@pytest.mark.parametrize("codec", [MSGPACK, JSON])
+def test_server_messages_round_trip(codec):
+    messages = [
+        protocol.Welcome(protocol=1, token="t", name="n", seats=[{"room": "r", "seat": 0}], limits={"frame": 1}),
+        protocol.Error(code="illegal-move", message="no", reason="cycle", seq=3, id=9),
+        protocol.Ack(room="r", seq=1, version=5),
+        protocol.Event(room="r", version=6, kind="move", data={"seat": 0, "move": "D4"}),
+        protocol.Snapshot(room="r", version=1, status="waiting", settings={}, seats=[], game={}),
+        protocol.GameRecord(room="r", format="sgf", record="(;FF[4])"),
+    ]
+    for message in messages:
+        assert decode_server(encode_message(message, codec)) == message
+
+
+def test_event_fields_sit_beside_the_header_on_the_wire():
+    wire = protocol.Event(room="r", version=2, kind="chat", data={"text": "hi"}).to_wire()
+    assert wire == {"type": "event", "room": "r", "version": 2, "kind": "chat", "text": "hi"}
+    assert "id" not in protocol.Ack(room="r", seq=1, version=2).to_wire()
+
+
+def test_server_messages_are_read_leniently():
+    frame = json.dumps({"type": "ack", "room": "r", "seq": 1, "version": 2, "new_field": True})
+    assert decode_server(frame) == protocol.Ack(room="r", seq=1, version=2)
+    with pytest.raises(ProtocolError) as exc:
+        decode_server(json.dumps({"type": "ack", "room": "r"}))
+    assert exc.value.code is ErrorCode.MISSING_FIELD
+
+
+@pytest.mark.parametrize("frame,code,field", [
+    (b"\xc1", ErrorCode.BAD_FRAME, None),
+    ("{", ErrorCode.BAD_FRAME, None),
+    ('{"type": "chat", "room": "r", "text": NaN}', ErrorCode.BAD_FRAME, None),
+    (msgpack.packb([1]), ErrorCode.BAD_MESSAGE, None),
+    ('{"type": null}', ErrorCode.BAD_MESSAGE, "type"),
+    ('{"type": "nope"}', ErrorCode.UNKNOWN_TYPE, "type"),
+    ('{"type": "sit"}', ErrorCode.MISSING_FIELD, "room"),
+    ('{"type": "sit", "room": 5}', ErrorCode.BAD_FIELD, "room"),
+    ('{"type": "sit", "room": ""}', ErrorCode.BAD_FIELD, "room"),
+    ('{"type": "sit", "room": "r", "seat": 8}', ErrorCode.BAD_FIELD, "seat"),
+    ('{"type": "sit", "room": "r", "seat": 1.5}', ErrorCode.BAD_FIELD, "seat"),
+    ('{"type": "undo_reply", "room": "r", "accept": 1}', ErrorCode.BAD_FIELD, "accept"),
+    ('{"type": "move", "room": "r", "move": "D4", "seq": 1, "id": -1}', ErrorCode.BAD_FIELD, "id"),
+    ('{"type": "create", "settings": {"players": 3}}', ErrorCode.MISSING_FIELD, "settings.rules"),
+    ('{"type": "create", "settings": {"rules": "kee", "komi": "6.5"}}', ErrorCode.BAD_FIELD, "settings.komi"),
+    ('{"type": "create", "settings": {"rules": "kee", "typo": 1}}', ErrorCode.BAD_FIELD, "settings.typo"),
+    ('{"type": "chat", "room": "r", "text": "' + "x" * 501 + '"}', ErrorCode.BAD_FIELD, "text"),
+    ("[" + " " * 70_000 + "]", ErrorCode.TOO_LARGE, None),
+])
+def test_malformed_input_names_its_code_and_field(frame, code, field):
+    with pytest.raises(ProtocolError) as exc:
+        decode_client(frame)
+    assert exc.value.code is code and exc.value.field == field
+    assert str(exc.value).startswith(code.value + ": ")
+
+
+def test_settings_defaults():
+    message = decode_client('{"type": "create", "settings": {"rules": "chinese"}}')
+    assert message.settings.to_json() == {"rules": "chinese", "board": "19", "players": 2, "komi": None,
+                                          "handicap": 0, "handicap_mode": "fixed", "superko": None,
+                                          "clock": None, "private": False, "title": ""}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.binary(max_size=200), st.text(max_size=200)))
+def test_no_bytes_make_the_decoder_raise_anything_but_protocol_error(frame):
+    try:
+        decode_client(frame)
+    except ProtocolError:
+        pass
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.floats(allow_nan=False) | st.text(max_size=10),
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                           max_leaves=8)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(sorted(CLIENT_MESSAGES)), st.dictionaries(
+    st.sampled_from(["room", "move", "seq", "seat", "since", "settings", "text", "name", "token", "protocol",
+                     "accept", "limit", "id", "invite", "user", "password"]), json_values, max_size=5))
+def test_any_message_shape_is_accepted_or_refused_with_a_code(kind, fields):
+    try:
+        message = decode_client(encode({"type": kind, **fields}))
+    except ProtocolError as exc:
+        assert exc.code in ErrorCode
+    else:
+        assert message.TYPE == kind
