@@ -7,6 +7,8 @@ Why it looks like this:
   goes through one writer task that batches the calls arriving within ``group_window`` seconds (and
   those that arrive while a commit is in flight) into a single transaction -- group commit. Each
   caller's future is resolved after that COMMIT; if it fails, every caller in it gets a StoreError.
+  The window is waited only when the last transaction held more than one write: a lone room (no
+  one to share with) commits at once instead of paying the window on every move.
 - ``synchronous=FULL`` by default: in WAL mode, NORMAL already survives the process being killed (the
   WAL is in the OS's cache), but a power cut or kernel crash can lose the last commits -- moves the
   players were told were played. FULL syncs the WAL at each commit, and group commit shares that sync
@@ -328,15 +330,18 @@ class Store:
 
     async def _run(self) -> None:
         """The writer task: wait for a first write, let the window gather more, commit them all."""
+        previous_batch = 0
         while True:
             if not self._pending:
                 if self._closing:
                     return
                 self._wake.clear()
                 await self._wake.wait()
-                await asyncio.sleep(self._window)
+                if previous_batch > 1:
+                    await asyncio.sleep(self._window)
             batch = self._pending[:self._max_batch]
             del self._pending[:self._max_batch]
+            previous_batch = len(batch)
             try:
                 await self._commit(batch)
             except Exception as exc:  # noqa: BLE001 -- every failure is handed to the callers
@@ -444,8 +449,11 @@ async def _migrate(db: aiosqlite.Connection) -> None:
         raise
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def _dumps(value: Any, what: str) -> str:
     try:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise StoreError("bad-value", f"Cannot store {what} as JSON: {exc}.") from None

@@ -163,10 +163,12 @@ async def test_a_closed_store_refuses_calls(db_path):
 async def test_close_commits_what_is_queued(db_path):
     store = await Store.open(db_path, group_window=0.5)
     await store.create_room("r1", {}, owner="t", invite=None)
-    pending = asyncio.ensure_future(store.record("r1", 1, {"late": True}))
-    await asyncio.sleep(0)
+    await store.create_room("r2", {}, owner="t", invite=None)
+    await asyncio.gather(store.record("r1", 1, {}), store.record("r2", 1, {}))  # the window is on
+    pending = asyncio.ensure_future(store.record("r1", 2, {"late": True}))
+    await asyncio.sleep(0.01)  # the writer waits out the window
     await store.close()
     await pending
     store = await Store.open(db_path)
-    assert await store.events_since("r1", 0) == [{"late": True}]
+    assert await store.events_since("r1", 1) == [{"late": True}]
     await store.close()
