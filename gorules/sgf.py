@@ -32,6 +32,7 @@ from .board import Board
 from .errors import GoRulesError
 from .game import Game, Play, Result
 from .handicap import fixed_handicap_points
+from .ruleset import HandicapMode, Ruleset
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP names: no I
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -142,8 +143,8 @@ def _replay(record: Mapping) -> Game:
         raise ValueError(f"The record does not replay, so it cannot be exported: {exc}") from None
 
 
-def _free(rules: object) -> bool:
-    return getattr(rules.handicap_mode, "value", rules.handicap_mode) == "free"
+def _free(rules: Ruleset) -> bool:
+    return rules.handicap_mode is HandicapMode.FREE
 
 
 def _free_handicap_end(history: list[Play], stones: int) -> int:

@@ -162,8 +162,13 @@ class Store:
         except BaseException:
             await writer.close()
             raise
-        await reader.execute("PRAGMA query_only = 1")
-        await reader.execute("PRAGMA busy_timeout = 5000")
+        try:
+            await reader.execute("PRAGMA query_only = 1")
+            await reader.execute("PRAGMA busy_timeout = 5000")
+        except BaseException:
+            await reader.close()
+            await writer.close()
+            raise
         return cls(writer, reader, group_window, max_batch)
 
     async def close(self) -> None:
@@ -179,6 +184,9 @@ class Store:
     # -- sessions and users ----------------------------------------------------------------------
 
     async def put_session(self, token: str, name: str, user: str | None = None) -> None:
+        _check_text("token", token)
+        _check_text("name", name)
+        _check_text("user", user, optional=True)
         await self._write([("session", (token, name, user, time.time()))])
 
     async def get_session(self, token: str) -> dict | None:
@@ -188,6 +196,8 @@ class Store:
     async def put_user(self, name: str, password_hash: str) -> None:
         """Register ``name``; StoreError("name-taken") if it is registered (or being registered)."""
         self._check_open()
+        _check_text("name", name)
+        _check_text("password_hash", password_hash)
         taken = StoreError("name-taken", f"The name {name!r} is already registered.")
         if name in self._users_reserved:
             raise taken
@@ -208,6 +218,9 @@ class Store:
     async def create_room(self, room_id: str, settings: dict, *, owner: str, invite: str | None) -> None:
         """Store a new room at version 0; StoreError("room-exists") if the id is in use."""
         self._check_open()
+        _check_text("room_id", room_id)
+        _check_text("owner", owner)
+        _check_text("invite", invite, optional=True)
         exists = StoreError("room-exists", f"There is already a room {room_id!r}.")
         if room_id in self._rooms:
             raise exists
@@ -222,8 +235,8 @@ class Store:
     async def set_seat(self, room_id: str, seat: int, token: str | None) -> None:
         """Bind ``seat`` to the session ``token``, or free it with None."""
         await self._room(room_id)
-        if isinstance(seat, bool) or not isinstance(seat, int) or seat < 0:
-            raise StoreError("bad-value", f"A seat is a number from 0, not {seat!r}.")
+        _check_int("seat", seat)
+        _check_text("token", token, optional=True)
         await self._write([("seat", (room_id, seat, token))], room=room_id)
 
     async def record(self, room_id: str, version: int, event: dict, *,
@@ -234,10 +247,11 @@ class Store:
         """Durably store one change of a room: its event, and the move, rescissions, clocks and
         result that came with it. Returns once the batch holding it is committed."""
         room = await self._room(room_id)
-        if isinstance(version, bool) or not isinstance(version, int) or version <= room.version:
+        _check_int("version", version)
+        if version <= room.version:
             raise StoreError("stale-version", f"Room {room_id!r} is at version {room.version}; "
                                               f"a new event needs a higher one, not {version!r}.")
-        bad = [i for i in rescinded if not (isinstance(i, int) and 0 <= i < room.moves)]
+        bad = [i for i in rescinded if not (_is_int(i) and i < room.moves)]
         if bad:
             raise StoreError("bad-rescission", f"Room {room_id!r} has moves 0 to {room.moves - 1}; "
                                                f"it cannot rescind {bad}.")
@@ -246,6 +260,9 @@ class Store:
         moves = room.moves
         if move is not None:
             seat, text, seq = move
+            _check_int("move seat", seat)
+            _check_text("move", text)
+            _check_int("seq", seq, optional=True)
             statements.append(("move", (room_id, moves, seat, text, seq, version)))
             moves += 1
         statements += [("rescind", (room_id, i)) for i in rescinded]
@@ -267,16 +284,26 @@ class Store:
     async def unfinished_rooms(self) -> list[dict]:
         """Every room without a result, with what a restart needs to rebuild it: settings, seats,
         all moves in order (replaying them reproduces the rescissions), clocks, version."""
+        unfinished = "SELECT room_id FROM rooms WHERE room_id NOT IN (SELECT room_id FROM results)"
         rooms = await self._all(
             "SELECT room_id, settings, owner, invite, version, clocks, created_at, updated_at FROM rooms"
-            " WHERE room_id NOT IN (SELECT room_id FROM results) ORDER BY created_at, room_id")
+            f" WHERE room_id IN ({unfinished}) ORDER BY created_at, room_id")
+        seats: dict[str, dict[int, str | None]] = {}
+        for room_id, seat, token in await self._all(
+                f"SELECT room_id, seat, token FROM seats WHERE room_id IN ({unfinished}) ORDER BY room_id, seat"):
+            seats.setdefault(room_id, {})[seat] = token
+        moves: dict[str, list[list[Any]]] = {}
+        for room_id, seat, move, seq, rescinded in await self._all(
+                "SELECT room_id, seat, move, seq, rescinded FROM moves"
+                f" WHERE room_id IN ({unfinished}) ORDER BY room_id, idx"):
+            moves.setdefault(room_id, []).append([seat, move, seq, bool(rescinded)])
         out = []
         for room_id, settings, owner, invite, version, clocks, created_at, updated_at in rooms:
-            moves = await self._moves(room_id)
+            played = moves.get(room_id, [])
             out.append({
                 "room_id": room_id, "settings": json.loads(settings), "owner": owner, "invite": invite,
-                "seats": await self._seats(room_id),
-                "moves": [m[:3] for m in moves], "rescinded": [i for i, m in enumerate(moves) if m[3]],
+                "seats": seats.get(room_id, {}),
+                "moves": [m[:3] for m in played], "rescinded": [i for i, m in enumerate(played) if m[3]],
                 "clocks": None if clocks is None else json.loads(clocks),
                 "version": version, "created_at": created_at, "updated_at": updated_at,
             })
@@ -293,9 +320,9 @@ class Store:
             " LIMIT ? OFFSET ?", (limit, offset))
         out = []
         for room_id, settings, created_at, result, finished_at, moves in rows:
-            seats = await self._seats(room_id)
+            seats, names = await self._seats(room_id)
             out.append({"room_id": room_id, "settings": json.loads(settings), "seats": seats,
-                        "names": await self._names(seats), "result": json.loads(result), "moves": moves,
+                        "names": names, "result": json.loads(result), "moves": moves,
                         "created_at": created_at, "finished_at": finished_at})
         return out
 
@@ -309,10 +336,10 @@ class Store:
             return None
         settings, owner, invite, version, clocks, created_at, result, finished_at = row
         moves = await self._moves(room_id)
-        seats = await self._seats(room_id)
+        seats, names = await self._seats(room_id)
         return {
             "room_id": room_id, "settings": json.loads(settings), "owner": owner, "invite": invite,
-            "seats": seats, "names": await self._names(seats),
+            "seats": seats, "names": names,
             "moves": moves, "rescinded": [i for i, m in enumerate(moves) if m[3]],
             "clocks": None if clocks is None else json.loads(clocks), "version": version,
             "result": None if result is None else json.loads(result),
@@ -399,16 +426,11 @@ class Store:
             raise StoreError("no-room", f"There is no room {room_id!r}.")
         return self._rooms.setdefault(room_id, _Room(version=row[0], moves=row[1]))
 
-    async def _seats(self, room_id: str) -> dict[int, str | None]:
-        rows = await self._all("SELECT seat, token FROM seats WHERE room_id = ? ORDER BY seat", (room_id,))
-        return {seat: token for seat, token in rows}
-
-    async def _names(self, seats: dict[int, str | None]) -> dict[int, str | None]:
-        names = {}
-        for seat, token in seats.items():
-            row = None if token is None else await self._one("SELECT name FROM sessions WHERE token = ?", (token,))
-            names[seat] = None if row is None else row[0]
-        return names
+    async def _seats(self, room_id: str) -> tuple[dict[int, str | None], dict[int, str | None]]:
+        """The room's seats as {seat: token} and {seat: the session's name}."""
+        rows = await self._all("SELECT seat, token, name FROM seats LEFT JOIN sessions USING (token)"
+                               " WHERE room_id = ? ORDER BY seat", (room_id,))
+        return {seat: token for seat, token, _ in rows}, {seat: name for seat, _, name in rows}
 
     async def _moves(self, room_id: str) -> list[list[Any]]:
         rows = await self._all("SELECT seat, move, seq, rescinded FROM moves WHERE room_id = ? ORDER BY idx",
@@ -447,6 +469,22 @@ async def _migrate(db: aiosqlite.Connection) -> None:
     except BaseException:
         await db.execute("ROLLBACK")
         raise
+
+
+def _is_int(value: Any) -> bool:
+    """A whole number SQLite stores as an integer (bool is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
+def _check_int(what: str, value: Any, *, optional: bool = False) -> None:
+    """Checked before a write joins a batch: a value SQLite refuses would fail the whole batch."""
+    if not (_is_int(value) or (optional and value is None)):
+        raise StoreError("bad-value", f"The {what} must be a whole number from 0, not {value!r}.")
+
+
+def _check_text(what: str, value: Any, *, optional: bool = False) -> None:
+    if not (isinstance(value, str) or (optional and value is None)):
+        raise StoreError("bad-value", f"The {what} must be a string, not {value!r}.")
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)

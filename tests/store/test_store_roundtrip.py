@@ -110,6 +110,13 @@ async def test_refused_writes_name_the_problem_and_change_nothing(store):
         (store.record("r1", 2, {"nan": float("nan")}), "bad-value"),
         (store.create_room("r2", {"bad": object()}, owner="t", invite=None), "bad-value"),
         (store.set_seat("r1", -1, "t"), "bad-value"),
+        (store.set_seat("r1", 0, 42), "bad-value"),
+        (store.record("r1", 2, {}, move=(0, {"not": "text"}, 1)), "bad-value"),
+        (store.record("r1", 2, {}, move=(True, "D4", 1)), "bad-value"),
+        (store.record("r1", 2, {}, move=(0, "D4", 2**70)), "bad-value"),
+        (store.record("r1", 2**64, {}), "bad-value"),
+        (store.put_session("t", None), "bad-value"),
+        (store.put_user("ann", b"bytes"), "bad-value"),
     ]
     for call, code in cases:
         with pytest.raises(StoreError) as info:
