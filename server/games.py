@@ -7,6 +7,7 @@ back the live move before it (an accepted undo request); the engine never sees i
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -31,11 +32,17 @@ class SettingsError(ValueError):
 def board_of(spec: str | dict[str, Any]) -> Board:
     """The board a room's settings name. Spec strings never name files on the server."""
     if isinstance(spec, str):
-        if not (_SPEC.fullmatch(spec.strip()) or spec in Board.shipped()):
-            raise SettingsError(f"unknown board {spec!r}: use a size like 19 or 9x9, torus:9x9, "
-                                f"or one of {', '.join(Board.shipped())}")
-        return Board.parse(spec)
+        return _named_board(spec)
     return Board.from_json(spec)
+
+
+@functools.lru_cache(maxsize=64)
+def _named_board(spec: str) -> Board:
+    """Boards are immutable and costly to build (a 19x19 grid takes milliseconds): build each once."""
+    if not (_SPEC.fullmatch(spec.strip()) or spec in Board.shipped()):
+        raise SettingsError(f"unknown board {spec!r}: use a size like 19 or 9x9, torus:9x9, "
+                            f"or one of {', '.join(Board.shipped())}")
+    return Board.parse(spec)
 
 
 def clock_of(spec: str | dict[str, Any] | None) -> ClockSettings | None:

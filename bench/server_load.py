@@ -1,0 +1,266 @@
+"""Load benchmark: concurrent two-player 19x19 games of scripted clients against polygo, and against
+a minimal baseline server in the same run.
+
+Each game is two msgpack clients that move as soon as it is their turn: Black fills the left nine
+columns, White the right nine (no captures, no repetition, so every move is legal and checked in
+full by the engine). A move counts when the opponent receives its broadcast event; the latency is
+from the mover's send to that receipt. Both servers acknowledge a move only after its commit (the
+same group-committing store, synchronous=FULL); the baseline only decodes, checks a plain board
+(on the board, empty, in turn), commits and broadcasts.
+
+Servers run in their own processes (one core each, as the clients take the other); the
+per-connection rate limit is raised because scripted clients move as fast as they are answered.
+Loopback only; every loop is bounded.
+
+    python bench/server_load.py                    # 50 and 200 games
+    python bench/server_load.py --games 20 --moves 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgpack
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import serve
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+COLUMNS = "ABCDEFGHJKLMNOPQRST"
+
+
+def script(moves_per_player: int) -> tuple[list[str], list[str]]:
+    """Black's and White's moves: left and right halves, row by row, never a capture."""
+    black = [f"{COLUMNS[x]}{y}" for y in range(1, 20) for x in range(0, 9)]
+    white = [f"{COLUMNS[x]}{y}" for y in range(1, 20) for x in range(10, 19)]
+    return black[:moves_per_player], white[:moves_per_player]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# -- the baseline server ------------------------------------------------------------------------------
+
+async def baseline_main(port: int, db: str, sync: str) -> None:
+    """A minimal server speaking the same messages for this script: decode, plain check, commit, send."""
+    from websockets.asyncio.connection import broadcast
+
+    from server.store import Store
+
+    store = await Store.open(db, synchronous=sync)
+    rooms: dict[str, dict] = {}
+    counter = 0
+
+    async def handler(ws):
+        nonlocal counter
+        async for frame in ws:
+            m = msgpack.unpackb(frame, raw=False)
+            kind = m.get("type")
+            if kind == "hello":
+                await ws.send(msgpack.packb({"type": "welcome", "token": "t", "name": m.get("name")}))
+            elif kind == "create":
+                counter += 1
+                room_id = f"b{counter}"
+                rooms[room_id] = {"board": {}, "turn": 0, "seats": [], "version": 0}
+                await store.create_room(room_id, {"rules": "baseline"}, owner="t", invite=None)
+                await ws.send(msgpack.packb({"type": "created", "room": room_id}))
+            elif kind == "sit":
+                room = rooms[m["room"]]
+                room["seats"].append(ws)
+                await ws.send(msgpack.packb({"type": "snapshot", "room": m["room"], "version": room["version"]}))
+                if len(room["seats"]) == 2:
+                    room["version"] += 1
+                    event = {"type": "event", "room": m["room"], "version": room["version"], "kind": "start", "to_move": 0}
+                    await store.record(m["room"], room["version"], event)
+                    broadcast(room["seats"], msgpack.packb(event))
+            elif kind == "move":
+                room = rooms[m["room"]]
+                seat = room["seats"].index(ws)
+                point = m["move"]
+                if seat != room["turn"] or point in room["board"] or point[0] not in COLUMNS or not 1 <= int(point[1:]) <= 19:
+                    await ws.send(msgpack.packb({"type": "error", "code": "illegal-move"}))
+                    continue
+                room["board"][point] = seat
+                room["turn"] = 1 - seat
+                room["version"] += 1
+                version = room["version"]
+                event = {"type": "event", "room": m["room"], "version": version, "kind": "move", "seat": seat,
+                         "move": point, "seq": m["seq"]}
+                await store.record(m["room"], version, event, move=(seat, point, m["seq"]))
+                broadcast(room["seats"], msgpack.packb(event))
+                await ws.send(msgpack.packb({"type": "ack", "room": m["room"], "seq": m["seq"], "version": version}))
+
+    async with serve(handler, "127.0.0.1", port, compression=None, max_size=2**16):
+        await asyncio.Event().wait()
+
+
+# -- servers as processes -------------------------------------------------------------------------------
+
+POLYGO = """
+import asyncio, logging, sys
+sys.path.insert(0, {root!r})
+from server.app import run
+from server.config import Config
+logging.basicConfig(level="WARNING")
+asyncio.run(run(Config(port={port}, db={db!r}, rate=1e9, burst=1e9, rooms_per_session=10**6,
+                        synchronous={sync!r})))
+"""
+
+
+def start(kind: str, port: int, db: str, sync: str) -> subprocess.Popen:
+    if kind == "polygo":
+        argv = [sys.executable, "-c", POLYGO.format(root=str(ROOT), port=port, db=db, sync=sync)]
+    else:
+        argv = [sys.executable, __file__, "--baseline-server", str(port), db, sync]
+    return subprocess.Popen(argv, cwd=ROOT)
+
+
+async def wait_ready(port: int) -> None:
+    for _ in range(400):
+        try:
+            async with connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"]):
+                return
+        except OSError:
+            await asyncio.sleep(0.025)
+    raise RuntimeError(f"no server on port {port}")
+
+
+# -- scripted clients -------------------------------------------------------------------------------------
+
+class Game:
+    def __init__(self, moves: tuple[list[str], list[str]]) -> None:
+        self.moves = moves
+        self.total = len(moves[0]) + len(moves[1])
+        self.sent_at = 0.0
+        self.delivered = 0
+        self.latencies: list[float] = []
+        self.done = asyncio.Event()
+
+
+async def request(ws, message: dict) -> dict:
+    await ws.send(msgpack.packb(message))
+    return msgpack.unpackb(await ws.recv(), raw=False)
+
+
+async def open_game(port: int, index: int, game: Game):
+    clients = []
+    for seat in range(2):
+        ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"], compression=None)
+        await request(ws, {"type": "hello", "protocol": 1, "name": f"g{index}s{seat}"})
+        clients.append(ws)
+    room = (await request(clients[0], {"type": "create", "settings": {"rules": "chinese", "board": "19"}}))["room"]
+    return room, clients
+
+
+async def play(ws, room: str, seat: int, game: Game, go: asyncio.Event) -> None:
+    mine = game.moves[seat]
+    sent = 0
+
+    async def send_next() -> None:
+        nonlocal sent
+        if sent < len(mine):
+            game.sent_at = time.perf_counter()
+            await ws.send(msgpack.packb({"type": "move", "room": room, "move": mine[sent], "seq": sent + 1}))
+            sent += 1
+
+    await go.wait()
+    async for frame in ws:
+        msg = msgpack.unpackb(frame, raw=False)
+        kind = msg.get("type")
+        if kind == "event":
+            if msg["kind"] == "start" and seat == 0:
+                await send_next()
+            elif msg["kind"] == "move" and msg["seat"] != seat:
+                game.latencies.append(time.perf_counter() - game.sent_at)
+                game.delivered += 1
+                if game.delivered == game.total:
+                    game.done.set()
+                await send_next()
+        elif kind == "error":
+            raise RuntimeError(f"refused: {msg}")
+
+
+async def run_load(kind: str, games: int, moves_per_player: int, sync: str) -> dict:
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = start(kind, port, os.path.join(tmp, f"{kind}.db"), sync)
+        try:
+            await wait_ready(port)
+            states = [Game(script(moves_per_player)) for _ in range(games)]
+            opened = await asyncio.gather(*(open_game(port, i, g) for i, g in enumerate(states)))
+            go = asyncio.Event()
+            tasks = []
+            for (room, clients), game in zip(opened, states):
+                for seat, ws in enumerate(clients):
+                    tasks.append(asyncio.create_task(play(ws, room, seat, game, go)))
+            for (room, clients) in opened:
+                for seat, ws in enumerate(clients):
+                    await ws.send(msgpack.packb({"type": "sit", "room": room, "seat": seat}))
+            await asyncio.sleep(0.2)
+            began, server_cpu, client_cpu = time.perf_counter(), cpu_seconds(proc.pid), time.process_time()
+            go.set()
+            await asyncio.wait_for(asyncio.gather(*(g.done.wait() for g in states)), timeout=300)
+            elapsed = time.perf_counter() - began
+            server_cpu = cpu_seconds(proc.pid) - server_cpu
+            client_cpu = time.process_time() - client_cpu
+            for task in tasks:
+                task.cancel()
+            for _, clients in opened:
+                for ws in clients:
+                    await ws.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    latencies = sorted(x for g in states for x in g.latencies)
+    moves = sum(g.delivered for g in states)
+    return {"moves": moves, "seconds": elapsed, "rate": moves / elapsed, "server_cpu": server_cpu / elapsed,
+            "client_cpu": client_cpu / elapsed,
+            "p50": latencies[len(latencies) // 2] * 1000, "p99": latencies[int(len(latencies) * 0.99)] * 1000}
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, nargs="*", default=[50, 200])
+    parser.add_argument("--moves", type=int, default=150, help="moves per player per game (at most 171)")
+    parser.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL"],
+                        help="SQLite sync mode of both servers' stores (NORMAL survives a killed process, "
+                             "not a power cut)")
+    args = parser.parse_args()
+    print(f"SQLite synchronous={args.synchronous}")
+    print(f"{'server':8} {'games':>5} {'moves':>7} {'seconds':>8} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7}"
+          f" {'server CPU':>10} {'client CPU':>10}")
+    for games in args.games:
+        results = {}
+        for kind in ("baseline", "polygo"):
+            r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous)
+            print(f"{kind:8} {games:5d} {r['moves']:7d} {r['seconds']:8.2f} {r['rate']:9.0f} {r['p50']:7.2f} {r['p99']:7.2f}"
+                  f" {r['server_cpu']:10.0%} {r['client_cpu']:10.0%}",
+                  flush=True)
+        b, p = results["baseline"], results["polygo"]
+        print(f"{'ratio':8} {games:5d}   polygo/baseline: moves/s x{p['rate'] / b['rate']:.2f}, "
+              f"p50 x{p['p50'] / b['p50']:.2f}, p99 x{p['p99'] / b['p99']:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--baseline-server":
+        asyncio.run(baseline_main(int(sys.argv[2]), sys.argv[3], sys.argv[4]))
+    else:
+        asyncio.run(main())
