@@ -27,8 +27,8 @@ class Config:
     log_level: str = "INFO"
     max_frame: int = MAX_FRAME            # larger frames get a too-large error
     hard_frame: int = 4 * MAX_FRAME       # larger frames close the connection (1009)
-    rate: float = 50.0                    # messages per second per connection, sustained
-    burst: int = 100                      # messages allowed in a burst
+    rate: float = 100.0                   # messages per second per connection, sustained
+    burst: int = 200                      # messages allowed in a burst
     rooms_per_session: int = 16           # unfinished rooms a session may sit in or own
     chat_max: int = CHAT_MAX
     outbound_limit: int = 1 << 20         # bytes waiting for a peer before it is disconnected
