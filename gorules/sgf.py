@@ -19,8 +19,8 @@ Decisions:
   Set-up stones go in AB/AW.
 - Marking, agreement, resignation and timeout (``dead``, ``done``, ``rank``, ``accept``, ``reject``,
   ``resign``, ``timeout``) are not SGF moves; the result they lead to goes in RE.
-- Optional record keys beside the engine's: ``names`` (two player names for PB/PW, else the seat
-  names) and ``date`` (``YYYY-MM-DD`` for DT). Extra items in a move entry (the store's client
+- Optional record keys beside the engine's: ``names`` (two player names for PB/PW; a missing one
+  is replaced by the seat name) and ``date`` (``YYYY-MM-DD`` for DT). Extra items in a move entry (the store's client
   sequence number and rescinded flag) are ignored.
 """
 
@@ -59,7 +59,8 @@ def to_sgf(record: Mapping) -> str:
         black += fixed_handicap_points(board, rules.handicap)
     black += [play.move for play in history[:start]]
 
-    names = record.get("names") or game.players
+    given = list(record.get("names") or ())
+    names = [given[i] if i < len(given) and given[i] else game.players[i] for i in (0, 1)]
     root = [("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", "polygo:0.1"), ("SZ", _size(board)),
             ("RU", _RULES_NAMES.get(rules.name, rules.name)), ("PB", str(names[0])), ("PW", str(names[1])),
             ("KM", _number(rules.komi))]

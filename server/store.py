@@ -245,26 +245,32 @@ class Store:
                      clocks: dict | None = None,
                      result: dict | None = None) -> None:
         """Durably store one change of a room: its event, and the move, rescissions, clocks and
-        result that came with it. Returns once the batch holding it is committed."""
+        result that came with it. Returns once the batch holding it is committed.
+
+        ``rescinded`` may name this record's own move (the pass that triggers a rescission is itself
+        rescinded): its number is the room's move count before this call.
+        """
         room = await self._room(room_id)
         _check_int("version", version)
         if version <= room.version:
             raise StoreError("stale-version", f"Room {room_id!r} is at version {room.version}; "
                                               f"a new event needs a higher one, not {version!r}.")
-        bad = [i for i in rescinded if not (_is_int(i) and i < room.moves)]
-        if bad:
-            raise StoreError("bad-rescission", f"Room {room_id!r} has moves 0 to {room.moves - 1}; "
-                                               f"it cannot rescind {bad}.")
         now = time.time()
         statements: list[tuple[str, tuple]] = [("event", (room_id, version, _dumps(event, "the event")))]
         moves = room.moves
         if move is not None:
+            if not isinstance(move, (tuple, list)) or len(move) != 3:
+                raise StoreError("bad-value", f"A move is (seat, move string, client seq), not {move!r}.")
             seat, text, seq = move
             _check_int("move seat", seat)
             _check_text("move", text)
             _check_int("seq", seq, optional=True)
             statements.append(("move", (room_id, moves, seat, text, seq, version)))
             moves += 1
+        bad = [i for i in rescinded if not (_is_int(i) and i < moves)]
+        if bad:
+            raise StoreError("bad-rescission", f"Room {room_id!r} has moves 0 to {moves - 1}; "
+                                               f"it cannot rescind {bad}.")
         statements += [("rescind", (room_id, i)) for i in rescinded]
         clocks_text = None if clocks is None else _dumps(clocks, "the clocks")
         statements.append(("room_state", (version, now, clocks_text, room_id)))

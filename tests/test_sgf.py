@@ -77,6 +77,12 @@ def test_fixed_handicap_setup_stones_and_komi():
     assert moves == [("w", "Q3"), ("b", None), ("w", None)]
 
 
+def test_a_missing_name_is_the_seat_name():
+    record = {**played(moves=["E5"]).to_record(), "names": [None, "Bob"]}
+    root = sgf.Sgf_game.from_string(to_sgf(record)).get_root()
+    assert root.get("PB") == "black" and root.get("PW") == "Bob"
+
+
 def test_free_handicap_becomes_setup_stones():
     game = played("9x9", "chinese", ["C3", "G7", "E5", "pass"], handicap=2, handicap_mode="free")
     _, setup, moves = sgfmill_view(to_sgf(game.to_record()))

@@ -52,8 +52,8 @@ async def test_room_seats_moves_events(store):
     await store.record("r1", 2, {"type": "move", "move": "D4"}, move=(0, "D4", 1), clocks={"seats": [1]})
     await store.record("r1", 3, {"type": "move", "move": "appeal D4"}, move=(1, "appeal D4", 1))
     await store.record("r1", 4, {"type": "move", "move": "pass", "rescinded": [0, 1, 2]},
-                       move=(0, "pass", 2), rescinded=[0, 1])
-    await store.record("r1", 5, {"type": "rescinded-self"}, rescinded=[2])
+                       move=(0, "pass", 2), rescinded=[0, 1, 2])  # the triggering pass is move 2
+    await store.record("r1", 5, {"type": "rescinded-self"}, rescinded=[2])  # marking twice is harmless
 
     assert [e["type"] for e in await store.events_since("r1", 0)] == ["seated", "move", "move", "move",
                                                                       "rescinded-self"]
@@ -106,6 +106,8 @@ async def test_refused_writes_name_the_problem_and_change_nothing(store):
         (store.record("r1", 1, {"n": "again"}), "stale-version"),
         (store.record("r1", 0, {}), "stale-version"),
         (store.record("r1", 2, {}, rescinded=[1]), "bad-rescission"),
+        (store.record("r1", 2, {}, move=(1, "E5", 1), rescinded=[2]), "bad-rescission"),
+        (store.record("r1", 2, {}, rescinded=[-1]), "bad-rescission"),
         (store.record("r1", 2, {"bad": {1, 2}}), "bad-value"),
         (store.record("r1", 2, {"nan": float("nan")}), "bad-value"),
         (store.create_room("r2", {"bad": object()}, owner="t", invite=None), "bad-value"),
