@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.connection import broadcast
 from websockets.asyncio.server import ServerConnection
@@ -33,6 +33,13 @@ log = logging.getLogger("polygo.connection")
 
 SERVER_NAME = "polygo 0.1.0"
 
+HANDLERS: dict[type[ClientMessage], str] = {
+    Hello: "_hello", Register: "_register", ListRooms: "_list", Create: "_create", Sit: "_sit",
+    Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
+    Chat: "_chat", ListGames: "_games", GetGame: "_game",
+}
+"""The method that answers each client message (one table for all connections, to keep them small)."""
+
 
 class Connection:
     """The server's side of one websocket."""
@@ -46,11 +53,6 @@ class Connection:
         self.watching: set[Any] = set()
         config = hub.config
         self._bucket = TokenBucket(config.rate, config.burst, _now())
-        self._handlers: dict[type, Callable[[Any], Awaitable[ServerMessage]]] = {
-            Hello: self._hello, Register: self._register, ListRooms: self._list, Create: self._create,
-            Sit: self._sit, Watch: self._watch, Leave: self._leave, Move: self._move, Undo: self._undo,
-            UndoReply: self._undo_reply, Chat: self._chat, ListGames: self._games, GetGame: self._game,
-        }
 
     async def serve(self) -> None:
         """Read frames until the peer goes away."""
@@ -107,7 +109,7 @@ class Connection:
         try:
             if self.session is None and not isinstance(message, Hello):
                 raise ProtocolError(ErrorCode.NO_SESSION, "say hello first")
-            reply = await self._handlers[type(message)](message)
+            reply = await getattr(self, HANDLERS[type(message)])(message)
         except ProtocolError as exc:
             reply = Error(code=exc.code.value, message=exc.message, field=exc.field, reason=exc.reason,
                           ref=message.TYPE, room=getattr(message, "room", None), seq=getattr(message, "seq", None))
