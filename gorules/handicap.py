@@ -16,7 +16,7 @@ def fixed_handicap_points(board: Board, stones: int) -> list[str]:
     limit = 4 if min(w, h) == 7 or w % 2 == 0 or h % 2 == 0 else 9
     if not 2 <= stones <= limit:
         raise RulesetError(f"fixed handicap on {w}×{h} is 2 to {limit} stones, not {stones}")
-    edge = 3 if min(w, h) >= 13 else 2
+    edge = 3 if min(w, h) >= 12 else 2   # as GNU Go places them, so the GTP bridge agrees
     left, right, mid_x = edge, w - 1 - edge, w // 2
     low, high, mid_y = edge, h - 1 - edge, h // 2
     order = [(left, low), (right, high), (left, high), (right, low)]
