@@ -120,8 +120,8 @@ def _komi(rules: Ruleset, value: Any) -> dict[str, Any]:
     komi = _number("komi", value)
     if abs(komi) > 1000:
         raise RulesetError(f"komi {komi} is out of range")
-    if rules.supply is Supply.LASKER_MAAS and (komi * 2) % 1:
-        raise RulesetError(f"lasker-maas komi is whole stones plus an optional half point, not {komi}")
+    if rules.supply is Supply.LASKER_MAAS and (komi < 0 or (komi * 2) % 1):
+        raise RulesetError(f"lasker-maas komi is a number of black stones plus an optional half point, not {komi}")
     return {"komi": komi}
 
 

@@ -76,8 +76,9 @@ def test_ties_go_to_white_unless_a_half_point():
 
 
 def test_komi_must_be_whole_stones_and_a_half():
-    with pytest.raises(RulesetError):
-        lm(komi=6.25)
+    for bad in (6.25, -1):
+        with pytest.raises(RulesetError):
+            lm(komi=bad)
     assert lm(komi=6.5).prisoners == [6, 0]
 
 
