@@ -1,0 +1,125 @@
+"""The Game API as the server and the bots call it, and the everyday presets."""
+
+import pytest
+
+from gorules import Board, Game, IllegalMove, Ruleset, RulesetError
+
+
+def test_players_as_a_number_or_names():
+    assert Game(Board.grid(9, 9), players=3).players == ("black", "white", "red")
+    g = Game(Board.grid(9, 9), players=["ann", "bob"])
+    assert g.players == ("ann", "bob") and g.to_move == 0
+    for bad in (1, 9, ["a", "a"], True):
+        with pytest.raises(RulesetError):
+            Game(Board.grid(9, 9), players=bad)
+
+
+@pytest.mark.parametrize("move, reason", [
+    ("", "bad-move"), ("D4 E5", "bad-move"), ("appeal", "bad-move"), ("rank x", "bad-move"),
+    ("Z99", "unknown-point"), ("I5", "unknown-point"), ("appeal Q99", "unknown-point"),
+    ("dead D4", "not-scoring"), ("accept", "no-proposal"), ("rank 1", "bad-ranking"),
+])
+def test_every_refusal_has_a_reason(move, reason):
+    g = Game(Board.grid(9, 9), rules="kee")
+    assert g.why_illegal(move) == reason
+    with pytest.raises(IllegalMove) as exc:
+        g.play(move)
+    assert exc.value.reason.value == reason and str(exc.value)
+    assert g.history == [] and g.to_move == 0
+
+
+def test_refused_move_changes_nothing_and_turns_are_enforced():
+    g = Game(Board.grid(9, 9), rules="kee")
+    g.play("D4")
+    before = (g.stones(), g.to_move, len(g.history), g.position_hash)
+    assert g.why_illegal("D4") == "occupied"
+    assert g.why_illegal("E5", seat=0) == "not-your-turn"
+    assert g.why_illegal("E5", seat=5) == "bad-seat"
+    with pytest.raises(IllegalMove):
+        g.play("D4")
+    assert (g.stones(), g.to_move, len(g.history), g.position_hash) == before
+    assert g.why_illegal("d5") is None               # grid names are case-insensitive
+
+
+def test_resignation_two_players_and_drop_out_with_three():
+    g = Game(Board.grid(9, 9))
+    g.play("resign", seat=1)
+    assert g.over and g.result.reason == "resignation" and g.ranking() == [1, 2]
+    g = Game(Board.grid(5, 5), players=3)
+    g.play("C3")
+    g.play("resign", seat=1)
+    assert not g.over and g.to_move == 2 and g.active == [True, False, True]
+    g.play("D4")
+    assert g.to_move == 0                            # white's turns are skipped
+    g.drop_out(0, "timeout")
+    assert g.over and g.result.reason == "timeout" and g.ranking() == [2, 3, 1]
+
+
+def test_copy_is_independent_and_record_replays():
+    g = Game(Board.grid(5, 5), rules="kee", players=3, setup={"A1": 2})
+    for m in ("C3", "D4", "B2", "pass"):
+        g.play(m)
+    c = g.copy()
+    c.play("E5")
+    assert "E5" not in g.stones() and len(g.history) == 4
+    r = Game.from_record(g.to_record())
+    assert r.stones() == g.stones() and r.to_move == g.to_move and r.history == g.history
+
+
+def test_from_record_names_the_bad_move():
+    rec = Game(Board.grid(5, 5)).to_record()
+    rec["moves"] = [[0, "C3"], [1, "C3"]]
+    with pytest.raises(IllegalMove, match="move 1"):
+        Game.from_record(rec)
+
+
+def test_legal_moves_lists_points_pass_and_appeals():
+    g = Game(Board.grid(2, 1), rules="kee")
+    g.play("A1")
+    g.play("B1")
+    assert g.legal_moves() == ["pass", "appeal A1"]
+    for m in g.legal_moves():
+        g.copy().play(m)
+
+
+def test_tromp_taylor_allows_multi_stone_suicide_chinese_does_not():
+    setup = {"A1": 1, "C1": 1}
+    tt = Game(Board.grid(3, 1), rules="tromp-taylor", setup=setup)
+    tt.play("pass")
+    assert tt.why_illegal("B1") is None
+    ch = Game(Board.grid(3, 1), rules="chinese", setup=setup)
+    ch.play("pass")
+    assert ch.why_illegal("B1") == "suicide"
+
+
+def test_positional_superko_in_tromp_taylor_and_chinese():
+    for rules in ("tromp-taylor", "chinese"):
+        g = Game(Board.grid(2, 1), rules=rules)
+        g.play("A1")
+        g.play("B1")
+        assert g.why_illegal("A1") == "superko"
+        assert g.why_illegal("appeal A1") == "no-appeals"
+
+
+def test_tromp_taylor_ends_on_passes_chinese_marks_dead_stones():
+    tt = Game(Board.grid(5, 5), rules="tromp-taylor", komi=0.5)
+    tt.play("C3"), tt.play("pass"), tt.play("pass")
+    assert tt.phase == "ended" and tt.score() == [25.0, 0.5]
+    ch = Game(Board.grid(5, 5), rules="chinese")
+    ch.play("C3"), ch.play("D4"), ch.play("pass"), ch.play("pass")
+    assert ch.phase == "scoring" and ch.score() == [1.0, 1.0 + 7.5]
+
+
+def test_chinese_handicap_bonus():
+    g = Game(Board.grid(9, 9), rules="chinese", handicap=3, komi=0.5)
+    assert g.to_move == 1 and len(g.stones()) == 3
+    assert g.score() == [81.0, 3.5]
+
+
+def test_ruleset_json_is_strict_and_round_trips():
+    r = Ruleset.from_json({"name": "lasker-maas", "komi": 6.5, "superko": "positional"})
+    assert Ruleset.from_json(r.to_json()) == r
+    for bad in ({"name": "kee", "superko": "positional"}, {"name": "kee", "colour": 1},
+                {"name": "nope"}, {"komi": 1}, {"name": "chinese", "handicap": -1}):
+        with pytest.raises(RulesetError):
+            Ruleset.from_json(bad)
