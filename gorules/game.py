@@ -495,7 +495,7 @@ class Game:
 
     def _do_done(self, raw: int, seat: int, move: Move) -> None:
         self._accepted.add(seat)
-        if all(self._accepted.__contains__(s) for s in range(len(self.players)) if self._active[s]):
+        if self._all_active_in(self._accepted):
             self._remove_dead()
             self._finish("agreement" if self.rules.ending is Ending.PHASES else "passes")
 
@@ -520,9 +520,12 @@ class Game:
 
     def _agree_if_all(self) -> None:
         """Kee rule 16: the game ends when every player agrees the ranking."""
-        if all(s in self._proposal_accepts for s in range(len(self.players)) if self._active[s]):
+        if self._all_active_in(self._proposal_accepts):
             self._agreed = self._proposal
             self._finish("agreement")
+
+    def _all_active_in(self, seats: set[int]) -> bool:
+        return all(seat in seats for seat, active in enumerate(self._active) if active)
 
     def _finish(self, reason: str) -> None:
         self._phase = "ended"
@@ -555,10 +558,11 @@ class Game:
         score = self.score()
         white_wins_ties = self.rules.scoring is Scoring.LASKER_MAAS
 
-        def key(seat: int) -> tuple:
+        def key(seat: int) -> tuple[int, float, int]:
+            """Smaller is better: active before dropped, more points, then White on a tie."""
             if not self._active[seat]:
                 return (1, -self._dropped.index(seat), 0)
-            return (0, -score[seat], 0 if (white_wins_ties and seat == 1) else 1 if white_wins_ties else 0)
+            return (0, -score[seat], int(white_wins_ties and seat != 1))
 
         keys = [key(s) for s in range(len(self.players))]
         return [1 + sum(other < mine for other in keys) for mine in keys]
