@@ -198,9 +198,9 @@ async def play(ws, room: str, seat: int, game: Game, go: asyncio.Event) -> None:
             raise RuntimeError(f"refused: {msg}")
 
 
-async def run_load(kind: str, games: int, moves_per_player: int, sync: str) -> dict:
+async def run_load(kind: str, games: int, moves_per_player: int, sync: str, where: str | None) -> dict:
     port = free_port()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=where) as tmp:
         proc = start(kind, port, os.path.join(tmp, f"{kind}.db"), sync)
         try:
             await wait_ready(port)
@@ -243,14 +243,15 @@ async def main() -> None:
     parser.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL"],
                         help="SQLite sync mode of both servers' stores (NORMAL survives a killed process, "
                              "not a power cut)")
+    parser.add_argument("--dir", help="where the databases go (default: the system's temporary directory)")
     args = parser.parse_args()
-    print(f"SQLite synchronous={args.synchronous}")
+    print(f"SQLite synchronous={args.synchronous}, databases in {args.dir or tempfile.gettempdir()}")
     print(f"{'server':8} {'games':>5} {'moves':>7} {'seconds':>8} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7}"
           f" {'server CPU':>10} {'client CPU':>10}")
     for games in args.games:
         results = {}
         for kind in ("baseline", "polygo"):
-            r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous)
+            r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous, args.dir)
             print(f"{kind:8} {games:5d} {r['moves']:7d} {r['seconds']:8.2f} {r['rate']:9.0f} {r['p50']:7.2f} {r['p99']:7.2f}"
                   f" {r['server_cpu']:10.0%} {r['client_cpu']:10.0%}",
                   flush=True)

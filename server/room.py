@@ -266,6 +266,9 @@ class Room:
             play = self.game.play(move, seat=seat)
         except IllegalMove as exc:
             raise ProtocolError(ErrorCode.ILLEGAL_MOVE, exc.message, reason=exc.reason.value) from None
+        except Exception:
+            await self._rebuild()
+            raise
         index = len(self.row_index)
         row = len(self.rows)
         data: dict[str, Any] = {"seat": seat, "move": play.move, "seq": seq, "index": index}
