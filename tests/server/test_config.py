@@ -1,0 +1,30 @@
+"""Settings from the command line over the environment over defaults; the token bucket; passwords."""
+
+from __future__ import annotations
+
+from server.config import Config, parse_config
+from server.passwords import check_password, hash_password
+from server.ratelimit import TokenBucket
+
+
+def test_defaults_environment_and_arguments():
+    assert parse_config([], {}) == Config()
+    env = {"POLYGO_HOST": "0.0.0.0", "POLYGO_PORT": "9000", "POLYGO_DB": "/tmp/x.db", "POLYGO_LOG_LEVEL": "debug"}
+    config = parse_config([], env)
+    assert (config.host, config.port, config.db, config.log_level) == ("0.0.0.0", 9000, "/tmp/x.db", "DEBUG")
+    config = parse_config(["--port", "7000", "--db", "y.db"], env)
+    assert (config.host, config.port, config.db) == ("0.0.0.0", 7000, "y.db")
+
+
+def test_token_bucket_allows_bursts_then_the_rate():
+    bucket = TokenBucket(rate=2, burst=3, now=0.0)
+    assert [bucket.allow(0.0) for _ in range(4)] == [True, True, True, False]
+    assert bucket.allow(0.5) and not bucket.allow(0.5)
+    assert [bucket.allow(100.0) for _ in range(4)] == [True, True, True, False]
+
+
+def test_password_hashes_are_salted_and_checked():
+    first, second = hash_password("pw"), hash_password("pw")
+    assert first != second and first.startswith("scrypt$")
+    assert check_password("pw", first) and not check_password("wrong", first)
+    assert not check_password("pw", "garbage") and not check_password("pw", "md5$1$2$3$00$00")
