@@ -162,11 +162,11 @@ class Position:
         for q in nbrs[p]:
             if stones[q] == EMPTY:
                 merged.libs.add(q)
-        removed: list[Chain] = []
-        for c in touched:
-            if c.colour != colour and not c.libs:
-                removed.append(c)
-                self._remove(c)
+        # Every opponent chain left without liberties goes at once (Kee rule 8): with three or
+        # more colours, removing one must not hand a liberty to another before it is judged.
+        removed = [c for c in touched if c.colour != colour and not c.libs]
+        for c in removed:
+            self._remove(c)
         if not merged.libs:
             removed.append(merged)
             self._remove(merged)
