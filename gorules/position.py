@@ -42,11 +42,18 @@ class Chain:
 
 
 class Probe(NamedTuple):
-    """What a stone play would do, computed without playing it."""
+    """What a stone play would do, computed without playing it.
+
+    The last three fields are what :meth:`Position.place` needs, so that a play checked by a
+    probe is applied without looking at its neighbours a second time.
+    """
 
     captured: list[Chain]   # opponent chains whose last liberty it takes
     suicide: bool           # after the captures, its own chain has no liberty
     hash: int               # hash of the position after the play (and any suicide)
+    own: list[Chain]        # the player's chains it joins
+    others: list[Chain]     # opponent chains it touches without capturing them
+    empties: list[int]      # its empty neighbours
 
 
 class Position:
@@ -88,7 +95,21 @@ class Position:
             self.hash ^= chain.hash
 
     def copy(self) -> "Position":
-        return Position(self.board, len(self._z) - 1, self.stones)
+        """An independent position; the chains are cloned, which is cheaper than rebuilding them."""
+        other = object.__new__(Position)
+        other.board, other._nbrs, other._z = self.board, self._nbrs, self._z
+        other.stones = self.stones[:]
+        other.hash = self.hash
+        chain = self.chain[:]
+        clones: dict[int, Chain] = {}
+        for p, c in enumerate(chain):
+            if c is not None:
+                clone = clones.get(id(c))
+                if clone is None:
+                    clone = clones[id(c)] = Chain(c.colour, c.stones[:], set(c.libs), c.hash)
+                chain[p] = clone
+        other.chain = chain
+        return other
 
     def chains(self) -> list[Chain]:
         seen: dict[int, Chain] = {}
@@ -99,78 +120,83 @@ class Position:
 
     def probe(self, p: int, colour: int) -> Probe:
         """The effect of ``colour`` playing on empty point ``p``, without playing it."""
-        chain, stones = self.chain, self.stones
+        chain = self.chain
         captured: list[Chain] = []
         own: list[Chain] = []
-        breathes = False
+        others: list[Chain] = []
+        empties: list[int] = []
         for q in self._nbrs[p]:
-            s = stones[q]
-            if s == EMPTY:
-                breathes = True
-            elif s == colour:
-                c = chain[q]
+            c = chain[q]
+            if c is None:
+                empties.append(q)
+            elif c.colour == colour:
                 if c not in own:
                     own.append(c)
-            else:
-                c = chain[q]
-                if len(c.libs) == 1 and c not in captured:
+            elif len(c.libs) == 1:
+                if c not in captured:
                     captured.append(c)
-        h = self.hash ^ self._z[colour][p]
+            elif c not in others:
+                others.append(c)
+        key = self._z[colour][p]
+        h = self.hash ^ key
         for c in captured:
             h ^= c.hash
-        suicide = not captured and not breathes and all(len(c.libs) == 1 for c in own)
+        suicide = not empties and not captured
         if suicide:
-            h ^= self._z[colour][p]
             for c in own:
-                h ^= c.hash
-        return Probe(captured, suicide, h)
+                if len(c.libs) != 1:
+                    suicide = False
+                    break
+            else:
+                h ^= key
+                for c in own:
+                    h ^= c.hash
+        return Probe(captured, suicide, h, own, others, empties)
 
-    def place(self, p: int, colour: int) -> list[Chain]:
+    def place(self, p: int, colour: int, probe: Probe | None = None) -> list[Chain]:
         """Play ``colour`` on empty ``p``: captures (Kee rule 8), then suicide (rule 9).
 
-        Returns the chains removed: opponents' captured chains, then the player's own chain
-        if the play was suicide (usually none at all).
+        ``probe`` must be this position's probe of the same play, if given. Returns the chains
+        removed: opponents' captured chains, or the player's own chain if the play was suicide
+        (usually none at all).
         """
-        stones, chain, nbrs, z = self.stones, self.chain, self._nbrs, self._z
-        stones[p] = colour
-        key = z[colour][p]
-        self.hash ^= key
-        merged: Chain | None = None
-        touched: list[Chain] = []
-        for q in nbrs[p]:
-            c = chain[q]
-            if c is None or c in touched:
-                continue
-            touched.append(c)
+        if probe is None:
+            probe = self.probe(p, colour)
+        captured, suicide, _, own, others, empties = probe
+        chain = self.chain
+        key = self._z[colour][p]
+        for c in others:
             c.libs.discard(p)
-            if c.colour == colour:
-                if merged is None or len(c.stones) > len(merged.stones):
+        if own:
+            merged = own[0]
+            for c in own:
+                if len(c.stones) > len(merged.stones):
                     merged = c
-        if merged is None:
-            merged = Chain(colour, [p], set(), key)
-        else:
             merged.stones.append(p)
             merged.hash ^= key
+            libs = merged.libs
+            for c in own:
+                if c is not merged:
+                    merged.stones.extend(c.stones)
+                    libs |= c.libs
+                    merged.hash ^= c.hash
+                    for s in c.stones:
+                        chain[s] = merged
+            libs.discard(p)
+            libs.update(empties)
+        else:
+            merged = Chain(colour, [p], set(empties), key)
         chain[p] = merged
-        for c in touched:
-            if c.colour == colour and c is not merged:
-                merged.stones.extend(c.stones)
-                merged.libs |= c.libs
-                merged.hash ^= c.hash
-                for s in c.stones:
-                    chain[s] = merged
-        for q in nbrs[p]:
-            if stones[q] == EMPTY:
-                merged.libs.add(q)
-        # Every opponent chain left without liberties goes at once (Kee rule 8): with three or
-        # more colours, removing one must not hand a liberty to another before it is judged.
-        removed = [c for c in touched if c.colour != colour and not c.libs]
-        for c in removed:
-            self._remove(c)
-        if not merged.libs:
-            removed.append(merged)
+        self.stones[p] = colour
+        self.hash ^= key
+        if suicide:
+            # Kee rule 9: the stone's whole chain goes, and nothing else (no capture happened)
             self._remove(merged)
-        return removed
+            return [merged]
+        for c in captured:
+            # each captured chain's only liberty was p: all of them go at once (Kee rule 8)
+            self._remove(c)
+        return captured
 
     def _remove(self, c: Chain) -> None:
         stones, chain, nbrs = self.stones, self.chain, self._nbrs

@@ -1,0 +1,192 @@
+"""Engine speed: microseconds per ``play``, ``why_illegal`` and ``legal_moves``, beside sgfmill.
+
+Issue 2 asks that a legality check cost microseconds, not a scan of the history, and sets two
+targets: ``Game.play`` under the full repetition rule at most 0.5× the time of sgfmill's
+``Board.play`` (which checks no repetition at all) over the same moves, and ``legal_moves`` on
+a mid-game 19×19 under 1 ms. This is a benchmark to run by hand, not a timed test:
+
+    python bench/engine.py                    # the default boards and rulesets
+    python bench/engine.py --games 2 --moves 200 --boards 19 hex5
+
+Games are seeded random legal games (random empty points until one is legal, a pass now and
+then), the same for every run with the same seed. Each figure is the best of ``--repeat`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from gorules import Board, Game  # noqa: E402
+from gorules.board import COLUMNS  # noqa: E402
+
+RULES = ("kee", "lasker-maas", "chinese")
+BOARDS = ("19", "torus:19x19", "hex5")
+
+
+def random_game(board: Board, rules: str, seed: int, moves: int) -> list[str]:
+    """A seeded random legal game of at most ``moves`` plays (stones, and a rare pass)."""
+    rng = random.Random(seed)
+    g = Game(board, rules=rules, players=2)
+    played: list[str] = []
+    while len(played) < moves and g.to_move is not None:
+        move = "pass"
+        if rng.random() > 0.01:
+            empty = [p for p in board.points if g.stone_at(p) is None]
+            rng.shuffle(empty)
+            move = next((p for p in empty[:40] if g.why_illegal(p) is None), "pass")
+        g.play(move)
+        played.append(move)
+    return played
+
+
+def best(run: Callable[[], float], repeat: int) -> float:
+    return min(run() for _ in range(repeat))
+
+
+def time_play(board: Board, rules: str, games: list[list[str]], repeat: int) -> float:
+    """Seconds per ``Game.play`` over every move of every game."""
+    total = sum(len(moves) for moves in games)
+
+    def run() -> float:
+        fresh = [Game(board, rules=rules, players=2) for _ in games]
+        start = time.perf_counter()
+        for g, moves in zip(fresh, games):
+            play = g.play
+            for move in moves:
+                play(move)
+        return time.perf_counter() - start
+
+    return best(run, repeat) / total
+
+
+def sgfmill_moves(moves: list[str]) -> list[tuple[int, int, str]]:
+    """The stone plays of a grid game as sgfmill's (row, col, colour); passes skipped."""
+    out = []
+    for i, move in enumerate(moves):
+        if move != "pass":
+            out.append((int(move[1:]) - 1, COLUMNS.index(move[0]), "bw"[i % 2]))
+    return out
+
+
+def time_sgfmill(size: int, games: list[list[str]], repeat: int) -> float | None:
+    """Seconds per sgfmill ``Board.play`` over the same stone plays (no repetition check)."""
+    try:
+        from sgfmill import boards
+    except ImportError:
+        return None
+    converted = [sgfmill_moves(moves) for moves in games]
+    total = sum(len(moves) for moves in converted)
+
+    def run() -> float:
+        fresh = [boards.Board(size) for _ in converted]
+        start = time.perf_counter()
+        for b, moves in zip(fresh, converted):
+            play = b.play
+            for row, col, colour in moves:
+                play(row, col, colour)
+        return time.perf_counter() - start
+
+    return best(run, repeat) / total
+
+
+def positions(board: Board, rules: str, moves: list[str], every: int) -> list[Game]:
+    """Copies of the game after every ``every`` moves, where play is still on."""
+    g = Game(board, rules=rules, players=2)
+    out = []
+    for i, move in enumerate(moves, 1):
+        g.play(move)
+        if i % every == 0 and g.to_move is not None:
+            out.append(g.copy())
+    return out
+
+
+def time_why_illegal(samples: list[Game], repeat: int) -> float:
+    """Seconds per ``why_illegal`` of an empty point, over every empty point of each sample."""
+    asks = [(g, [p for p in g.board.points if g.stone_at(p) is None]) for g in samples]
+    total = sum(len(points) for _, points in asks)
+
+    def run() -> float:
+        start = time.perf_counter()
+        for g, points in asks:
+            why = g.why_illegal
+            for p in points:
+                why(p)
+        return time.perf_counter() - start
+
+    return best(run, repeat) / total
+
+
+def time_legal_moves(samples: list[Game], repeat: int) -> float:
+    """Seconds per ``legal_moves()`` call, averaged over the samples."""
+
+    def run() -> float:
+        start = time.perf_counter()
+        for g in samples:
+            g.legal_moves()
+        return time.perf_counter() - start
+
+    return best(run, repeat) / len(samples)
+
+
+def bench(spec: str, rules: str, args: argparse.Namespace) -> dict[str, object]:
+    board = Board.parse(spec)
+    games = [random_game(board, rules, args.seed + i, args.moves) for i in range(args.games)]
+    samples = [g for moves in games for g in positions(board, rules, moves, every=10)]
+    main = games[0]
+    middle = positions(board, rules, main[:len(main) // 2], every=max(len(main) // 2, 1))[-1:]
+    row: dict[str, object] = {
+        "board": spec, "rules": rules, "moves": sum(len(m) for m in games),
+        "play": time_play(board, rules, games, args.repeat),
+        "why": time_why_illegal(samples, args.repeat),
+        "legal": time_legal_moves(samples, args.repeat),
+        "legal_mid": time_legal_moves(middle, args.repeat * 5) if middle else None,
+        "mid_stones": len(middle[0].stones()) if middle else 0,
+        "sgfmill": None,
+    }
+    if board.kind == "grid" and board.width == board.height:
+        row["sgfmill"] = time_sgfmill(board.width, games, args.repeat)
+    return row
+
+
+def us(seconds: object) -> str:
+    return "-" if seconds is None else f"{seconds * 1e6:9.1f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--boards", nargs="+", default=list(BOARDS), help="board specs (default: %(default)s)")
+    parser.add_argument("--rules", nargs="+", default=list(RULES), help="presets (default: %(default)s)")
+    parser.add_argument("--games", type=int, default=3, help="random games per board and ruleset")
+    parser.add_argument("--moves", type=int, default=300, help="plays per game at most")
+    parser.add_argument("--repeat", type=int, default=5, help="timing runs; the best is shown")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    print(f"python {sys.version.split()[0]}; {args.games} games of up to {args.moves} plays per row, "
+          f"seed {args.seed}, best of {args.repeat}; times in µs")
+    header = (f"{'board':<12} {'rules':<12} {'moves':>6} {'play':>9} {'sgfmill':>9} {'ratio':>6} "
+              f"{'why_illegal':>11} {'legal_moves':>11} {'mid-game':>9} {'(stones)':>8}")
+    print(header)
+    print("-" * len(header))
+    for spec in args.boards:
+        for rules in args.rules:
+            r = bench(spec, rules, args)
+            ratio = f"{r['play'] / r['sgfmill']:6.2f}" if r["sgfmill"] else "     -"
+            print(f"{spec:<12} {rules:<12} {r['moves']:>6} {us(r['play'])} {us(r['sgfmill'])} {ratio} "
+                  f"{us(r['why']):>11} {us(r['legal']):>11} {us(r['legal_mid'])} {r['mid_stones']:>8}",
+                  flush=True)
+    print("play: Game.play per move (parse, full legality and repetition check, apply); sgfmill: "
+          "sgfmill.boards.Board.play over the same stone plays, no repetition check; ratio = play/sgfmill; "
+          "why_illegal: per empty point; legal_moves: per call, every 10th position; mid-game: "
+          "legal_moves at the middle of the first game.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
