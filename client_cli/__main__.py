@@ -1,0 +1,308 @@
+"""`polygo`: play, watch, list rooms, export games, run bots — from the command line.
+
+    polygo play --bots 2 --rules kee --board 9x9      a Kee game against two built-in bots
+    polygo play --join ROOM                           take a seat in someone's room
+    polygo watch ROOM | polygo rooms | polygo export GAME --format sgf
+    polygo bot --builtin --room ROOM | polygo bot --gtp "gnugo --mode gtp --level 1"
+
+Errors print one line with a code and exit with status 2 (bad usage) or 1 (anything else).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from protocol import JSON, MSGPACK, RoomSettings
+
+from client_cli.bots import BuiltinBot
+from client_cli.errors import ClientError, ConnectionFailed, ServerRefused, UsageError
+from client_cli.gtp_bridge import GtpBot
+from client_cli.local_server import is_local, reachable, start_local_server, stop_local_server
+from client_cli.render import Style
+from client_cli.sdk import Bot, BotRunner
+from client_cli.session import DEFAULT_URL, Client, TokenStore, default_token_file
+from client_cli.terminal import TerminalApp, stdin_lines
+
+log = logging.getLogger("polygo")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with bad flags reported as a `bad-usage` error line."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message} [bad-usage]\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="polygo", description="Play Go and its relatives on a polygo server.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--server", default=os.environ.get("POLYGO_SERVER", DEFAULT_URL),
+                       help=f"server URL (POLYGO_SERVER, default {DEFAULT_URL})")
+        p.add_argument("--name", default=os.environ.get("POLYGO_NAME"), help="your name (POLYGO_NAME, default your login)")
+        p.add_argument("--token-file", type=Path, default=None,
+                       help="where session tokens are kept (default $POLYGO_HOME/sessions.json)")
+        p.add_argument("--json-frames", action="store_true", help="JSON text frames instead of msgpack")
+
+    def room_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--rules", help="ruleset: kee, lasker-maas, tromp-taylor, chinese, ...")
+        p.add_argument("--board", help="19, 9x9, 7x5, torus:9x9, a shipped graph (hex5) or a JSON file")
+        p.add_argument("--players", type=int, help="number of seats (2-8)")
+        p.add_argument("--komi", type=float)
+        p.add_argument("--handicap", type=int)
+        p.add_argument("--handicap-mode", choices=["fixed", "free"])
+        p.add_argument("--superko", choices=["situational", "positional"])
+        p.add_argument("--clock", help="none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+25/300")
+        p.add_argument("--private", action="store_true", help="unlisted room joined by invitation code")
+        p.add_argument("--title", default="")
+
+    play = sub.add_parser("play", help="play a game in the terminal")
+    common(play)
+    room_options(play)
+    play.add_argument("--join", metavar="ROOM", help="sit in this room instead of creating one")
+    play.add_argument("--invite", help="invitation code of a private room")
+    play.add_argument("--seat", type=int, help="the seat to take (default: the first free one)")
+    play.add_argument("--bots", type=int, default=0, help="fill other seats with built-in bots")
+    play.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
+    play.add_argument("--no-local-server", action="store_true",
+                      help="never start a local server when none answers")
+
+    watch = sub.add_parser("watch", help="watch a room as a spectator")
+    common(watch)
+    watch.add_argument("room")
+    watch.add_argument("--invite")
+    watch.add_argument("--no-color", action="store_true")
+
+    rooms = sub.add_parser("rooms", help="list the open rooms")
+    common(rooms)
+
+    export = sub.add_parser("export", help="print a game record as SGF or JSON")
+    common(export)
+    export.add_argument("game", help="the game's room id")
+    export.add_argument("--format", choices=["sgf", "json"], default="sgf")
+    export.add_argument("-o", "--output", type=Path, help="write to this file instead of standard output")
+
+    bot = sub.add_parser("bot", help="run a bot: the built-in one or a GTP engine")
+    common(bot)
+    kind = bot.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--builtin", action="store_true", help="the built-in bot")
+    kind.add_argument("--gtp", metavar="COMMAND", help='a GTP engine, e.g. "gnugo --mode gtp --level 1"')
+    bot.add_argument("--room", help="play in this room (default: look for open rooms with a free seat)")
+    bot.add_argument("--seat", type=int)
+    bot.add_argument("--invite")
+    bot.add_argument("--games", type=int, default=0, help="stop after this many games (default: never)")
+    bot.add_argument("--seed", type=int, default=None, help="seed of the built-in bot's choices")
+    bot.add_argument("--engine-timeout", type=float, default=60.0, help="seconds a GTP engine may think")
+    bot.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    return parser
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()[:32] or "player"
+    except (KeyError, OSError):
+        return "player"
+
+
+def settings_from(args: argparse.Namespace, players: int | None = None) -> RoomSettings:
+    """The room settings the flags ask for; a board JSON file is read here (the server takes no paths)."""
+    board: Any = args.board or "9x9"
+    if isinstance(board, str) and board.endswith(".json"):
+        try:
+            board = json.loads(Path(board).read_text())
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read the board file {args.board}: {exc}") from None
+    values: dict[str, Any] = {"rules": args.rules or "kee", "board": board,
+                              "players": args.players or players or 2, "private": args.private,
+                              "title": args.title}
+    for key in ("komi", "handicap", "handicap_mode", "superko", "clock"):
+        value = getattr(args, key)
+        if value is not None:
+            values[key] = value
+    return RoomSettings(**values)
+
+
+def client_for(args: argparse.Namespace, *, remember: bool = True) -> Client:
+    tokens = TokenStore(args.token_file or default_token_file()) if remember else None
+    return Client(args.server, name=args.name or _user(), tokens=tokens, codec=JSON if args.json_frames else MSGPACK)
+
+
+def style_for(args: argparse.Namespace) -> Style:
+    return Style(color=not (args.no_color or os.environ.get("NO_COLOR")) and sys.stdout.isatty())
+
+
+async def cmd_play(args: argparse.Namespace) -> int:
+    if args.bots < 0 or args.bots > 7:
+        raise UsageError("--bots takes 0 to 7")
+    if args.join and args.bots:
+        raise UsageError("--bots fills the seats of a room you create; it cannot be used with --join")
+    if args.players is not None and args.bots and args.players < args.bots + 1:
+        raise UsageError(f"--players {args.players} leaves no seat for you beside {args.bots} bots")
+    server = None
+    if not args.no_local_server and is_local(args.server) and not await reachable(args.server):
+        home = (args.token_file.parent if args.token_file else default_token_file().parent)
+        print(f"no server at {args.server}; starting a local one (database {home / 'local.db'})")
+        server = await start_local_server(args.server, home)
+    bot_tasks: list[asyncio.Task[Any]] = []
+    try:
+        async with client_for(args) as client:
+            room = await _choose_room(client, args)
+            for i in range(args.bots):
+                bot_tasks.append(asyncio.create_task(_run_local_bot(args, room, i)))
+            app = TerminalApp(client, room, style=style_for(args))
+            result = await app.run(await stdin_lines())
+            print(_result_line(client, room, result))
+    finally:
+        for task in bot_tasks:
+            task.cancel()
+        await asyncio.gather(*bot_tasks, return_exceptions=True)
+        if server is not None:
+            await stop_local_server(server)
+    return 0
+
+
+async def _choose_room(client: Client, args: argparse.Namespace) -> str:
+    """The room to play: the one joined, a held seat to resume, or a new room."""
+    if args.join:
+        held = client.seats_in(args.join)
+        if held and (args.seat is None or args.seat in held):
+            await client.watch(args.join, args.invite)
+        else:
+            await client.sit(args.join, args.seat, args.invite)
+        return args.join
+    creating = args.rules or args.board or args.bots or args.players
+    if not creating and client.held:
+        room = sorted(client.held)[0][0]
+        await client.watch(room)
+        print(f"rejoining room {room}")
+        return room
+    created = await client.create(settings_from(args, players=1 + args.bots if args.bots else None))
+    await client.sit(created.room, args.seat if args.seat is not None else 0, created.invite)
+    invite = f" (invitation code {created.invite})" if created.invite else ""
+    print(f"created room {created.room}{invite}")
+    return created.room
+
+
+async def _run_local_bot(args: argparse.Namespace, room: str, i: int) -> None:
+    async with Client(args.server, name=f"bot{i + 1}", program="polygo-builtin") as client:
+        runner = BotRunner(BuiltinBot(seed=i), client)
+        await runner.join(room)
+        await runner.run()
+
+
+def _result_line(client: Client, room: str, result: dict | None) -> str:
+    if result is None:
+        return f"left room {room}; 'polygo play' rejoins it"
+    view = client.rooms[room]
+    players = view.game.players
+    score = ", ".join(f"{players[s]} {p:g}" for s, p in enumerate(result.get("score", [])))
+    ranking = ", ".join(f"{players[s]} {place}" for s, place in enumerate(result.get("ranking", [])))
+    return f"game over ({result.get('reason')}): score {score}; ranking {ranking}"
+
+
+async def cmd_watch(args: argparse.Namespace) -> int:
+    async with client_for(args, remember=False) as client:
+        await client.watch(args.room, args.invite)
+        app = TerminalApp(client, args.room, style=style_for(args), spectator=True)
+        result = await app.run(await stdin_lines())
+        print(_result_line(client, args.room, result))
+    return 0
+
+
+async def cmd_rooms(args: argparse.Namespace) -> int:
+    async with client_for(args, remember=False) as client:
+        rooms = await client.list_rooms()
+    if not rooms:
+        print("no open rooms")
+        return 0
+    print(f"{'room':<12} {'status':<8} {'rules':<13} {'board':<10} seats")
+    for room in rooms:
+        settings = room.get("settings", {})
+        board = settings.get("board")
+        board_text = board if isinstance(board, str) else "graph"
+        seats = ", ".join(name or "-" for name in room.get("seats", []))
+        print(f"{room['room']:<12} {room.get('status', ''):<8} {settings.get('rules', ''):<13} "
+              f"{board_text:<10} {seats}  {room.get('title') or ''}".rstrip())
+    return 0
+
+
+async def cmd_export(args: argparse.Namespace) -> int:
+    async with client_for(args, remember=False) as client:
+        record = await client.game_record(args.game, args.format)
+    text = record if isinstance(record, str) else json.dumps(record, indent=1)
+    if args.output:
+        args.output.write_text(text)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+async def cmd_bot(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    bot: Bot = BuiltinBot(seed=args.seed) if args.builtin else GtpBot(args.gtp, timeout=args.engine_timeout)
+    name = args.name or bot.name
+    tokens = TokenStore(args.token_file) if args.token_file else None
+    async with Client(args.server, name=name, tokens=tokens, program=f"polygo-bot/{bot.name}") as client:
+        runner = BotRunner(bot, client)
+        if args.room:
+            await runner.join(args.room, args.seat, args.invite)
+            results = await runner.run()
+            log.info("room %s ended: %s", args.room, results.get(args.room))
+            return 0
+        played = 0
+        while not args.games or played < args.games:
+            room = await _find_room(client, bot, runner)
+            results = await runner.run()
+            log.info("room %s ended: %s", room, results.get(room))
+            played += 1
+    return 0
+
+
+async def _find_room(client: Client, bot: Bot, runner: BotRunner) -> str:
+    """Wait for a listed room with a free seat and settings the bot accepts, and sit there."""
+    while True:
+        for room in await client.list_rooms():
+            if room.get("status") == "waiting" and None in room.get("seats", []) \
+                    and bot.accepts(room.get("settings", {})) and room["room"] not in client.rooms:
+                try:
+                    await runner.join(room["room"])
+                except ServerRefused as exc:
+                    log.info("room %s: %s", room["room"], exc)
+                    continue
+                log.info("sitting in room %s", room["room"])
+                return room["room"]
+        await asyncio.sleep(2.0)
+
+
+COMMANDS = {"play": cmd_play, "watch": cmd_watch, "rooms": cmd_rooms, "export": cmd_export, "bot": cmd_bot}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return asyncio.run(COMMANDS[args.command](args))
+    except UsageError as exc:
+        print(f"polygo {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except ConnectionFailed as exc:
+        print(f"polygo {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except ClientError as exc:
+        print(f"polygo {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

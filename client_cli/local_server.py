@@ -1,0 +1,69 @@
+"""Starting a local polygo server for `polygo play` when none answers on this machine.
+
+The server runs as a subprocess (`python -m server`), never imported: client_cli and server do not
+depend on each other. Its database lives beside the session tokens (POLYGO_HOME), so a game started
+against a local server can be resumed by running `polygo play` again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+from client_cli.connection import Connection
+from client_cli.errors import ConnectionFailed
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+START_WAIT = 10.0
+
+
+def is_local(url: str) -> bool:
+    return (urlparse(url).hostname or "") in LOCAL_HOSTS
+
+
+async def reachable(url: str) -> bool:
+    try:
+        conn = await Connection.open(url, timeout=2.0)
+    except ConnectionFailed:
+        return False
+    await conn.close()
+    return True
+
+
+async def start_local_server(url: str, home: Path) -> asyncio.subprocess.Process:
+    """Start `python -m server` on the URL's port with its database in `home`; wait until it answers."""
+    parsed = urlparse(url)
+    port = parsed.port or 8765
+    home.mkdir(parents=True, exist_ok=True)
+    log = open(home / "server.log", "ab")
+    env = dict(os.environ)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server", "--host", parsed.hostname or "127.0.0.1", "--port", str(port),
+        "--db", str(home / "local.db"), "--log-level", "WARNING",
+        stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+    )
+    log.close()
+    deadline = asyncio.get_running_loop().time() + START_WAIT
+    while asyncio.get_running_loop().time() < deadline:
+        if process.returncode is not None:
+            break
+        if await reachable(url):
+            return process
+        await asyncio.sleep(0.1)
+    if process.returncode is None:
+        process.terminate()
+        await process.wait()
+    raise ConnectionFailed(f"could not start a local server on {url}; see {home / 'server.log'}")
+
+
+async def stop_local_server(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), 5.0)
+        except asyncio.TimeoutError:
+            process.kill()
+            await process.wait()
