@@ -26,7 +26,7 @@ from typing import Any, Awaitable
 from gorules import Game
 from protocol import RoomSettings
 
-from client_cli.errors import ServerRefused
+from client_cli.errors import ConnectionFailed, ServerRefused, UsageError
 from client_cli.room import Clocks, RoomView
 from client_cli.session import DEFAULT_URL, Client, TokenStore
 
@@ -134,7 +134,7 @@ class BotRunner:
         while True:
             room = await self.client.changes.get()
             if room is None:
-                raise ServerRefused("the connection to the server was lost for good", code="no-server")
+                raise ConnectionFailed("the connection to the server was lost for good")
             if room in self._done:
                 self._kick(room)
 
@@ -253,7 +253,7 @@ async def run_bot(bot: Bot, url: str = DEFAULT_URL, *, room: str | None = None, 
         runner = BotRunner(bot, client)
         if room is None:
             if settings is None:
-                raise ValueError("run_bot needs a room to join or settings to create one")
+                raise UsageError("run_bot needs a room to join or settings to create one")
             room = (await client.create(settings)).room
         await runner.join(room, seat, invite)
         results = await runner.run()

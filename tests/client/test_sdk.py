@@ -1,0 +1,144 @@
+"""The bot SDK against a real server subprocess: full games under every ruleset, reconnects."""
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gorules import PRESETS
+from protocol import RoomSettings
+
+from client_cli.bots import BuiltinBot
+from client_cli.example_bot import RandomBot
+from client_cli.sdk import Bot, BotRunner, Turn, run_bot
+from client_cli.session import Client, TokenStore
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "client_cli" / "example_bot.py"
+GUARD = 120.0  # seconds before a stuck game fails the test; never a measure of speed
+
+
+def players_for(rules: str) -> int:
+    return 2 if PRESETS[rules].max_players == 2 else 3
+
+
+async def create_room(url: str, **settings) -> str:
+    async with Client(url, name="host") as host:
+        return (await host.create(RoomSettings(**settings))).room
+
+
+async def play_bots(url: str, room: str, bots: list[Bot]) -> list[dict]:
+    async def one(seat: int, bot: Bot) -> dict:
+        return await run_bot(bot, url, room=room, seat=seat, name=f"{bot.name}{seat}")
+    return await asyncio.wait_for(asyncio.gather(*(one(s, b) for s, b in enumerate(bots))), GUARD)
+
+
+def check_result(results: list[dict], players: int) -> None:
+    assert results[0] is not None
+    assert all(r == results[0] for r in results)
+    assert len(results[0]["ranking"]) == players
+    assert min(results[0]["ranking"]) == 1
+
+
+def test_example_bot_is_under_30_lines_and_in_the_docs():
+    source = EXAMPLE.read_text()
+    assert len(source.splitlines()) < 30
+    docs = (EXAMPLE.parents[1] / "docs" / "bots.md").read_text()
+    assert source.split('"""', 2)[2].strip() in docs
+
+
+@pytest.mark.parametrize("rules", sorted(PRESETS))
+async def test_example_bot_plays_full_games(server, rules):
+    players = players_for(rules)
+    room = await create_room(server.url, rules=rules, board="5x5", players=players)
+    check_result(await play_bots(server.url, room, [RandomBot() for _ in range(players)]), players)
+
+
+@pytest.mark.parametrize("rules", sorted(PRESETS))
+async def test_builtin_bot_plays_full_games(server, rules):
+    players = players_for(rules)
+    room = await create_room(server.url, rules=rules, board="7x7", players=players)
+    bots = [BuiltinBot(seed=s) for s in range(players)]
+    check_result(await play_bots(server.url, room, bots), players)
+
+
+@pytest.mark.parametrize("board,players", [("hex5", 4), ("torus:6x6", 2), ("petersen", 3)])
+async def test_builtin_bot_on_graph_boards(server, board, players):
+    room = await create_room(server.url, rules="kee", board=board, players=players)
+    bots = [BuiltinBot(seed=s) for s in range(players)]
+    check_result(await play_bots(server.url, room, bots), players)
+
+
+async def test_example_bot_runs_as_a_script(server):
+    room = await create_room(server.url, rules="tromp-taylor", board="5x5", players=2)
+    script = await asyncio.create_subprocess_exec(
+        sys.executable, str(EXAMPLE), server.url, room, stdout=subprocess.PIPE)
+    other = asyncio.create_task(run_bot(BuiltinBot(seed=1), server.url, room=room, name="builtin"))
+    out, _ = await asyncio.wait_for(script.communicate(), GUARD)
+    assert script.returncode == 0
+    assert "'reason': 'passes'" in out.decode()
+    assert (await other)["reason"] == "passes"
+
+
+class DroppingBot(BuiltinBot):
+    """Closes its own connection under itself every few turns, like a flaky network."""
+
+    def __init__(self, client_box: list, seed: int) -> None:
+        super().__init__(seed=seed)
+        self.client_box = client_box
+        self.turns = 0
+
+    async def choose_move(self, turn: Turn) -> str:
+        self.turns += 1
+        if self.turns % 4 == 0:
+            await self.client_box[0]._conn.ws.close()
+        return super().choose_move(turn)
+
+
+async def test_a_bot_survives_dropped_connections(server):
+    room = await create_room(server.url, rules="kee", board="5x5", players=2)
+    box: list = []
+
+    async def dropping() -> dict:
+        async with Client(server.url, name="flaky") as client:
+            box.append(client)
+            runner = BotRunner(DroppingBot(box, seed=3), client)
+            await runner.join(room, 0)
+            return (await runner.run())[room]
+
+    results = await asyncio.wait_for(asyncio.gather(
+        dropping(), run_bot(BuiltinBot(seed=4), server.url, room=room, seat=1)), GUARD)
+    check_result(list(results), 2)
+
+
+async def test_bots_ride_out_a_server_restart(server):
+    room = await create_room(server.url, rules="chinese", board="7x7", players=2)
+    port = server.port
+    moved = asyncio.Event()
+
+    class Watching(BuiltinBot):
+        def choose_move(self, turn: Turn) -> str:
+            if len(turn.game.history) >= 10:
+                moved.set()
+            return super().choose_move(turn)
+
+    games = asyncio.gather(*(run_bot(Watching(seed=s), server.url, room=room, seat=s, name=f"b{s}")
+                             for s in range(2)))
+    await asyncio.wait_for(moved.wait(), GUARD)
+    server.process.kill()
+    server.process.wait()
+    server.start(port=port)
+    check_result(list(await asyncio.wait_for(games, GUARD)), 2)
+
+
+async def test_the_token_brings_the_seat_back(server, tmp_path):
+    tokens = TokenStore(tmp_path / "sessions.json")
+    room = await create_room(server.url, rules="kee", board="5x5", players=2)
+    async with Client(server.url, name="ann", tokens=tokens) as first:
+        await first.sit(room, 1)
+        token = first.token
+    assert tokens.get(f"{server.url}#ann") == token
+    async with Client(server.url, name="ann", tokens=tokens) as again:
+        assert again.token == token
+        assert again.seats_in(room) == [1]
