@@ -1,0 +1,94 @@
+"""The `polygo` command: local server start and rejoin, watch, rooms, bad flags."""
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+
+from protocol import RoomSettings
+
+from client_cli.session import Client
+
+POLYGO = [sys.executable, "-m", "client_cli"]
+
+
+def polygo(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*POLYGO, *args], capture_output=True, text=True, timeout=120, env=env)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def answers(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_bad_flags_are_clear_errors():
+    for args in (["play", "--bots", "9"], ["play", "--join", "R", "--bots", "1"], ["export", "G", "--format", "png"],
+                 ["bot", "--room", "R"], ["frobnicate"], ["play", "--players", "2", "--bots", "2"]):
+        done = polygo(*args)
+        assert done.returncode == 2, args
+        assert "[bad-usage]" in done.stderr, (args, done.stderr)
+
+
+def test_no_server_is_a_clear_error():
+    done = polygo("rooms", "--server", f"ws://127.0.0.1:{free_port()}/")
+    assert done.returncode == 1
+    assert "cannot connect" in done.stderr and "[no-server]" in done.stderr
+
+
+def test_play_starts_a_local_server_and_a_restart_rejoins(tmp_path, spawn):
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/"
+    env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"), NO_COLOR="1", TERM="xterm")
+    term = spawn([*POLYGO, "play", "--server", url, "--name", "ann", "--bots", "2", "--rules", "kee",
+                "--board", "5x5"], env)
+    try:
+        term.expect(r"starting a local one")
+        room = term.expect(r"created room (\S+)").group(1)
+        term.expect(r"R red +bot2")
+        term.expect(r"to move: you")
+        term.type("c3")
+        term.expect(r"played C3")
+        term.type("quit")
+        term.expect(r"left room")
+    finally:
+        assert term.close() == 0
+    assert not answers(port), "the local server was left running"
+
+    again = spawn([*POLYGO, "play", "--server", url, "--name", "ann"], env)
+    try:
+        term_room = again.expect(r"rejoining room (\S+)").group(1)
+        assert term_room == room
+        again.expect(r"3 \. \. B")
+        again.type("quit")
+    finally:
+        assert again.close() == 0
+    assert not answers(port)
+
+
+async def test_rooms_and_watch(server, tmp_path, spawn):
+    async with Client(server.url, name="host") as host:
+        created = await host.create(RoomSettings(rules="kee", board="hex5", players=3, title="hexes"))
+        await host.sit(created.room, 0)
+        listing = await asyncio.to_thread(polygo, "rooms", "--server", server.url)
+        assert listing.returncode == 0
+        assert created.room in listing.stdout and "hexes" in listing.stdout and "host" in listing.stdout
+
+        env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"), NO_COLOR="1", TERM="xterm")
+        term = spawn([*POLYGO, "watch", created.room, "--server", server.url, "--name", "eve"], env)
+        try:
+            await asyncio.to_thread(term.expect, r"watching")
+            await asyncio.to_thread(term.expect, r"E5")  # hex5 drawn from its coordinates, points named
+            term.type("say hello from the stands")
+            await asyncio.to_thread(term.expect, r"<eve> hello from the stands")
+            term.type("C3")
+            await asyncio.to_thread(term.expect, r"spectators can only chat")
+            term.type("quit")
+        finally:
+            assert await asyncio.to_thread(term.close) == 0

@@ -1,0 +1,105 @@
+"""Drawing rooms as text: grids, graph boards, the panel, 80x24, colours on and off."""
+
+import re
+
+from gorules import Board, Game
+from protocol import Snapshot
+
+from client_cli.render import Style, board_lines, letters, prohibited, screen
+from client_cli.room import RoomView
+
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def view_of(game: Game, names: list[str], settings: dict | None = None) -> RoomView:
+    """A RoomView as a snapshot of `game` would make it."""
+    snapshot = Snapshot(
+        room="R1", version=len(game.history) + 1, status="playing",
+        settings={"rules": game.rules.name, "board": game.board.spec, "players": len(game.players),
+                  **(settings or {})},
+        seats=[{"seat": i, "colour": c, "name": n} for i, (c, n) in enumerate(zip(game.players, names))],
+        game={"rules": game.rules.name, "board": game.board.to_json(), "board_spec": game.board.spec,
+              "players": list(game.players), "history": [[p.seat, p.move, p.rescinded] for p in game.history],
+              "result": None},
+    )
+    return RoomView(snapshot, now=0.0)
+
+
+def test_letters_are_distinct():
+    names = ["black", "white", "red", "blue", "green", "yellow", "purple", "orange"]
+    assert letters(names) == ["B", "W", "R", "L", "G", "Y", "P", "O"]
+    assert len(set(letters(["black", "blue", "brown"]))) == 3
+
+
+def test_grid_with_last_move_and_coordinates():
+    game = Game(Board.grid(5, 5), rules="kee", players=3)
+    for move in ("C3", "D3", "C2"):
+        game.play(move)
+    assert board_lines(game, Style(color=False)) == [
+        "   A B C D E",
+        " 5 . . . . . 5",
+        " 4 . . . . . 4",
+        " 3 . . B W . 3",
+        " 2 . .(R). . 2",
+        " 1 . . . . . 1",
+        "   A B C D E",
+    ]
+
+
+def test_prohibited_points_are_marked_and_explained():
+    game = Game(Board.grid(2, 1), rules="kee", players=2)
+    game.play("A1")
+    game.play("B1")
+    assert prohibited(game) == {"A1": "cycle"}
+    assert board_lines(game, Style(color=False))[1] == " 1 *(W)1"
+    text = "\n".join(screen(view_of(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
+    assert "prohibited: A1 cycle" in text and "appeal P" in text
+    assert "to move: you" in text
+
+
+def test_nineteen_fits_80_by_24_with_colours_or_not():
+    game = Game(Board.grid(19, 19), rules="chinese", players=2)
+    for move in ("Q16", "D4", "Q4"):
+        game.play(move)
+    view = view_of(game, ["ann", "bob"], {"clock": None})
+    for style in (Style(color=False), Style(color=True)):
+        lines = screen(view, [0], 0.0, style, "refused 'D4': D4 is occupied")
+        plain = [SGR.sub("", line) for line in lines]
+        assert len(lines) <= 23 and all(len(line) <= 80 for line in plain)
+        assert plain[-1].startswith("refused 'D4'")
+    coloured = "\n".join(screen(view, [0], 0.0, Style(color=True)))
+    assert "\x1b[1;90mB" in coloured and "\x1b[1;97mW" in coloured
+
+
+def test_graph_with_coordinates_is_drawn_with_names():
+    game = Game(Board.parse("hex5"), rules="kee", players=3)
+    game.play("E5")
+    lines = board_lines(game, Style(color=False))
+    assert len(lines) == 9
+    assert lines[4].split() == ["E1", "E2", "E3", "E4", "(B)", "E6", "E7", "E8", "E9"]
+
+
+def test_graph_without_coordinates_is_a_paged_list():
+    game = Game(Board.parse("cube4"), rules="kee", players=2)
+    game.play("000")
+    style = Style(color=False)
+    first = board_lines(game, style)
+    assert first[0].startswith("points 1-38 of 56")
+    assert first[1].startswith("000 B<: 001 010 100")
+    style.page = 1
+    assert board_lines(game, style)[0].startswith("points 39-56 of 56")
+
+
+def test_scoring_and_result_are_shown():
+    game = Game(Board.grid(3, 3), rules="chinese", players=2, komi=0.5)
+    for move in ("B2", "pass", "pass"):
+        game.play(move)
+    view = view_of(game, ["ann", "bob"])
+    text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
+    assert "mark dead" in text and "phase: scoring" in text
+    game.play("done", seat=0)
+    game.play("done", seat=1)
+    view = view_of(game, ["ann", "bob"])
+    view.result = {"reason": "passes", "ranking": [1, 2], "score": [9.0, 0.5]}
+    text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
+    assert "GAME OVER (passes)" in text and "score: black 9, white 0.5" in text
