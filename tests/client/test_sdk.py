@@ -142,3 +142,31 @@ async def test_the_token_brings_the_seat_back(server, tmp_path):
     async with Client(server.url, name="ann", tokens=tokens) as again:
         assert again.token == token
         assert again.seats_in(room) == [1]
+
+
+class ScriptBot(Bot):
+    """Plays the moves it is given, in order, then passes; remembers what the server refused."""
+
+    def __init__(self, moves: list[str]) -> None:
+        self.moves = list(moves)
+        self.refused: list[tuple[str, str]] = []
+
+    def choose_move(self, turn: Turn) -> str:
+        return self.moves.pop(0) if self.moves else "pass"
+
+    async def move_refused(self, turn: Turn, move: str, error) -> None:
+        self.refused.append((move, error.reason))
+
+
+async def test_appeal_and_rescission_over_the_wire(server):
+    """The three-player Kee exchange of docs/protocol.md, played by SDK bots."""
+    room = await create_room(server.url, rules="kee", board="2x1", players=3)
+    ann = ScriptBot(["A1", "B1", "appeal A1"])
+    bob = ScriptBot(["B1", "A1", "pass"])
+    cy = ScriptBot(["A1", "B1", "pass", "B1"])
+    results = await play_bots(server.url, room, [ann, bob, cy])
+    assert results[0]["ranking"] == [2, 1, 2]
+    assert cy.refused == [("B1", "rescinded")]
+    async with Client(server.url, name="reader") as reader:
+        view = await reader.watch(room)
+    assert [p.rescinded for p in view.game.history][5:9] == [True] * 4
