@@ -18,7 +18,7 @@ from .board import Board
 from .errors import IllegalMove, Reason, RulesetError
 from .handicap import fixed_handicap_points
 from .moves import Action, Move, parse_move
-from .position import EMPTY, Position
+from .position import EMPTY, Position, Probe
 from .ruleset import Ending, HandicapMode, Repetition, Ruleset, Scoring, Suicide, Supply, preset
 
 SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "orange")
@@ -26,9 +26,8 @@ SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "ora
 _TURN_KEYS = [random.Random(7 + seat).getrandbits(64) for seat in range(64)]
 
 
-@dataclass(frozen=True)
-class Play:
-    """One accepted move of the record."""
+class Play(NamedTuple):
+    """One accepted move of the record (a named tuple: built on every play, it must be cheap)."""
 
     seat: int
     move: str
@@ -194,6 +193,8 @@ class Game:
 
     def why_illegal(self, move: str, seat: int | None = None) -> str | None:
         """``None`` if ``move`` may be played now, else its reason code."""
+        if self._legal_stone(move, seat) is not None:
+            return None
         try:
             self._check(move, seat)
         except IllegalMove as exc:
@@ -219,22 +220,29 @@ class Game:
             moves.extend(appeals)
         return moves
 
-    def _stone_reason(self, seat: int, p: int) -> Reason | None:
-        """Why ``seat`` may not place a stone on empty point ``p`` now, or None."""
+    def _stone_reason(self, seat: int, p: int, probe: Probe | None = None) -> Reason | None:
+        """Why ``seat`` may not place a stone on empty point ``p`` now, or None.
+
+        ``probe`` is the position's probe of that play, when the caller already has it.
+        """
         pos = self._pos
-        colour = seat + 1
-        probe = pos.probe(p, colour)
+        if probe is None:
+            probe = pos.probe(p, seat + 1)
         if probe.suicide and (self.rules.suicide is Suicide.FORBIDDEN or probe.hash == pos.hash):
             return Reason.SUICIDE
         repetition = self.rules.repetition
         if repetition is Repetition.KEE:
-            if self._cycle_prohibited(seat, probe.hash):
+            if probe.hash in self._seen and self._cycle_prohibited(seat, probe.hash):
                 return Reason.CYCLE
-            excluded = self._excluded.get(len(self._live))
+            excluded = self._excluded.get(len(self._live)) if self._excluded else None
             if excluded and p in excluded:
                 return Reason.RESCINDED
-        elif self._repetition_key(probe.hash, self._turn_after_stone(seat)) in self._seen:
-            return Reason.SUPERKO
+        else:
+            key = probe.hash
+            if repetition is Repetition.SITUATIONAL:
+                key ^= _TURN_KEYS[self._turn_after_stone(seat)]
+            if key in self._seen:
+                return Reason.SUPERKO
         return None
 
     def _cycle_prohibited(self, seat: int, position: int) -> bool:
@@ -261,6 +269,8 @@ class Game:
 
     def _next_seat(self, seat: int) -> int:
         n = len(self.players)
+        if seat + 1 < n and self._active[seat + 1]:
+            return seat + 1
         for step in range(1, n + 1):
             other = (seat + step) % n
             if self._active[other]:
@@ -352,6 +362,9 @@ class Game:
 
     def play(self, move: str, seat: int | None = None) -> Play:
         """Apply ``move`` for ``seat`` (default: the player to move); IllegalMove if refused."""
+        legal = self._legal_stone(move, seat)
+        if legal is not None:
+            return self._play_stone(move, *legal)
         parsed = self._check(move, seat)
         if parsed.action in (Action.STONE, Action.PASS, Action.APPEAL):
             seat = self._turn
@@ -364,30 +377,66 @@ class Game:
         handler(self, raw, seat, parsed)
         return Play(seat, parsed.text, raw in self._rescinded, self._captures[raw])
 
+    def _legal_stone(self, move: Any, seat: Any) -> tuple[int, Probe] | None:
+        """(point, probe) if ``move`` is a legal stone play named exactly by its point, else None.
+
+        The hot path of bots and replays: the checks ``_check`` makes for a stone play (seat,
+        turn, phase, occupied, ``_stone_reason``) without building a ``Move``. None means "ask
+        the general path", which plays the move or refuses it with its reason.
+        """
+        if type(move) is not str or (seat is not None and (type(seat) is not int or seat != self._turn)):
+            return None
+        p = self.board.find(move)
+        pos = self._pos
+        if p is None or self._phase in ("scoring", "ended") or pos.stones[p] != EMPTY \
+                or self.board.points[p] != move:
+            return None
+        probe = pos.probe(p, self._turn + 1)
+        return None if self._stone_reason(self._turn, p, probe) is not None else (p, probe)
+
+    def _play_stone(self, move: str, p: int, probe: Probe) -> Play:
+        """Apply a stone play that ``_legal_stone`` passed, with the probe it was checked with."""
+        seat = self._turn
+        raw = len(self._raw)
+        self._raw.append((seat, move))
+        captured = self._apply_stone(raw, seat, p, probe)
+        captures = tuple(self.board.points[q] for q in captured) if captured else ()
+        self._captures.append(captures)
+        self._advance_after_stone(seat)
+        return Play(seat, move, False, captures)
+
     def _do_stone(self, raw: int, seat: int, move: Move) -> None:
         captured = self._apply_stone(raw, seat, move.point)
         self._captures[raw] = tuple(self.board.points[p] for p in captured)
         self._advance_after_stone(seat)
 
     def _advance_after_stone(self, seat: int) -> None:
-        self._turn = self._turn_after_stone(seat)
         if self._free_left:
+            self._turn = seat if self._free_left > 1 else self._next_seat(seat)
             self._free_left -= 1
+        else:
+            self._turn = self._next_seat(seat)
 
-    def _apply_stone(self, raw: int, seat: int, p: int) -> list[int]:
+    def _apply_stone(self, raw: int, seat: int, p: int, probe: Probe | None = None) -> list[int]:
         colour = seat + 1
         if self._phase == "phase-2":
             self._prisoners[seat] -= 1
-        removed = self._pos.place(p, colour)
+        removed = self._pos.place(p, colour, probe)
         for chain in removed:
             self._prisoners[chain.colour - 1] += len(chain.stones)
         if self._phase == "phase-2":
             self._top_up()
         index = len(self._live)
         self._live.append(_Live(raw, seat, Action.STONE, p))
-        key = self._repetition_key(self._pos.hash, self._turn_after_stone(seat))
-        self._seen.setdefault(key, []).append(index)
-        return [q for chain in removed for q in chain.stones]
+        key = self._pos.hash
+        if self.rules.repetition is Repetition.SITUATIONAL:
+            key ^= _TURN_KEYS[self._turn_after_stone(seat)]
+        appearances = self._seen.get(key)
+        if appearances is None:
+            self._seen[key] = [index]
+        else:
+            appearances.append(index)
+        return [q for chain in removed for q in chain.stones] if removed else []
 
     def _top_up(self) -> None:
         """Lasker-Maas: when either colour's prisoners run out, one stone of each is added."""

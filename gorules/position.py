@@ -56,6 +56,10 @@ class Probe(NamedTuple):
     empties: list[int]      # its empty neighbours
 
 
+# Probe's own constructor is a Python function; a probe is built for every legality check.
+_new_probe = tuple.__new__
+
+
 class Position:
     """Whose stone is on each point; colours are 1..N (seat + 1), 0 is empty."""
 
@@ -151,7 +155,7 @@ class Position:
                 h ^= key
                 for c in own:
                     h ^= c.hash
-        return Probe(captured, suicide, h, own, others, empties)
+        return _new_probe(Probe, (captured, suicide, h, own, others, empties))
 
     def place(self, p: int, colour: int, probe: Probe | None = None) -> list[Chain]:
         """Play ``colour`` on empty ``p``: captures (Kee rule 8), then suicide (rule 9).

@@ -131,6 +131,7 @@ def check_legal_moves(g: Game) -> None:
     stones = g.stones()
     for move in legal:
         assert g.why_illegal(move) is None, move
+        g._check(move, g.to_move)  # the general path agrees with the fast path for stone plays
         c = g.copy()
         c.play(move)
         check_position(c)
