@@ -100,6 +100,8 @@ class BotRunner:
         self._started: set[str] = set()
         self._done: dict[str, asyncio.Event] = {}
         self._answered: set[tuple[str, int, tuple[int, ...]]] = set()
+        self._failed = asyncio.Event()
+        self._error: Exception | None = None
 
     async def join(self, room: str, seat: int | None = None, invite: str | None = None) -> int:
         """Sit in `room` (the given seat, else the first free one) unless already seated there."""
@@ -112,31 +114,41 @@ class BotRunner:
         return self.client.seats_in(room)[-1] if seat is None else seat
 
     async def run(self) -> dict[str, dict[str, Any] | None]:
-        """Follow the rooms joined until every one has ended; the results by room."""
+        """Follow the rooms joined until every one has ended; the results by room.
+
+        A lost server (after the reconnection attempts) or an exception from the bot ends the run
+        with that error.
+        """
         for room in list(self._done):
             self._kick(room)
-        pending = {asyncio.create_task(event.wait()) for event in self._done.values()}
         pump = asyncio.create_task(self._pump())
+        ended = asyncio.gather(*(event.wait() for event in self._done.values()))
+        failed = asyncio.create_task(self._failed.wait())
         try:
-            done, _ = await asyncio.wait({pump, *pending}, return_when=asyncio.FIRST_COMPLETED)
-            while pump not in done and not all(e.is_set() for e in self._done.values()):
-                done, _ = await asyncio.wait({pump, *[t for t in pending if not t.done()]},
-                                             return_when=asyncio.FIRST_COMPLETED)
-            if pump in done:
-                pump.result()
+            await asyncio.wait({pump, ended, failed}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            pump.cancel()
-            for task in pending:
-                task.cancel()
+            for waiter in (pump, ended, failed):
+                waiter.cancel()
+            await asyncio.gather(pump, ended, failed, return_exceptions=True)
+        if self._error is not None:
+            raise self._error
         return self.results
 
     async def _pump(self) -> None:
-        while True:
-            room = await self.client.changes.get()
-            if room is None:
-                raise ConnectionFailed("the connection to the server was lost for good")
-            if room in self._done:
-                self._kick(room)
+        try:
+            while True:
+                room = await self.client.changes.get()
+                if room is None:
+                    raise ConnectionFailed("the connection to the server was lost for good")
+                if room in self._done:
+                    self._kick(room)
+        except ConnectionFailed as exc:
+            self._fail(exc)
+
+    def _fail(self, error: Exception) -> None:
+        if self._error is None:
+            self._error = error
+        self._failed.set()
 
     def _kick(self, room: str) -> None:
         if room in self._busy:
@@ -152,9 +164,9 @@ class BotRunner:
                 await self._act(room)
                 if room not in self._again:
                     return
-        except Exception:
+        except Exception as exc:
             log.exception("room %s: the bot failed", room)
-            raise
+            self._fail(exc)
         finally:
             self._busy.discard(room)
 

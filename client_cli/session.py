@@ -170,7 +170,10 @@ class Client:
         """Send a request once connected; waits out a reconnection instead of failing at once."""
         deadline = time.monotonic() + self.reconnect_for
         while True:
-            await asyncio.wait_for(self._connected.wait(), max(0.1, deadline - time.monotonic()))
+            try:
+                await asyncio.wait_for(self._connected.wait(), max(0.1, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                raise ConnectionFailed(f"no connection to {self.url}") from None
             assert self._conn is not None
             try:
                 return await self._conn.request(message)
