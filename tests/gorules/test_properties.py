@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from gorules import PRESETS, Board, Game, IllegalMove, RulesetError
 from gorules.position import EMPTY, Position
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 STONE_REASONS = {"suicide", "cycle", "superko", "rescinded"}
 JUNK = ["", "   ", "Z99", "appeal", "appeal pass", "pass pass", "rank x", "rank", "dead", "accept",
         "reject", "done", "resign", "rank 1 1", "rank 9 9", "appeal Z99", "dead Z99", 7, None]
@@ -105,6 +105,8 @@ def check_position(g: Game) -> None:
 
 
 def check_score(g: Game) -> None:
+    """No seat scores more than the board has points (komi and the half point aside); area
+    scores are never negative; the ranking's places run from 1."""
     n = len(g.board)
     score = g.score()
     bonus = [0.0] * len(score)
@@ -198,6 +200,7 @@ class Model:
             del self.live[start:]
 
     def after_stone(self, seat: int) -> int:
+        """Who moves after ``seat``'s stone play: ``seat`` again while free handicap stones remain."""
         placed = sum(e[0] == "stone" for e in self.live)
         if self.rules.handicap_mode.value == "free" and self.rules.handicap - placed > 1:
             return seat
@@ -290,6 +293,7 @@ def check_replay(g: Game) -> None:
 
 
 def check_copy_independent(g: Game, data: st.DataObject) -> None:
+    """A few moves played on a copy leave the original exactly as it was."""
     legal = g.legal_moves()
     if not legal:
         return
@@ -379,6 +383,8 @@ def play_random_game(g: Game, data: st.DataObject, steps: int) -> None:
         check_model(g, model)
         if data.draw(st.integers(0, 9)) == 0:
             check_copy_independent(g, data)
+        if data.draw(st.integers(0, 19)) == 0:
+            check_replay(g)
     check_replay(g)
 
 
