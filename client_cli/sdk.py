@@ -75,6 +75,10 @@ class Bot:
             return None
         return "accept" if proposal[turn.seat] <= turn.game.ranking()[turn.seat] else "reject"
 
+    def answer_undo(self, turn: Turn, requester: int) -> bool:
+        """Whether to let seat `requester` take back its last move (default: yes, as a friend would)."""
+        return True
+
     async def game_started(self, room: str, view: RoomView) -> None:
         """Called once per room when the bot first sees it being played."""
 
@@ -100,6 +104,7 @@ class BotRunner:
         self._started: set[str] = set()
         self._done: dict[str, asyncio.Event] = {}
         self._answered: set[tuple[str, int, tuple[int, ...]]] = set()
+        self._answered_undo: set[tuple[str, int, int]] = set()
         self._failed = asyncio.Event()
         self._error: Exception | None = None
 
@@ -151,6 +156,9 @@ class BotRunner:
         self._failed.set()
 
     def _kick(self, room: str) -> None:
+        view = self.client.rooms.get(room)
+        if view is not None and view.undo is not None:
+            asyncio.create_task(self._answer_undo(view))
         if room in self._busy:
             self._again.add(room)
             return
@@ -190,11 +198,36 @@ class BotRunner:
                 continue
             self._decided[(room, seat)] = view.version
             turn = self._turn(view, seat)
+            before = _state_key(view)
             move, is_turn_play = await self._decide(turn)
             if move is None:
                 continue
+            if _state_key(view) != before:
+                self._decided.pop((room, seat), None)
+                self._again.add(room)
+                return
             await self._send(turn, move, is_turn_play)
             return
+
+    async def _answer_undo(self, view: RoomView) -> None:
+        """Answer a pending undo request of another seat, once per seat and request.
+
+        It runs beside the bot's thinking: a bot busy with its move still answers."""
+        request = view.undo
+        if request is None:
+            return
+        for seat in self.client.seats_in(view.room):
+            if seat == request["seat"] or seat in request.get("accepted", []):
+                continue
+            key = (view.room, seat, len(view.game.history))
+            if key in self._answered_undo:
+                continue
+            self._answered_undo.add(key)
+            accept = self.bot.answer_undo(self._turn(view, seat), request["seat"])
+            try:
+                await self.client.undo_reply(view.room, accept)
+            except ServerRefused as exc:
+                log.info("room %s: undo answer refused: %s", view.room, exc)
 
     def _turn(self, view: RoomView, seat: int) -> Turn:
         now = time.monotonic()
@@ -251,6 +284,12 @@ class BotRunner:
                 return
         self._wait_for[turn.room] = ack.version
         self._kick(turn.room)
+
+
+def _state_key(view: RoomView) -> tuple[Any, ...]:
+    """What a decision depends on: a move chosen for another state (after an undo, say) is dropped."""
+    game = view.game
+    return (len(game.history), game.phase, game.to_move, game.proposal, tuple(game.dead), tuple(game.accepted))
 
 
 async def _resolved(value: Any) -> Any:

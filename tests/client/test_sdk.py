@@ -170,3 +170,37 @@ async def test_appeal_and_rescission_over_the_wire(server):
     async with Client(server.url, name="reader") as reader:
         view = await reader.watch(room)
     assert [p.rescinded for p in view.game.history][5:9] == [True] * 4
+
+
+class GatedBot(BuiltinBot):
+    """Thinks until the test opens the gate, so that an undo request arrives while it thinks."""
+
+    def __init__(self, gate: asyncio.Event) -> None:
+        super().__init__(seed=5)
+        self.gate = gate
+
+    async def choose_move(self, turn: Turn) -> str:
+        await self.gate.wait()
+        return super().choose_move(turn)
+
+
+async def test_a_thinking_bot_grants_an_undo_and_drops_its_stale_move(server):
+    room = await create_room(server.url, rules="kee", board="5x5", players=2)
+    gate = asyncio.Event()
+    bot = asyncio.create_task(run_bot(GatedBot(gate), server.url, room=room, seat=1))
+    async with Client(server.url, name="ann") as ann:
+        view = await ann.sit(room, 0)
+        while view.status != "playing":
+            await ann.changes.get()
+        await ann.move(room, "C3")
+        await ann.undo(room)
+        while view.game.history or view.undo is not None:
+            await ann.changes.get()
+        gate.set()
+        assert view.game.to_move == 0
+        await ann.move(room, "D4")
+        while len(view.game.history) < 2:
+            await ann.changes.get()
+        assert [p.move for p in view.game.history][0] == "D4"
+        await ann.move(room, "resign")
+    assert (await asyncio.wait_for(bot, GUARD))["reason"] == "resignation"
