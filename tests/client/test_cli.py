@@ -92,3 +92,15 @@ async def test_rooms_and_watch(server, tmp_path, spawn):
             term.type("quit")
         finally:
             assert await asyncio.to_thread(term.close) == 0
+
+
+def test_board_files_are_read_by_the_client(tmp_path):
+    from client_cli.__main__ import build_parser, settings_from
+
+    graph = {"points": ["a", "b", "c"], "edges": [["a", "b"], ["b", "c"]]}
+    path = tmp_path / "line.json"
+    path.write_text(__import__("json").dumps(graph))
+    args = build_parser().parse_args(["play", "--board", str(path), "--players", "3", "--clock", "fischer:60+5"])
+    settings = settings_from(args)
+    assert settings.board == graph and settings.players == 3 and settings.clock == "fischer:60+5"
+    assert settings.rules == "kee"

@@ -103,3 +103,14 @@ def test_scoring_and_result_are_shown():
     view.result = {"reason": "passes", "ranking": [1, 2], "score": [9.0, 0.5]}
     text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
     assert "GAME OVER (passes)" in text and "score: black 9, white 0.5" in text
+
+
+def test_clocks_count_down_locally_for_the_running_seat():
+    from client_cli.room import Clocks
+
+    clocks = Clocks(running=0, seats=[{"main": 65.0}, {"main": 0.0, "periods": 3, "period_left": 30.0}], at=100.0)
+    assert clocks.left(0, 110.0) == 55.0
+    assert clocks.describe(0, 110.0) == "0:55"
+    assert clocks.left(1, 110.0) == 30.0
+    assert clocks.describe(1, 110.0) == "0:30 (3p)"
+    assert clocks.left(0, 200.0) == 0.0

@@ -204,3 +204,16 @@ async def test_a_thinking_bot_grants_an_undo_and_drops_its_stale_move(server):
         assert [p.move for p in view.game.history][0] == "D4"
         await ann.move(room, "resign")
     assert (await asyncio.wait_for(bot, GUARD))["reason"] == "resignation"
+
+
+async def test_a_bot_about_to_overrun_its_clock_passes():
+    class Slow(Bot):
+        async def choose_move(self, turn: Turn) -> str:
+            await asyncio.Event().wait()
+            return "C3"
+
+    from gorules import Board, Game
+
+    runner = BotRunner(Slow(), client=None)  # type: ignore[arg-type]
+    turn = Turn("R", 0, Game(Board.grid(5, 5)), None, time_left=0.5, settings={})
+    assert await runner._think(turn) == "pass"
