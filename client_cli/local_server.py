@@ -8,7 +8,6 @@ against a local server can be resumed by running `polygo play` again.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
@@ -39,11 +38,10 @@ async def start_local_server(url: str, home: Path) -> asyncio.subprocess.Process
     port = parsed.port or 8765
     home.mkdir(parents=True, exist_ok=True)
     log = open(home / "server.log", "ab")
-    env = dict(os.environ)
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server", "--host", parsed.hostname or "127.0.0.1", "--port", str(port),
         "--db", str(home / "local.db"), "--log-level", "WARNING",
-        stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
     )
     log.close()
     deadline = asyncio.get_running_loop().time() + START_WAIT

@@ -25,12 +25,7 @@ ANSI = {"black": "1;90", "white": "1;97", "red": "1;31", "blue": "1;34", "green"
         "yellow": "1;33", "purple": "1;35", "magenta": "1;35", "cyan": "1;36", "orange": "38;5;208"}
 FALLBACK_ANSI = ("1;36", "1;35", "1;33", "1;32")
 
-EXPLAINED = {
-    "cycle": "repeats an earlier position (Kee rule 11); 'appeal P' asks for it",
-    "superko": "repeats an earlier position (superko)",
-    "suicide": "suicide",
-    "rescinded": "rescinded here before (Kee rule 14)",
-}
+MARKED_REASONS = ("cycle", "superko", "suicide", "rescinded")
 """The reasons a point is marked prohibited on the board (an occupied point needs no mark)."""
 
 
@@ -75,7 +70,7 @@ def prohibited(game: Game) -> dict[str, str]:
     for point in game.board.points:
         if point not in stones:
             reason = game.why_illegal(point)
-            if reason in EXPLAINED:
+            if reason in MARKED_REASONS:
                 out[point] = reason
     return out
 
@@ -235,8 +230,7 @@ def info_lines(view: RoomView, mine: list[int], now: float, style: Style) -> lis
         lines.append(f"last stone: {game.last_move}")
     marks = prohibited(game)
     if marks:
-        shown = ", ".join(f"{p} {EXPLAINED[r].split(';')[0].split(' (')[0] if r != 'cycle' else 'cycle'}"
-                          for p, r in list(marks.items())[:4])
+        shown = ", ".join(f"{point} {reason}" for point, reason in list(marks.items())[:4])
         lines.append(f"* prohibited: {shown}" + (" ..." if len(marks) > 4 else ""))
         if "cycle" in marks.values():
             lines.append("  (cycle: 'appeal P' asks for it)")
