@@ -255,6 +255,11 @@ async def cmd_bot(args: argparse.Namespace) -> int:
     async with Client(args.server, name=name, tokens=tokens, program=f"polygo-bot/{bot.name}") as client:
         runner = BotRunner(bot, client)
         if args.room:
+            view = await client.watch(args.room, args.invite)
+            if not bot.accepts(view.settings):
+                raise UsageError(f"{bot.name} cannot play room {args.room}: the GTP bridge plays two-player "
+                                 f"games on square grids (this room: {view.settings.get('players')} players, "
+                                 f"board {view.settings.get('board')!r}, rules {view.settings.get('rules')})")
             await runner.join(args.room, args.seat, args.invite)
             results = await runner.run()
             log.info("room %s ended: %s", args.room, results.get(args.room))

@@ -104,3 +104,30 @@ def test_board_files_are_read_by_the_client(tmp_path):
     settings = settings_from(args)
     assert settings.board == graph and settings.players == 3 and settings.clock == "fischer:60+5"
     assert settings.rules == "kee"
+
+
+async def test_export_and_a_bot_refusing_a_room_it_cannot_play(server, tmp_path, fake_engine):
+    from client_cli.bots import BuiltinBot
+    from client_cli.sdk import run_bot
+
+    async with Client(server.url, name="host") as host:
+        room = (await host.create(RoomSettings(rules="tromp-taylor", board="5x5"))).room
+        hexes = (await host.create(RoomSettings(rules="kee", board="hex5", players=3))).room
+    await asyncio.gather(*(run_bot(BuiltinBot(seed=s), server.url, room=room, seat=s, name=f"b{s}")
+                           for s in range(2)))
+
+    as_json = await asyncio.to_thread(polygo, "export", room, "--format", "json", "--server", server.url)
+    assert as_json.returncode == 0
+    record = __import__("json").loads(as_json.stdout)
+    assert record["result"]["reason"] == "passes" and record["record"]["rules"] == "tromp-taylor"
+
+    sgf = tmp_path / "game.sgf"
+    as_sgf = await asyncio.to_thread(polygo, "export", room, "--format", "sgf", "-o", str(sgf), "--server", server.url)
+    assert as_sgf.returncode == 0 and sgf.read_text().startswith("(;FF[4]")
+
+    missing = await asyncio.to_thread(polygo, "export", "nosuchgame", "--server", server.url)
+    assert missing.returncode == 1 and "[no-such-game]" in missing.stderr
+
+    engine = " ".join(fake_engine())
+    refused = await asyncio.to_thread(polygo, "bot", "--gtp", engine, "--room", hexes, "--server", server.url)
+    assert refused.returncode == 2 and "cannot play room" in refused.stderr
