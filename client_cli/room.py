@@ -3,7 +3,8 @@
 The mirror holds a real `gorules.Game`, rebuilt from the snapshot's history and advanced with each
 `move` event, so bots search it and the terminal draws it with the same engine the server judges
 with. An event that does not follow the last version applied, or that the mirror cannot apply, makes
-`apply_event` answer False: the caller then resyncs (`watch` with `since`).
+`apply_event` answer False: the caller then resyncs (`watch` with `since`), or takes a fresh
+snapshot when `needs_snapshot` says the mirror no longer agrees with the server.
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ class RoomView:
         for seat, move, *_ in view.get("history", []):
             self.game.play(move, seat=seat)
         self.last_kind = "snapshot"
+        self.needs_snapshot = False
 
     def apply_events(self, events: Events, now: float) -> bool:
         """Apply a `watch` reply's missed events; False when one of them cannot be applied."""
@@ -120,6 +122,7 @@ class RoomView:
         try:
             self._apply(event.kind, data)
         except (GoRulesError, KeyError, IndexError, TypeError, ValueError):
+            self.needs_snapshot = True
             return False
         if "clocks" in data:
             self.clocks = _clocks(data["clocks"], now)
@@ -128,7 +131,8 @@ class RoomView:
             self.status = "ended"
         self.version = event.version
         self.last_kind = event.kind
-        if data.get("to_move") is not None and self.game.to_move != data["to_move"]:
+        if "to_move" in data and self.game.to_move != data["to_move"]:
+            self.needs_snapshot = True
             return False
         return True
 

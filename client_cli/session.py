@@ -314,7 +314,7 @@ class Client:
     async def _resync_room(self, room: str, *, fresh: bool = False) -> None:
         try:
             view = self.rooms[room]
-            since = None if fresh else view.version
+            since = None if fresh or view.needs_snapshot else view.version
             try:
                 reply = await self.request(Watch(room=room, since=since))
             except (ConnectionFailed, ServerRefused, asyncio.TimeoutError):

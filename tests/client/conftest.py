@@ -16,6 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from gorules import Game
+from protocol import Snapshot
+
+from client_cli.room import RoomView
+
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_GTP = Path(__file__).with_name("fake_gtp.py")
 GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
@@ -173,3 +178,23 @@ def spawn():
         if term.process.poll() is None:
             os.killpg(term.process.pid, signal.SIGTERM)
             term.process.wait()
+
+
+def _view_of(game: Game, names: list[str], settings: dict | None = None) -> RoomView:
+    """A RoomView as a snapshot of `game` would make it."""
+    snapshot = Snapshot(
+        room="R1", version=len(game.history) + 1, status="playing",
+        settings={"rules": game.rules.name, "board": game.board.spec, "players": len(game.players),
+                  **(settings or {})},
+        seats=[{"seat": i, "colour": c, "name": n} for i, (c, n) in enumerate(zip(game.players, names))],
+        game={"rules": game.rules.name, "board": game.board.to_json(), "board_spec": game.board.spec,
+              "players": list(game.players), "history": [[p.seat, p.move, p.rescinded] for p in game.history],
+              "result": None},
+    )
+    return RoomView(snapshot, now=0.0)
+
+
+@pytest.fixture
+def make_view():
+    """A factory: the RoomView a snapshot of a gorules Game would give (no server needed)."""
+    return _view_of

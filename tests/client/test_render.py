@@ -3,26 +3,10 @@
 import re
 
 from gorules import Board, Game
-from protocol import Snapshot
 
 from client_cli.render import Style, board_lines, letters, prohibited, screen
-from client_cli.room import RoomView
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def view_of(game: Game, names: list[str], settings: dict | None = None) -> RoomView:
-    """A RoomView as a snapshot of `game` would make it."""
-    snapshot = Snapshot(
-        room="R1", version=len(game.history) + 1, status="playing",
-        settings={"rules": game.rules.name, "board": game.board.spec, "players": len(game.players),
-                  **(settings or {})},
-        seats=[{"seat": i, "colour": c, "name": n} for i, (c, n) in enumerate(zip(game.players, names))],
-        game={"rules": game.rules.name, "board": game.board.to_json(), "board_spec": game.board.spec,
-              "players": list(game.players), "history": [[p.seat, p.move, p.rescinded] for p in game.history],
-              "result": None},
-    )
-    return RoomView(snapshot, now=0.0)
 
 
 def test_letters_are_distinct():
@@ -46,22 +30,22 @@ def test_grid_with_last_move_and_coordinates():
     ]
 
 
-def test_prohibited_points_are_marked_and_explained():
+def test_prohibited_points_are_marked_and_explained(make_view):
     game = Game(Board.grid(2, 1), rules="kee", players=2)
     game.play("A1")
     game.play("B1")
     assert prohibited(game) == {"A1": "cycle"}
     assert board_lines(game, Style(color=False))[1] == " 1 *(W)1"
-    text = "\n".join(screen(view_of(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
+    text = "\n".join(screen(make_view(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
     assert "prohibited: A1 cycle" in text and "appeal P" in text
     assert "to move: you" in text
 
 
-def test_nineteen_fits_80_by_24_with_colours_or_not():
+def test_nineteen_fits_80_by_24_with_colours_or_not(make_view):
     game = Game(Board.grid(19, 19), rules="chinese", players=2)
     for move in ("Q16", "D4", "Q4"):
         game.play(move)
-    view = view_of(game, ["ann", "bob"], {"clock": None})
+    view = make_view(game, ["ann", "bob"], {"clock": None})
     for style in (Style(color=False), Style(color=True)):
         lines = screen(view, [0], 0.0, style, "refused 'D4': D4 is occupied")
         plain = [SGR.sub("", line) for line in lines]
@@ -90,27 +74,16 @@ def test_graph_without_coordinates_is_a_paged_list():
     assert board_lines(game, style)[0].startswith("points 39-56 of 56")
 
 
-def test_scoring_and_result_are_shown():
+def test_scoring_and_result_are_shown(make_view):
     game = Game(Board.grid(3, 3), rules="chinese", players=2, komi=0.5)
     for move in ("B2", "pass", "pass"):
         game.play(move)
-    view = view_of(game, ["ann", "bob"])
+    view = make_view(game, ["ann", "bob"])
     text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
     assert "mark dead" in text and "phase: scoring" in text
     game.play("done", seat=0)
     game.play("done", seat=1)
-    view = view_of(game, ["ann", "bob"])
+    view = make_view(game, ["ann", "bob"])
     view.result = {"reason": "passes", "ranking": [1, 2], "score": [9.0, 0.5]}
     text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
     assert "GAME OVER (passes)" in text and "score: black 9, white 0.5" in text
-
-
-def test_clocks_count_down_locally_for_the_running_seat():
-    from client_cli.room import Clocks
-
-    clocks = Clocks(running=0, seats=[{"main": 65.0}, {"main": 0.0, "periods": 3, "period_left": 30.0}], at=100.0)
-    assert clocks.left(0, 110.0) == 55.0
-    assert clocks.describe(0, 110.0) == "0:55"
-    assert clocks.left(1, 110.0) == 30.0
-    assert clocks.describe(1, 110.0) == "0:30 (3p)"
-    assert clocks.left(0, 200.0) == 0.0
