@@ -1,8 +1,8 @@
 """Property tests: random games on random small boards, checked after every move.
 
 Hypothesis draws a board (a random connected graph of 3..12 points, a small grid or a small
-torus), a preset, 2..4 players (2 for ``lasker-maas``, which the 1995 text writes for two
-players only) and a game: mostly moves from ``legal_moves()``, biased towards passes and
+torus), a preset, 2..4 players (2 for the two-player presets: ``lasker-maas``, whose 1995
+text is written for two players only, and any other preset with ``max_players`` 2) and a game: mostly moves from ``legal_moves()``, biased towards passes and
 appeals so that Kee rescissions (rules 13-14) and the end of play happen, with stray illegal
 strings and out-of-turn actions mixed in. After every move the invariants below must hold;
 at the end, the record must replay to the same game.
@@ -19,8 +19,11 @@ from hypothesis import strategies as st
 from gorules import PRESETS, Board, Game, IllegalMove, RulesetError
 from gorules.position import EMPTY, Position
 
-SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-STONE_REASONS = {"suicide", "cycle", "superko", "rescinded"}
+# About 250 random games in all, shared among the presets, keep the file near 30 s.
+PRESET_SETTINGS = settings(max_examples=max(20, 250 // len(PRESETS)), deadline=None,
+                           suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(PRESET_SETTINGS, max_examples=50)
+STONE_REASONS = {"suicide", "cycle", "superko", "ko", "rescinded"}
 JUNK = ["", "   ", "Z99", "appeal", "appeal pass", "pass pass", "rank x", "rank", "dead", "accept",
         "reject", "done", "resign", "rank 1 1", "rank 9 9", "appeal Z99", "dead Z99", 7, None]
 
@@ -104,22 +107,53 @@ def check_position(g: Game) -> None:
         sorted((sorted(c.stones), sorted(c.libs), c.hash) for c in fresh.chains())
 
 
-def check_score(g: Game) -> None:
-    """No seat scores more than the board has points (komi and the half point aside); area
-    scores are never negative; the ranking's places run from 1."""
-    n = len(g.board)
-    score = g.score()
-    bonus = [0.0] * len(score)
-    if len(score) == 2:
-        bonus[1] = g.rules.komi + (g.rules.handicap if g.rules.handicap_bonus else 0)
-        if g.rules.name == "lasker-maas":
-            bonus[1] = g.rules.komi % 1
-    bare = [s - b for s, b in zip(score, bonus)]
-    assert all(s <= n for s in bare), (score, n)
-    if g.rules.name != "lasker-maas":
-        assert all(s >= 0 for s in bare) and sum(bare) <= n
+def regions(g: Game) -> list[tuple[set[str], set[int]]]:
+    """Every empty region with the seats whose stones it touches."""
+    stones, seen, out = g.stones(), set(), []
+    for start in g.board.points:
+        if start in stones or start in seen:
+            continue
+        region, borders, todo = {start}, set(), [start]
+        while todo:
+            for q in g.board.neighbours(todo.pop()):
+                if q in stones:
+                    borders.add(stones[q])
+                elif q not in region:
+                    region.add(q)
+                    todo.append(q)
+        seen |= region
+        out.append((region, borders))
+    return out
+
+
+def check_score(g: Game, offsets: dict[int, float]) -> None:
+    """Scores counted afresh: area (Kee rule 17: stones plus regions touching one seat only),
+    Lasker-Maas (territory minus own stones in the prisoners' place) or territory (plus the
+    opponent's stones taken). What the engine adds on
+    top (komi, handicap points, the half point) is one constant per seat for the whole game and
+    nothing for Black, so no seat's count exceeds the number of points."""
+    n, seats = len(g.board), len(g.players)
+    counts = [0] * seats
+    for region, borders in regions(g):
+        if len(borders) == 1:
+            counts[next(iter(borders))] += len(region)
+    scoring = g.rules.scoring.value
+    if scoring == "lasker-maas":
+        counts = [c - p for c, p in zip(counts, g.prisoners)]
+    elif scoring == "territory":  # two players: territory plus the opponent's stones taken
+        counts = [counts[0] + g.prisoners[1], counts[1] + g.prisoners[0]]
+    else:
+        assert scoring == "area", f"no check written for {scoring} scoring"
+        for seat in g.stones().values():
+            counts[seat] += 1
+        assert all(c >= 0 for c in counts) and sum(counts) <= n
+    if scoring != "territory":  # prisoners can outnumber the points in a long territory game
+        assert all(c <= n for c in counts)
+    for seat, (score, count) in enumerate(zip(g.score(), counts)):
+        assert score - offsets.setdefault(seat, score - count) == count, (seat, score, count)
+    assert offsets[0] == 0
     ranking = g.ranking()
-    assert min(ranking) == 1 and all(1 <= r <= len(score) for r in ranking)
+    assert min(ranking) == 1 and all(1 <= r <= seats for r in ranking)
 
 
 def check_legal_moves(g: Game) -> None:
@@ -160,7 +194,8 @@ class Model:
     """A slow, independent reading of the stone-play rules, to compare the engine with.
 
     It keeps whole positions instead of hashes and scans the whole live sequence for every
-    question (Kee rules 8-14, positional and situational superko): far too slow for play,
+    question (Kee rules 8-14, positional and situational superko, the own-previous-position ko
+    rule): far too slow for play,
     plain enough to check by eye. Fed every accepted play from the start of a game.
     """
 
@@ -246,10 +281,20 @@ class Model:
             if seen and not self.cycle_allowed(seat, seen[0], seen[-1]):
                 return "cycle"
             return "rescinded" if point in self.excluded.get(len(self.live), ()) else None
+        if self.rules.repetition.value == "own-previous":
+            return "ko" if after == self.left_by(seat) else None
         if self.rules.repetition.value == "situational":
             turn = self.after_stone(seat)
             return "superko" if any(p == after and t == turn for _, p, t in stones) else None
+        assert self.rules.repetition.value == "positional", f"no model of {self.rules.repetition}"
         return "superko" if any(p == after for _, p, _ in stones) else None
+
+    def left_by(self, seat: int) -> dict[str, int]:
+        """The position ``seat`` left at its last turn play (the initial one before any)."""
+        for entry in reversed(self.live):
+            if entry[1] == seat:
+                return entry[3]
+        return self.initial
 
     def cycle_allowed(self, seat: int, first: int, last: int) -> bool:
         """Kee rule 11 (a) and (b)."""
@@ -362,6 +407,7 @@ def choose(g: Game, data: st.DataObject) -> tuple[Any, int | None]:
 
 def play_random_game(g: Game, data: st.DataObject, steps: int) -> None:
     model = Model(g)
+    offsets: dict[int, float] = {}
     check_position(g)
     check_legal_moves(g)
     check_model(g, model)
@@ -380,7 +426,7 @@ def play_random_game(g: Game, data: st.DataObject, steps: int) -> None:
             assert info.value.reason.value == reason
             assert snapshot(g) == before, f"refused {move!r} changed the game"
         check_position(g)
-        check_score(g)
+        check_score(g, offsets)
         check_legal_moves(g)
         check_model(g, model)
         if data.draw(st.integers(0, 9)) == 0:
@@ -391,7 +437,7 @@ def play_random_game(g: Game, data: st.DataObject, steps: int) -> None:
 
 
 @pytest.mark.parametrize("rules", sorted(PRESETS))
-@SETTINGS
+@PRESET_SETTINGS
 @given(data=st.data())
 def test_random_games_keep_every_invariant(rules: str, data: st.DataObject) -> None:
     g = data.draw(games(rules))
