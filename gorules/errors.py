@@ -24,6 +24,7 @@ class Reason(str, Enum):
     SUICIDE = "suicide"
     CYCLE = "cycle"
     SUPERKO = "superko"
+    KO = "ko"
     RESCINDED = "rescinded"
     NOT_PROHIBITED = "not-prohibited"
     NO_APPEALS = "no-appeals"

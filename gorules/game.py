@@ -19,7 +19,7 @@ from .errors import IllegalMove, Reason, RulesetError
 from .handicap import fixed_handicap_points
 from .moves import Action, Move, parse_move
 from .position import EMPTY, Position, Probe
-from .ruleset import Ending, HandicapMode, Repetition, Ruleset, Scoring, Suicide, Supply, preset
+from .ruleset import Ending, HandicapBonus, HandicapMode, Repetition, Ruleset, Scoring, Suicide, preset
 
 SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "orange")
 
@@ -117,6 +117,7 @@ class Game:
         fixed = self.rules.handicap and self.rules.handicap_mode is HandicapMode.FIXED
         self._free_left = self.rules.handicap if self.rules.handicap_mode is HandicapMode.FREE else 0
         self._turn = 1 if fixed else 0
+        self._left = [self._pos.hash] * n   # the position each seat left at its last turn
         self._seen: dict[int, list[int]] = {self._repetition_key(self._pos.hash, self._turn): [-1]}
 
     # --- queries --------------------------------------------------------------------------
@@ -237,6 +238,9 @@ class Game:
             excluded = self._excluded.get(len(self._live)) if self._excluded else None
             if excluded and p in excluded:
                 return Reason.RESCINDED
+        elif repetition is Repetition.OWN_PREVIOUS:
+            if probe.hash == self._left[seat]:
+                return Reason.KO
         else:
             key = probe.hash
             if repetition is Repetition.SITUATIONAL:
@@ -428,6 +432,7 @@ class Game:
             self._top_up()
         index = len(self._live)
         self._live.append(_Live(raw, seat, Action.STONE, p))
+        self._left[seat] = self._pos.hash
         key = self._pos.hash
         if self.rules.repetition is Repetition.SITUATIONAL:
             key ^= _TURN_KEYS[self._turn_after_stone(seat)]
@@ -455,6 +460,7 @@ class Game:
     def _apply_pass(self, raw: int, seat: int, appealing: bool) -> None:
         index = len(self._live)
         self._live.append(_Live(raw, seat, Action.APPEAL if appealing else Action.PASS, -1))
+        self._left[seat] = self._pos.hash
         self._passes[seat].append(index)
         if not appealing:
             self._plain_passes[seat].append(index)
@@ -590,12 +596,20 @@ class Game:
             points = [float(territory[s] - self._prisoners[s]) for s in range(n)]
             points[1] += self._half_point
             return points
-        points = [float(v) for v in self._pos.area(n)]
+        if self.rules.scoring is Scoring.TERRITORY:
+            territory = self._pos.territory(n)
+            points = [float(territory[0] + self._prisoners[1]), float(territory[1] + self._prisoners[0])]
+        else:
+            points = [float(v) for v in self._pos.area(n)]
         if n == 2:
-            points[1] += self.rules.komi
-            if self.rules.handicap_bonus:
-                points[1] += self.rules.handicap
+            points[1] += self.rules.komi + self._handicap_bonus()
         return points
+
+    def _handicap_bonus(self) -> int:
+        bonus = self.rules.handicap_bonus
+        if bonus is HandicapBonus.NONE or not self.rules.handicap:
+            return 0
+        return self.rules.handicap - (1 if bonus is HandicapBonus.N_MINUS_1 else 0)
 
     def ranking(self) -> list[int]:
         """Place per seat (1 is first; ties share a place); dropped-out seats come last."""
@@ -627,6 +641,7 @@ class Game:
             setattr(other, name, list(getattr(self, name)))
         for name in ("_rescinded", "_dead", "_accepted", "_proposal_accepts"):
             setattr(other, name, set(getattr(self, name)))
+        other._left = list(self._left)
         other._passes = [list(p) for p in self._passes]
         other._plain_passes = [list(p) for p in self._plain_passes]
         other._seen = {k: list(v) for k, v in self._seen.items()}
@@ -685,6 +700,7 @@ def _explain(reason: Reason, point: str, player: str) -> str:
         Reason.SUICIDE: f"{point} would be suicide that leaves the board unchanged or is forbidden here",
         Reason.CYCLE: f"{point} would repeat an earlier position (Kee rule 11, the cycle prohibition)",
         Reason.SUPERKO: f"{point} would repeat an earlier position (superko)",
+        Reason.KO: f"{point} would bring back the position {player} left at the previous turn (ko)",
         Reason.RESCINDED: f"{point} was rescinded here; {player} must choose another play (Kee rule 14)",
     }.get(reason, f"{point} is not allowed ({reason.value})")
 

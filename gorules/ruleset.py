@@ -20,6 +20,7 @@ class Repetition(str, Enum):
     KEE = "kee"                    # Kee rule 11, with appeals and rescission (rules 12-14)
     POSITIONAL = "positional"      # no whole-board position may repeat
     SITUATIONAL = "situational"    # no position may repeat with the same player to move
+    OWN_PREVIOUS = "own-previous"  # not the position the player left at his previous turn (ko)
 
 
 class Suicide(str, Enum):
@@ -35,12 +36,21 @@ class Supply(str, Enum):
 class Scoring(str, Enum):
     AREA = "area"                  # stones + empty groups touching one colour only (Kee rule 17)
     LASKER_MAAS = "lasker-maas"    # territory minus own-colour stones in the prisoners' place
+    TERRITORY = "territory"        # territory plus the opponent's stones captured (two players)
 
 
 class Ending(str, Enum):
     MARKING = "marking"            # after the passes, dead stones are removed by agreement
     IMMEDIATE = "immediate"        # every stone on the board is alive (Tromp-Taylor)
     PHASES = "phases"              # Lasker-Maas: phase 2 settles life and death by play
+
+
+class HandicapBonus(str, Enum):
+    """Points White gets for N handicap stones under area scoring."""
+
+    NONE = "none"
+    N = "n"                        # Chinese
+    N_MINUS_1 = "n-1"              # AGA
 
 
 class HandicapMode(str, Enum):
@@ -59,7 +69,7 @@ class Ruleset:
     komi: float = 0.0
     handicap: int = 0
     handicap_mode: HandicapMode = HandicapMode.FIXED
-    handicap_bonus: bool = False   # White gets a point per handicap stone (Chinese counting)
+    handicap_bonus: HandicapBonus = HandicapBonus.NONE
     max_players: int | None = None
     setup: Mapping[str, int] = field(default_factory=dict)
 
@@ -139,8 +149,8 @@ def _handicap_mode(rules: Ruleset, value: Any) -> dict[str, Any]:
 
 
 def _superko(rules: Ruleset, value: Any) -> dict[str, Any]:
-    if rules.repetition is Repetition.KEE:
-        raise RulesetError("the Kee rules have their own cycle prohibition; superko cannot be changed")
+    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS):
+        raise RulesetError(f"{rules.name} has its own repetition rule; superko cannot be changed")
     if value not in ("positional", "situational"):
         raise RulesetError(f"superko must be 'positional' or 'situational', got {value!r}")
     return {"repetition": Repetition(value)}
@@ -164,7 +174,13 @@ PRESETS: dict[str, Ruleset] = {
     "tromp-taylor": Ruleset("tromp-taylor", Repetition.POSITIONAL, Suicide.BOARD_CHANGING,
                             ending=Ending.IMMEDIATE),
     "chinese": Ruleset("chinese", Repetition.POSITIONAL, Suicide.FORBIDDEN, komi=7.5,
-                       handicap_bonus=True),
+                       handicap_bonus=HandicapBonus.N),
+    "aga": Ruleset("aga", Repetition.SITUATIONAL, Suicide.FORBIDDEN, komi=7.5,
+                   handicap_bonus=HandicapBonus.N_MINUS_1, max_players=2),
+    "japanese": Ruleset("japanese", Repetition.OWN_PREVIOUS, Suicide.FORBIDDEN,
+                        scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
+    "nieminen": Ruleset("nieminen", Repetition.OWN_PREVIOUS, Suicide.FORBIDDEN,
+                        scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
 }
 
 

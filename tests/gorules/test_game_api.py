@@ -123,3 +123,34 @@ def test_ruleset_json_is_strict_and_round_trips():
                 {"name": "nope"}, {"komi": 1}, {"name": "chinese", "handicap": -1}):
         with pytest.raises(RulesetError):
             Ruleset.from_json(bad)
+
+
+KO = {"B3": 0, "A2": 0, "B1": 0, "C3": 1, "B2": 1, "D2": 1, "C1": 1}
+
+
+@pytest.mark.parametrize("rules", ["japanese", "nieminen"])
+def test_own_previous_position_ko_rule(rules):
+    g = Game(Board.grid(4, 3), rules=rules, setup=KO)
+    g.play("C2")                                     # Black takes the ko
+    assert g.why_illegal("B2") == "ko"               # would bring back the position White left
+    g.play("D3")                                     # a threat elsewhere
+    g.play("A3")
+    assert g.why_illegal("B2") is None               # now a new position
+
+
+def test_territory_scoring_counts_prisoners_and_komi():
+    g = Game(Board.grid(4, 3), rules="japanese", setup={"B1": 0, "B2": 0, "C1": 1, "C2": 1, "C3": 1})
+    g.play("B3")
+    g.play("A3")                                     # White invades; both pass; it is agreed dead
+    g.play("pass")
+    g.play("pass")
+    assert g.phase == "scoring"
+    g.play("dead A3", seat=0), g.play("done", seat=0), g.play("done", seat=1)
+    # Black: territory A1-A3 and the dead stone as a prisoner; White: D1-D3 and komi.
+    assert g.prisoners == [0, 1] and g.score() == [4.0, 9.5]
+
+
+def test_aga_handicap_bonus_is_n_minus_1_and_superko_is_situational():
+    g = Game(Board.grid(9, 9), rules="aga", handicap=3, komi=0.5)
+    assert g.score() == [81.0, 2.5]
+    assert Game(Board.grid(9, 9), rules="aga").rules.repetition.value == "situational"
