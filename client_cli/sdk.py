@@ -115,8 +115,9 @@ class BotRunner:
         if held and (seat is None or seat in held):
             await self.client.watch(room, invite)
             return held[0] if seat is None else seat
+        before = set(held)
         await self.client.sit(room, seat, invite)
-        return self.client.seats_in(room)[-1] if seat is None else seat
+        return seat if seat is not None else min(set(self.client.seats_in(room)) - before)
 
     async def run(self) -> dict[str, dict[str, Any] | None]:
         """Follow the rooms joined until every one has ended; the results by room.
