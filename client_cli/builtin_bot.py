@@ -5,7 +5,9 @@ escapes atari, puts opponents in atari, never fills its own eyes nor plays into 
 regions, never puts itself in atari for nothing, and passes when no useful play is left. Under the
 Kee rules it appeals (rule 12) when the play it wants most is prohibited by rule 11 alone. In the
 Lasker-Maas phase 2, where each stone comes from the prisoners' place, the same reading fills the
-neutral points and leaves its own territory alone. In the marking phase it accepts the marks, and
+neutral points and leaves its own territory alone. A game that runs past `WIND_DOWN` moves per
+point (rulesets with simple ko allow endless cycles) gets only passes from it. In the marking phase
+it accepts the marks, and
 it accepts a ranking proposal that places it no worse than the board does.
 
 `choose_move` is a pure function of the game, the seat and a seeded `random.Random`: the same
@@ -25,6 +27,9 @@ SAVE = 8.0
 ATARI = 2.0
 APPEAL_THRESHOLD = CAPTURE
 """An appeal is worth making only for a play that captures (or saves) something."""
+WIND_DOWN = 5
+"""Moves per point after which the bot only passes: under simple ko (Japanese rules) play can
+cycle for ever, and two bots passing end any game."""
 
 
 def choose_move(game: Game, seat: int, rng: random.Random) -> str | None:
@@ -44,6 +49,8 @@ def choose_move(game: Game, seat: int, rng: random.Random) -> str | None:
 
 def turn_play(game: Game, seat: int, rng: random.Random) -> str:
     """The bot's stone play, appeal or pass when it is `seat`'s turn."""
+    if len(game.history) > WIND_DOWN * len(game.board.points):
+        return "pass"
     snapshot = Snapshot(game.board, game.stones())
     best_move, best_value = "pass", 0.0
     for move in game.legal_moves():

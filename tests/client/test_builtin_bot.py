@@ -213,3 +213,13 @@ def test_is_a_pure_function_of_game_and_seed():
     first = play_out(Game(Board.grid(7, 7), rules="kee", players=3), seed=9)
     second = play_out(Game(Board.grid(7, 7), rules="kee", players=3), seed=9)
     assert [p.move for p in first.history] == [p.move for p in second.history]
+
+
+def test_winds_down_a_game_that_runs_too_long(monkeypatch):
+    from client_cli import builtin_bot
+
+    game = Game(Board.grid(5, 5), rules="kee", players=2)
+    game.play("C3")
+    assert choose_move(game, 1, random.Random(0)) != "pass"
+    monkeypatch.setattr(builtin_bot, "WIND_DOWN", 0)
+    assert choose_move(game, 1, random.Random(0)) == "pass"
