@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import textwrap
 
 from gorules import Game
 
 from client_cli.room import RoomView
 
 WIDTH, HEIGHT = 80, 24
+MESSAGE_LINES = 3
 BOARD_ROWS = 20
 """Lines the board may take; the rest is for the message and the prompt."""
 
@@ -268,9 +270,8 @@ def screen(view: RoomView, mine: list[int], now: float, style: Style, message: s
             left = board[i] if i < len(board) else ""
             right = _clip(panel[i], panel_width) if i < len(panel) else ""
             out.append(left + " " * (board_width - _visible_len(left)) + right)
-    out = out[: height - 2]
-    out.append(_clip(message, width - 1))
-    return out
+    notice = textwrap.wrap(message, width - 1)[:MESSAGE_LINES] or [""]
+    return out[: height - 1 - len(notice)] + notice
 
 
 def _visible_len(text: str) -> int:
