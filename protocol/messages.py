@@ -9,6 +9,7 @@ Every client message may carry an integer `id`; the server copies it into its di
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -192,6 +193,12 @@ CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
 
 # ---------------------------------------------------------------------------------- server -> client
 
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A message class's field names (dataclasses.fields is too slow for every message sent)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 @dataclass(frozen=True, kw_only=True)
 class ServerMessage:
     """Base of the messages the server sends; `id` echoes the request's id in direct replies."""
@@ -202,10 +209,10 @@ class ServerMessage:
     def to_wire(self) -> dict[str, Any]:
         """The message as a plain map, `type` first, fields that are None left out."""
         out: dict[str, Any] = {"type": self.TYPE}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
             if value is not None:
-                out[f.name] = value
+                out[name] = value
         return out
 
 

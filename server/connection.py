@@ -74,18 +74,23 @@ class Connection:
 
     def send_frame(self, frame: bytes | str) -> None:
         """Queue a frame on the socket without waiting; cut off a peer that stopped reading."""
+        if self.writable():
+            broadcast([self.ws], frame)
+
+    def writable(self) -> bool:
+        """Whether frames may be queued for this peer; a peer over the outbound limit is cut off."""
         if self.closed:
-            return
+            return False
         transport = self.ws.transport
         if transport is None or transport.is_closing():
-            return
+            return False
         if transport.get_write_buffer_size() > self.hub.config.outbound_limit:
             log.warning("%s: outbound buffer over %d bytes, disconnecting", self.ws.remote_address,
                         self.hub.config.outbound_limit)
             self.closed = True
             transport.abort()
-            return
-        broadcast([self.ws], frame)
+            return False
+        return True
 
     # -- receiving ------------------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable
 
+from websockets.asyncio.connection import broadcast
+
 from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
                       encode)
@@ -146,12 +148,12 @@ class Hub:
 
     def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
         """Send one message to many connections, encoding it once per codec."""
-        frames: dict[str, bytes | str] = {}
-        for conn in list(watchers):
-            frame = frames.get(conn.codec)
-            if frame is None:
-                frame = frames[conn.codec] = encode(message, conn.codec)
-            conn.send_frame(frame)
+        groups: dict[str, list[Any]] = {}
+        for conn in watchers:
+            if conn.writable():
+                groups.setdefault(conn.codec, []).append(conn.ws)
+        for codec, sockets in groups.items():
+            broadcast(sockets, encode(message, codec))
 
     # -- finished games ------------------------------------------------------------------------------------
 

@@ -255,12 +255,13 @@ class Room:
             raise ProtocolError(ErrorCode.ILLEGAL_MOVE, f"{move!r} is not a move a player sends", reason="bad-move")
         now = self._now()
         running = self.clocks.running if self.clocks is not None else None
-        if await self._flag_fell(now):
+        if running is not None and self.clocks.flagged(running, now) and await self._flag_fell(now):
             if running == seat:
                 raise ProtocolError(ErrorCode.TIMEOUT, "your time ran out before this move")
             if self.status == "ended":
                 raise ProtocolError(ErrorCode.GAME_OVER, "this game is over: a clock ran out")
-        turn = not move.split() or move.split()[0].lower() not in ACTIONS
+        words = move.split()
+        turn = not words or words[0].lower() not in ACTIONS
         stone = is_stone_play(self.game, move)
         try:
             play = self.game.play(move, seat=seat)
