@@ -152,7 +152,7 @@ class Room:
             conn.watching.add(self)
 
     def _clocks_view(self) -> dict[str, Any] | None:
-        return clocks_view(self.clocks, self.players, self._now())
+        return None if self.clocks is None else clocks_view(self.clocks, self.players, self._now())
 
     # -- requests (each runs in the room's task) -----------------------------------------------------
 
