@@ -100,3 +100,16 @@ async def test_register_and_login(connect_client):
     await guest.ok("sit", room=room, seat=0)
     again = await other.ok("hello", protocol=1, user="alice", password="correct horse")
     assert again["seats"] == [{"room": room, "seat": 0}]
+
+
+async def test_boards_and_options_reach_the_engine(players):
+    (host,) = await players(1)
+    for settings, spec in [({"rules": "kee", "board": "torus:5x5", "players": 4}, "torus:5x5"),
+                           ({"rules": "kee", "board": "hex5", "players": 3}, "hex5")]:
+        room = (await host.ok("create", settings=settings))["room"]
+        game = (await host.ok("watch", room=room))["game"]
+        assert game["board_spec"] == spec and len(game["players"]) == settings["players"]
+    room = (await host.ok("create", settings={"rules": "chinese", "board": "9", "handicap": 2, "komi": 0.5}))["room"]
+    snapshot = await host.ok("watch", room=room)
+    assert len(snapshot["game"]["stones"]) == 2 and set(snapshot["game"]["stones"].values()) == {0}
+    assert snapshot["settings"]["komi"] == 0.5 and snapshot["settings"]["handicap"] == 2
