@@ -3,6 +3,10 @@ are taken, private rooms without their code, settings the engine cannot play, to
 
 from __future__ import annotations
 
+import pytest
+
+from gorules import PRESETS
+
 
 async def test_moves_from_non_seated_sessions_and_out_of_turn_are_refused(players, seat, connect_client):
     black, white = await players(2)
@@ -113,3 +117,14 @@ async def test_boards_and_options_reach_the_engine(players):
     snapshot = await host.ok("watch", room=room)
     assert len(snapshot["game"]["stones"]) == 2 and set(snapshot["game"]["stones"].values()) == {0}
     assert snapshot["settings"]["komi"] == 0.5 and snapshot["settings"]["handicap"] == 2
+
+
+@pytest.mark.parametrize("rules", sorted(PRESETS))
+async def test_every_ruleset_of_the_engine_is_playable_over_the_wire(players, seat, rules):
+    black, white = await players(2)
+    room = await seat([black, white], {"rules": rules, "board": "9"})
+    assert (await black.move(room, "E5", 1))["type"] == "ack"
+    assert (await white.move(room, "C3", 1))["type"] == "ack"
+    assert (await black.move(room, "pass", 2))["type"] == "ack"
+    snapshot = await white.ok("watch", room=room)
+    assert snapshot["game"]["rules"] == rules and snapshot["game"]["to_move"] == 1
