@@ -20,7 +20,7 @@ async def test_timeout_loses_a_two_player_game(players, seat):
 
 async def test_timeout_drops_a_player_out_of_a_three_player_game(players, seat):
     ann, bob, cy = await players(3)
-    room = await seat([ann, bob, cy], {"rules": "kee", "board": "5", "players": 3, "clock": "fischer:1+60"})
+    room = await seat([ann, bob, cy], {"rules": "kee", "board": "5", "players": 3, "clock": "fischer:1.5+60"})
     await ann.event("start")
     assert (await ann.move(room, "A1", 1))["type"] == "ack"
     timeout = await cy.event("timeout")
