@@ -297,10 +297,9 @@ class Room:
         if result is not None:
             data["result"] = result
         self.undo = None
-        # The store numbers rows before this one; the move's own row cannot be named in its record.
         marks = [self.row_index[i] if i < index else row for i in newly]
         try:
-            await self._commit("move", data, move=(seat, play.move, seq), rescinded=[m for m in marks if m < row],
+            await self._commit("move", data, move=(seat, play.move, seq), rescinded=marks,
                                clocks=True, result=result)
         except Exception:
             await self._rebuild()
