@@ -13,22 +13,9 @@ import dataclasses
 from typing import Any
 
 from gorules import Board, Game, GoRulesError
-from protocol import Event, Events, Snapshot
+from protocol import Event, Events, Snapshot, engine_options
 
 CHAT_KEPT = 50
-
-
-def engine_options(settings: dict[str, Any]) -> dict[str, Any]:
-    """The `Game` keyword options a room's settings set (komi, handicap, superko)."""
-    options: dict[str, Any] = {}
-    if settings.get("komi") is not None:
-        options["komi"] = settings["komi"]
-    if settings.get("handicap"):
-        options["handicap"] = settings["handicap"]
-        options["handicap_mode"] = settings.get("handicap_mode") or "fixed"
-    if settings.get("superko") is not None:
-        options["superko"] = settings["superko"]
-    return options
 
 
 def board_of(view: dict[str, Any]) -> Board:

@@ -56,6 +56,22 @@ class RoomSettings:
         return dataclasses.asdict(self)
 
 
+def engine_options(settings: dict[str, Any]) -> dict[str, Any]:
+    """The keyword options for `gorules.Game` that a room's settings map sets.
+
+    Here, beside the settings, because the server and every client build the same game from them.
+    """
+    options: dict[str, Any] = {}
+    if settings.get("komi") is not None:
+        options["komi"] = settings["komi"]
+    if settings.get("handicap"):
+        options["handicap"] = settings["handicap"]
+        options["handicap_mode"] = settings.get("handicap_mode") or "fixed"
+    if settings.get("superko") is not None:
+        options["superko"] = settings["superko"]
+    return options
+
+
 # ---------------------------------------------------------------------------------- client -> server
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from gorules import Board, Game
-from protocol import RoomSettings
+from protocol import RoomSettings, engine_options
 
 from .clock import ClockSettings, Clocks
 
@@ -51,19 +51,6 @@ def clock_of(spec: str | dict[str, Any] | None) -> ClockSettings | None:
         return None
     cs = ClockSettings.parse(spec) if isinstance(spec, str) else ClockSettings.from_json(spec)
     return None if cs.kind == "none" else cs
-
-
-def engine_options(settings: dict[str, Any]) -> dict[str, Any]:
-    """The keyword options for `Game` that the settings set."""
-    options: dict[str, Any] = {}
-    if settings.get("komi") is not None:
-        options["komi"] = settings["komi"]
-    if settings.get("handicap"):
-        options["handicap"] = settings["handicap"]
-        options["handicap_mode"] = settings.get("handicap_mode", "fixed")
-    if settings.get("superko") is not None:
-        options["superko"] = settings["superko"]
-    return options
 
 
 def new_game(settings: dict[str, Any]) -> Game:
