@@ -39,9 +39,7 @@ GNUGO_FLAGS: dict[str, list[str]] = {
     "japanese": ["--japanese-rules"],
     "kee": ["--chinese-rules", "--positional-superko", "--allow-suicide"],
     "lasker-maas": ["--japanese-rules", "--situational-superko"],
-    "nieminen": ["--chinese-rules", "--positional-superko"],
-    "hansen-sst": ["--chinese-rules", "--situational-superko"],
-    "jasiek-nkr": ["--chinese-rules", "--positional-superko"],
+    "nieminen": ["--japanese-rules"],
 }
 """GNU Go's options per polygo ruleset: scoring, repetition and suicide as near as GNU Go has them.
 The rulesets listed are the ones the bridge plays; the bridge itself handles Kee appeals."""
