@@ -24,7 +24,7 @@ from client_cli.room import RoomView
 from client_cli.session import Client
 
 HELP = ("commands: POINT  pass  appeal POINT  resign  undo  undo yes|no  rank 1 2 2  accept  reject  "
-        "dead POINT  done  say TEXT  more  help  quit")
+        "dead POINT  done  resume  say TEXT  more  help  quit")
 
 REASONS = {
     "occupied": "that point is occupied",
@@ -86,7 +86,7 @@ def parse_command(line: str, game: Game | None) -> Command:
         if rest.lower() in ("no", "n", "refuse"):
             return Command("undo_reply", "no")
         return Command("error", "'undo' asks to take back your move; 'undo yes' / 'undo no' answer a request")
-    if word in ("pass", "resign", "done", "accept", "reject") and not rest:
+    if word in ("pass", "resign", "done", "resume", "accept", "reject") and not rest:
         return Command("move", word)
     if word in ("appeal", "dead"):
         if not rest or " " in rest:

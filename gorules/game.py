@@ -357,6 +357,8 @@ class Game:
                                   move.text)
             if any(not 1 <= r <= len(self.players) for r in move.ranking):
                 raise IllegalMove(Reason.BAD_RANKING, f"places run from 1 to {len(self.players)}", move.text)
+        elif action is Action.RESUME and self._phase != "scoring":
+            raise IllegalMove(Reason.NOT_SCORING, "play resumes only from the marking of dead stones", move.text)
         elif action in (Action.ACCEPT, Action.REJECT) and self._proposal is None:
             raise IllegalMove(Reason.NO_PROPOSAL, "there is no ranking proposal to answer", move.text)
         elif action in (Action.RESIGN, Action.TIMEOUT) and self.over:
@@ -491,6 +493,7 @@ class Game:
         self._excluded = {k: v for k, v in self._excluded.items() if k <= start}
         self._excluded.setdefault(start, set()).add(stone.point)
         self._replay(self._live[:start])
+        self._phase_start = min(self._phase_start, start)
         self._turn = stone.seat
 
     def _replay(self, live: Iterable[_Live]) -> None:
@@ -568,6 +571,18 @@ class Game:
     def _do_accept(self, raw: int, seat: int, move: Move) -> None:
         self._proposal_accepts.add(seat)
         self._agree_if_all()
+
+    def _do_resume(self, raw: int, seat: int, move: Move) -> None:
+        """Back to play from the marking phase, when the players do not agree on dead stones.
+
+        As in Nieminen's text, the player who asks to resume does not play first: the next
+        seat does. Earlier passes no longer count toward the end.
+        """
+        self._phase = "play"
+        self._phase_start = len(self._live)
+        self._dead = set()
+        self._accepted = set()
+        self._turn = self._next_seat(seat)
 
     def _do_reject(self, raw: int, seat: int, move: Move) -> None:
         self._proposal = None
@@ -716,4 +731,5 @@ _HANDLERS = {
     Action.RANK: Game._do_rank,
     Action.ACCEPT: Game._do_accept,
     Action.REJECT: Game._do_reject,
+    Action.RESUME: Game._do_resume,
 }

@@ -26,6 +26,7 @@ class Action(str, Enum):
     RANK = "rank"
     ACCEPT = "accept"
     REJECT = "reject"
+    RESUME = "resume"
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class Move:
 
 
 _BARE = {"pass": Action.PASS, "resign": Action.RESIGN, "timeout": Action.TIMEOUT,
-         "done": Action.DONE, "accept": Action.ACCEPT, "reject": Action.REJECT}
+         "done": Action.DONE, "accept": Action.ACCEPT, "reject": Action.REJECT, "resume": Action.RESUME}
 
 
 def parse_move(text: str, board: Board) -> Move:
@@ -67,7 +68,7 @@ def parse_move(text: str, board: Board) -> Move:
         return Move(Action.RANK, "rank " + " ".join(map(str, places)), ranking=places)
     if len(words) != 1 or head in _BARE:
         raise IllegalMove(Reason.BAD_MOVE, f"{text!r} is not a move: use a point, pass, appeal P, resign, "
-                          "dead P, done, rank ..., accept or reject", text)
+                          "dead P, done, resume, rank ..., accept or reject", text)
     point = _point(words[0], board, text)
     return Move(Action.STONE, board.points[point], point)
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("polygo.room")
 
-ACTIONS = frozenset({"resign", "dead", "done", "rank", "accept", "reject"})
+ACTIONS = frozenset({"resign", "dead", "done", "resume", "rank", "accept", "reject"})
 """First words of the moves any seat may send out of turn."""
 
 SEQS_KEPT = 64

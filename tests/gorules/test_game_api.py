@@ -154,3 +154,28 @@ def test_aga_handicap_bonus_is_n_minus_1_and_superko_is_situational():
     g = Game(Board.grid(9, 9), rules="aga", handicap=3, komi=0.5)
     assert g.score() == [81.0, 2.5]
     assert Game(Board.grid(9, 9), rules="aga").rules.repetition.value == "situational"
+
+
+@pytest.mark.parametrize("rules", ["kee", "chinese", "japanese"])
+def test_resume_from_marking_when_dead_stones_are_disputed(rules):
+    g = Game(Board.grid(5, 5), rules=rules)
+    for m in ("C3", "D4", "pass", "pass"):
+        g.play(m)
+    assert g.phase == "scoring"
+    g.play("dead D4", seat=0)
+    g.play("resume", seat=1)                         # White disputes: play on, Black first
+    assert g.phase == "play" and g.to_move == 0 and g.dead == [] and g.consecutive_passes() == 0
+    g.play("E4")
+    g.play("pass")
+    assert g.phase == "play"                         # the passes before the resumption no longer count
+    g.play("pass")
+    assert g.phase == "scoring"
+
+
+def test_resume_only_from_marking():
+    g = Game(Board.grid(5, 5), rules="kee")
+    assert g.why_illegal("resume") == "not-scoring"
+    lm = Game(Board.grid(5, 5), rules="lasker-maas")
+    for m in ("pass", "pass", "pass", "pass"):
+        lm.play(m)
+    assert lm.phase == "ended" and lm.why_illegal("resume", seat=0) == "game-over"

@@ -79,3 +79,17 @@ async def seat_all_and_start(ann, bob, cy, seat) -> str:
     start = await ann.event("start")
     assert start["to_move"] == 0 and start["phase"] == "play"
     return room
+
+
+async def test_resume_from_a_disputed_marking_over_the_wire(players, seat):
+    ann, bob = await players(2)
+    room = await seat([ann, bob], {"rules": "kee", "board": "5x5"})
+    await ann.event("start")
+    for n, (client, move) in enumerate([(ann, "C3"), (bob, "D4"), (ann, "pass"), (bob, "pass")], 1):
+        assert (await client.move(room, move, n))["type"] == "ack"
+    assert (await bob.move(room, "resume", 10))["type"] == "ack"
+    event = await ann.event("move")
+    while event.get("move") != "resume":
+        event = await ann.event("move")
+    assert event["phase"] == "play" and event["to_move"] == 0
+    assert (await ann.move(room, "E5", 11))["type"] == "ack"
