@@ -148,6 +148,8 @@ async def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError("--bots fills the seats of a room you create; it cannot be used with --join")
     if args.players is not None and args.bots and args.players < args.bots + 1:
         raise UsageError(f"--players {args.players} leaves no seat for you beside {args.bots} bots")
+    # Read the settings (and any board file) first: a bad flag must not start a local server.
+    settings = None if args.join else settings_from(args, players=1 + args.bots if args.bots else None)
     server = None
     if not args.no_local_server and is_local(args.server) and not await reachable(args.server):
         home = (args.token_file.parent if args.token_file else default_token_file().parent)
@@ -156,7 +158,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
     bot_tasks: list[asyncio.Task[Any]] = []
     try:
         async with client_for(args) as client:
-            room = await _choose_room(client, args)
+            room = await _choose_room(client, args, settings)
             for i in range(args.bots):
                 bot_tasks.append(asyncio.create_task(_run_local_bot(args, room, i)))
             app = TerminalApp(client, room, style=style_for(args))
@@ -171,9 +173,9 @@ async def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _choose_room(client: Client, args: argparse.Namespace) -> str:
-    """The room to play: the one joined, a held seat to resume, or a new room."""
-    if args.join:
+async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomSettings | None) -> str:
+    """The room to play: the one joined (`settings` is None), a held seat to resume, or a new room."""
+    if settings is None:
         held = client.seats_in(args.join)
         if held and (args.seat is None or args.seat in held):
             await client.watch(args.join, args.invite)
@@ -186,7 +188,7 @@ async def _choose_room(client: Client, args: argparse.Namespace) -> str:
         await client.watch(room)
         print(f"rejoining room {room}")
         return room
-    created = await client.create(settings_from(args, players=1 + args.bots if args.bots else None))
+    created = await client.create(settings)
     await client.sit(created.room, args.seat if args.seat is not None else 0, created.invite)
     invite = f" (invitation code {created.invite})" if created.invite else ""
     print(f"created room {created.room}{invite}")

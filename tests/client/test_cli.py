@@ -131,3 +131,12 @@ async def test_export_and_a_bot_refusing_a_room_it_cannot_play(server, tmp_path,
     engine = " ".join(fake_engine())
     refused = await asyncio.to_thread(polygo, "bot", "--gtp", engine, "--room", hexes, "--server", server.url)
     assert refused.returncode == 2 and "cannot play room" in refused.stderr
+
+
+def test_a_bad_board_file_starts_no_local_server(tmp_path):
+    port = free_port()
+    env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"))
+    done = polygo("play", "--server", f"ws://127.0.0.1:{port}/", "--board", str(tmp_path / "missing.json"), env=env)
+    assert done.returncode == 2 and "[bad-usage]" in done.stderr and "missing.json" in done.stderr
+    assert "starting a local one" not in done.stdout
+    assert not (tmp_path / "home" / "local.db").exists()
