@@ -26,6 +26,7 @@ PLAYERS_MAX = 8
 SEQ_MAX = 2**53          # a client sequence number fits a double, for JavaScript clients
 ID_MAX = 2**53
 GRAPH_MAX = 4096         # entries in a board graph's "points" / "edges"
+CLOCK_MAX = 64           # a clock spec string ("fischer:300+10max600") or entries of its map form
 
 
 # ---------------------------------------------------------------------------------------- settings
@@ -37,7 +38,7 @@ class RoomSettings:
     `board` is a spec string for `gorules.Board.parse` ("19", "9x9", "torus:9x9", a shipped graph
     name) or a graph map `{"points": [...], "edges": [[a, b], ...], "coords": {...}}`.
     `clock` is a spec string ("none", "absolute:600", "byoyomi:600+5x30", "fischer:300+10",
-    "canadian:600+25/300") or the map form of the clock settings.
+    "canadian:600+300/25") or the map form of the clock settings.
     """
 
     rules: str = text(32)
@@ -47,7 +48,7 @@ class RoomSettings:
     handicap: int = number(0, 25, default=0)
     handicap_mode: str = text(8, default="fixed")
     superko: str | None = text(16, default=None)
-    clock: str | dict | None = sized(16, default=None)
+    clock: str | dict | None = sized(CLOCK_MAX, default=None)
     private: bool = False
     title: str = text(TITLE_MAX, min_len=0, default="")
 

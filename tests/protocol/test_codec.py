@@ -108,6 +108,13 @@ def test_settings_defaults():
                                           "clock": None, "private": False, "title": ""}
 
 
+@pytest.mark.parametrize("clock", ["none", "absolute:600", "byoyomi:600+5x30", "fischer:300+10",
+                                   "fischer:300+10max600", "canadian:600+300/25", "byoyomi:3600.5+10x60.25"])
+def test_every_documented_clock_spec_gets_past_the_size_check(clock):
+    message = decode_client(json.dumps({"type": "create", "settings": {"rules": "chinese", "clock": clock}}))
+    assert message.settings.clock == clock
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.binary(max_size=200), st.text(max_size=200)))
 def test_no_bytes_make_the_decoder_raise_anything_but_protocol_error(frame):
