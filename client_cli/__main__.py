@@ -250,6 +250,10 @@ async def cmd_export(args: argparse.Namespace) -> int:
 
 
 async def cmd_bot(args: argparse.Namespace) -> int:
+    if args.games < 0:
+        raise UsageError("--games takes a number of games, or 0 for no limit")
+    if args.engine_timeout <= 0:
+        raise UsageError("--engine-timeout takes a number of seconds above 0")
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     bot: Bot = BuiltinBot(seed=args.seed) if args.builtin else GtpBot(args.gtp, timeout=args.engine_timeout)
     name = args.name or bot.name

@@ -25,7 +25,7 @@ from typing import Any
 from gorules import Game
 
 from client_cli.builtin_bot import choose_move as builtin_move
-from client_cli.errors import EngineCommandFailed, EngineError
+from client_cli.errors import EngineCommandFailed, EngineError, UsageError
 from client_cli.gtp import DEFAULT_TIMEOUT, GtpEngine
 from client_cli.room import RoomView
 from client_cli.sdk import Bot, Turn
@@ -112,11 +112,14 @@ class GtpBot(Bot):
     """A GTP engine behind the SDK: `GtpBot("gnugo --mode gtp --level 1")`."""
 
     def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, seed: int = 0) -> None:
-        argv = shlex.split(command)
-        if not argv:
-            raise ValueError("the GTP engine command is empty")
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise UsageError(f"cannot read the GTP engine command {command!r}: {exc}") from None
+        if not self.argv:
+            raise UsageError("the GTP engine command is empty")
         self.command = command
-        self.name = argv[0].rsplit("/", 1)[-1][:32]
+        self.name = self.argv[0].rsplit("/", 1)[-1][:32]
         self.timeout = timeout
         self.seed = seed
         self._matches: dict[str, _Match] = {}
@@ -125,7 +128,7 @@ class GtpBot(Bot):
         """Two players, a square grid, a ruleset the bridge maps (any, for engines other than GNU Go)."""
         if settings.get("players", 2) != 2 or grid_size(settings) is None:
             return False
-        return settings.get("rules") in GNUGO_FLAGS or not is_gnugo(shlex.split(self.command))
+        return settings.get("rules") in GNUGO_FLAGS or not is_gnugo(self.argv)
 
     async def game_started(self, room: str, view: RoomView) -> None:
         rng = random.Random(f"{self.seed}:{room}")

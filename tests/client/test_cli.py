@@ -30,7 +30,9 @@ def answers(port: int) -> bool:
 
 def test_bad_flags_are_clear_errors():
     for args in (["play", "--bots", "9"], ["play", "--join", "R", "--bots", "1"], ["export", "G", "--format", "png"],
-                 ["bot", "--room", "R"], ["frobnicate"], ["play", "--players", "2", "--bots", "2"]):
+                 ["bot", "--room", "R"], ["frobnicate"], ["play", "--players", "2", "--bots", "2"],
+                 ["bot", "--gtp", ""], ["bot", "--gtp", 'gnugo "--mode gtp'], ["bot", "--builtin", "--games", "-1"],
+                 ["bot", "--gtp", "gnugo", "--engine-timeout", "0"]):
         done = polygo(*args)
         assert done.returncode == 2, args
         assert "[bad-usage]" in done.stderr, (args, done.stderr)
