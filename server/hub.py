@@ -158,11 +158,11 @@ class Hub:
     # -- finished games ------------------------------------------------------------------------------------
 
     async def finished(self, limit: int, offset: int) -> Games:
-        rows = await self.store.finished_games(limit, offset)
+        rows = await self.store.finished_games(limit, offset, public=True)
         games = [{"room": r["room_id"], "settings": r["settings"], "seats": _names(r["names"], r["settings"]),
                   "result": r["result"], "moves": r["moves"], "created": r["created_at"],
                   "finished": r["finished_at"]}
-                 for r in rows if not r["settings"].get("private")]
+                 for r in rows]
         return Games(games=games)
 
     async def record(self, room_id: str, fmt: str) -> GameRecord:

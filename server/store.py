@@ -315,15 +315,20 @@ class Store:
             })
         return out
 
-    async def finished_games(self, limit: int = 50, offset: int = 0) -> list[dict]:
-        """Finished games, the latest first: a summary each (use ``game()`` for the moves)."""
+    async def finished_games(self, limit: int = 50, offset: int = 0, *, public: bool = False) -> list[dict]:
+        """Finished games, the latest first: a summary each (use ``game()`` for the moves).
+
+        ``public`` leaves out rooms with an invitation code in the query itself, so that a page
+        holds ``limit`` listable games and offsets count only those.
+        """
         if not (isinstance(limit, int) and 1 <= limit <= 1000 and isinstance(offset, int) and offset >= 0):
             raise StoreError("bad-value", f"limit must be 1 to 1000 and offset >= 0, not {limit!r}, {offset!r}.")
         rows = await self._all(
             "SELECT r.room_id, r.settings, r.created_at, f.body, f.finished_at,"
             " (SELECT count(*) FROM moves m WHERE m.room_id = r.room_id)"
-            " FROM results f JOIN rooms r USING (room_id) ORDER BY f.finished_at DESC, r.room_id"
-            " LIMIT ? OFFSET ?", (limit, offset))
+            " FROM results f JOIN rooms r USING (room_id)"
+            + (" WHERE r.invite IS NULL" if public else "") +
+            " ORDER BY f.finished_at DESC, r.room_id LIMIT ? OFFSET ?", (limit, offset))
         out = []
         for room_id, settings, created_at, result, finished_at, moves in rows:
             seats, names = await self._seats(room_id)

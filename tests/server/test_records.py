@@ -35,3 +35,17 @@ async def test_finished_game_as_json_and_sgf(players, seat):
 
     assert (await black.request("game", room="missing"))["code"] == "no-such-game"
     assert (await black.request("game", room=room, format="pdf"))["code"] == "bad-field"
+
+
+async def test_private_games_do_not_take_places_in_a_page(players, seat):
+    black, white = await players(2)
+    public = await seat([black, white], {"rules": "chinese", "board": "9"})
+    assert (await black.move(public, "resign", 0))["type"] == "ack"
+    private = (await black.ok("create", settings={"rules": "chinese", "board": "9", "private": True}))
+    await black.ok("sit", room=private["room"], seat=0)
+    await white.ok("sit", room=private["room"], seat=1, invite=private["invite"])
+    assert (await black.move(private["room"], "resign", 0))["type"] == "ack"
+
+    page = (await white.ok("games", limit=1))["games"]
+    assert [g["room"] for g in page] == [public]
+    assert (await white.ok("games", limit=1, offset=1))["games"] == []

@@ -92,6 +92,10 @@ async def test_finished_games_latest_first_and_paged(store):
     assert [g["room_id"] for g in await store.finished_games()] == ["g4", "g3", "g2", "g1", "g0"]
     assert [g["room_id"] for g in await store.finished_games(limit=2, offset=1)] == ["g3", "g2"]
     assert await store.finished_games(limit=2, offset=9) == []
+    await store.create_room("secret", {"n": 5}, owner="t", invite="code")
+    await store.record("secret", 1, {"end": 5}, result={"reason": "passes"})
+    assert [g["room_id"] for g in await store.finished_games(limit=2)] == ["secret", "g4"]
+    assert [g["room_id"] for g in await store.finished_games(limit=2, public=True)] == ["g4", "g3"]
     with pytest.raises(StoreError) as info:
         await store.finished_games(limit=0)
     assert info.value.code == "bad-value"
