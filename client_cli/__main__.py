@@ -243,7 +243,10 @@ async def cmd_export(args: argparse.Namespace) -> int:
         record = await client.game_record(args.game, args.format)
     text = record if isinstance(record, str) else json.dumps(record, indent=1)
     if args.output:
-        args.output.write_text(text)
+        try:
+            args.output.write_text(text)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0

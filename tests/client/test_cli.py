@@ -127,6 +127,10 @@ async def test_export_and_a_bot_refusing_a_room_it_cannot_play(server, tmp_path,
     as_sgf = await asyncio.to_thread(polygo, "export", room, "--format", "sgf", "-o", str(sgf), "--server", server.url)
     assert as_sgf.returncode == 0 and sgf.read_text().startswith("(;FF[4]")
 
+    unwritable = await asyncio.to_thread(polygo, "export", room, "-o", str(tmp_path / "no" / "dir.sgf"),
+                                         "--server", server.url)
+    assert unwritable.returncode == 2 and "cannot write" in unwritable.stderr and "[bad-usage]" in unwritable.stderr
+
     missing = await asyncio.to_thread(polygo, "export", "nosuchgame", "--server", server.url)
     assert missing.returncode == 1 and "[no-such-game]" in missing.stderr
 
