@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from protocol import JSON, MSGPACK, RoomSettings
 
 from client_cli.bots import BuiltinBot
-from client_cli.errors import ClientError, ConnectionFailed, ServerRefused, UsageError
+from client_cli.errors import ClientError, ServerRefused, UsageError
 from client_cli.gtp_bridge import GtpBot
 from client_cli.local_server import is_local, reachable, start_local_server, stop_local_server
 from client_cli.render import Style
@@ -308,9 +308,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"polygo {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except ConnectionFailed as exc:
-        print(f"polygo {args.command}: {exc}", file=sys.stderr)
-        return 1
     except ClientError as exc:
         print(f"polygo {args.command}: {exc}", file=sys.stderr)
         return 1
