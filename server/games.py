@@ -149,6 +149,9 @@ def clocks_view(clocks: Clocks | None, seats: int, now: float) -> dict[str, Any]
     return {"running": clocks.running, "seats": [clocks.remaining(s, now) for s in range(seats)]}
 
 
-def is_stone_play(game: Game, move: str) -> bool:
-    """Whether `move` is a point name (a stone play), as opposed to a pass or an action."""
-    return move in game.board or game.board.find(move) is not None
+def stone_point(game: Game, move: str) -> str | None:
+    """The point `move` names if it is a stone play (None for a pass or an action), spelled as the
+    board spells it ("d4" -> "D4"), so the room can update its stones without a second lookup."""
+    board = game.board
+    i = board.find(move)
+    return None if i is None else board.points[i]

@@ -20,7 +20,7 @@ from protocol import Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, S
 
 from .clock import Clocks
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, game_view,
-                    is_stone_play, new_game, proposal_view, replay, result_view)
+                    new_game, proposal_view, replay, result_view, stone_point)
 from .sessions import Session
 
 if TYPE_CHECKING:
@@ -262,7 +262,7 @@ class Room:
                 raise ProtocolError(ErrorCode.GAME_OVER, "this game is over: a clock ran out")
         words = move.split()
         turn = not words or words[0].lower() not in ACTIONS
-        stone = is_stone_play(self.game, move)
+        point = stone_point(self.game, move)
         try:
             play = self.game.play(move, seat=seat)
         except IllegalMove as exc:
@@ -273,8 +273,7 @@ class Room:
         index = len(self.row_index)
         row = len(self.rows)
         data: dict[str, Any] = {"seat": seat, "move": play.move, "seq": seq, "index": index}
-        point = self.game.board.points[self.game.board.find(move)] if stone else None
-        if stone and self.game.stone_at(point) == seat:
+        if point is not None and self.game.stone_at(point) == seat:
             for p in play.captures:
                 self.stones.pop(p, None)
             self.stones[point] = seat
@@ -290,7 +289,7 @@ class Room:
             data["rescinded"] = newly
         self._sync_clocks(now, mover=seat if turn else None)
         data.update(self._state())
-        if not stone:
+        if point is None:
             data.update(dead=self.game.dead, accepted=self.game.accepted, proposal=proposal_view(self.game),
                         dropped=dropped(self.game))
         result = self._ended()
