@@ -65,7 +65,6 @@ class RoomView:
         self.room = snapshot.room
         self.chat: list[tuple[str, str]] = []
         self.last_kind = "snapshot"
-        self.last_error: str | None = None
         self.apply_snapshot(snapshot, now)
 
     def apply_snapshot(self, snapshot: Snapshot, now: float) -> None:
@@ -156,10 +155,6 @@ class RoomView:
         elif kind == "chat":
             self.chat.append((data.get("name") or "?", data.get("text", "")))
             del self.chat[:-CHAT_KEPT]
-
-    @property
-    def started(self) -> bool:
-        return self.status != "waiting"
 
     def seat_name(self, seat: int) -> str:
         return self.seats[seat].get("name") or "(free)"

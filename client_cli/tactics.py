@@ -36,8 +36,6 @@ class Effect:
     """Own stones that were in atari and end with two or more liberties."""
     liberties: int
     """Liberties of the chain the new stone belongs to, after captures."""
-    size: int
-    """Stones in that chain."""
     ataris: int
     """Opponent stones left in atari by the play (when the new chain is not itself in atari)."""
     eye: bool
@@ -90,11 +88,6 @@ class Snapshot:
         for point in region:
             self.region_owner[point] = owner
 
-    def chains_in_atari(self, colour: int) -> list[Chain]:
-        """Distinct chains of `colour` with exactly one liberty."""
-        seen = {id(c): c for c in self.chain_of.values() if c.colour == colour and len(c.liberties) == 1}
-        return list(seen.values())
-
     def effect(self, point: str, colour: int) -> Effect:
         """Read what a stone of `colour` at the empty `point` would capture, save and leave."""
         adjacent = [self.chain_of[n] for n in self.neighbours[point] if n in self.chain_of]
@@ -117,7 +110,6 @@ class Snapshot:
             captured=len(freed),
             saved=saved,
             liberties=len(liberties),
-            size=len(stones),
             ataris=ataris,
             eye=eye,
             own_region=self.region_owner.get(point) == colour,
