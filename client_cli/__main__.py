@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--handicap", type=int)
         p.add_argument("--handicap-mode", choices=["fixed", "free"])
         p.add_argument("--superko", choices=["situational", "positional"])
-        p.add_argument("--clock", help="none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+25/300")
+        p.add_argument("--clock", help="none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+300/25")
         p.add_argument("--private", action="store_true", help="unlisted room joined by invitation code")
         p.add_argument("--title", default="")
 
