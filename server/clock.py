@@ -43,6 +43,11 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
 }
 _INT_FIELDS = ("periods", "stones")
 
+MAX_SECONDS = 10**8     # any one time field (over three years: room for correspondence games)
+MAX_COUNT = 1000        # byo-yomi periods, Canadian stones
+"""Bounds that keep every clock value a number both codecs carry (msgpack has no integers past
+64 bits) and every budget finite: a room must not be created with a clock it cannot send."""
+
 _NUM = r"(\d+(?:\.\d+)?)"
 _SYNTAX: dict[str, re.Pattern[str]] = {
     "absolute": re.compile(rf"{_NUM}"),
@@ -80,6 +85,9 @@ class ClockSettings:
                 raise ValueError(f"Clock field {f.name!r} must be a whole number, not {value!r}.")
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"Clock field {f.name!r} must be a finite number >= 0, not {value!r}.")
+            limit = MAX_COUNT if f.name in _INT_FIELDS else MAX_SECONDS
+            if value > limit:
+                raise ValueError(f"Clock field {f.name!r} must be at most {limit}, not {value!r}.")
         self._check_kind()
 
     def _check_kind(self) -> None:

@@ -43,7 +43,8 @@ def test_parse_and_text_round_trip(text, expected):
 @pytest.mark.parametrize("text", [
     "", "fast", "absolute", "absolute:", "absolute:0", "absolute:-5", "absolute:1e3", "byoyomi:600+0x30",
     "byoyomi:600+5x0", "byoyomi:600+5", "canadian:600+300/0", "canadian:600+0/25", "fischer:0+10",
-    "fischer:300+10max100", "none:5", "hourglass:60", "absolute:600s",
+    "fischer:300+10max100", "none:5", "hourglass:60", "absolute:600s", "absolute:" + "9" * 40,
+    "byoyomi:600+100000x30", "canadian:600+300/100000", "fischer:300+1000000000",
 ])
 def test_parse_refuses_bad_text_with_a_sentence(text):
     with pytest.raises(ValueError) as info:
@@ -67,6 +68,7 @@ def test_to_json_writes_only_the_kinds_fields():
     ({"kind": "absolute", "main": "600"}, "must be a number"),
     ({"kind": "absolute", "main": True}, "must be a number"),
     ({"kind": "absolute", "main": float("inf")}, "finite"),
+    ({"kind": "byoyomi", "main": 1e308, "periods": 10**18, "period": 1e308}, "at most"),
     ("absolute:600", "must be an object"),
 ])
 def test_from_json_is_strict(data, words):

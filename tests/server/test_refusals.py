@@ -59,6 +59,7 @@ async def test_seats_invites_settings_and_limits(players, make_server, tmp_path)
                             ({"rules": "chinese", "board": "x.json"}, "settings"),
                             ({"rules": "chinese", "players": 3, "handicap": 2}, "settings"),
                             ({"rules": "chinese", "clock": "fischer:ten"}, "settings"),
+                            ({"rules": "chinese", "clock": "absolute:" + "9" * 40}, "settings"),
                             ({"rules": "chinese", "board": {"points": ["a", "b"], "edges": [["a", "c"]]}}, "settings")]:
         reply = await c.request("create", settings=settings)
         assert reply["code"] == "bad-settings" and reply["field"] == field and reply["message"], settings
