@@ -7,8 +7,7 @@ Kee rules it appeals (rule 12) when the play it wants most is prohibited by rule
 Lasker-Maas phase 2, where each stone comes from the prisoners' place, the same reading fills the
 neutral points and leaves its own territory alone. A game that runs past `WIND_DOWN` moves per
 point (rulesets with simple ko allow endless cycles) gets only passes from it. In the marking phase
-it accepts the marks, and
-it accepts a ranking proposal that places it no worse than the board does.
+it accepts the marks, and it accepts a ranking proposal that places it no worse than the board does.
 
 `choose_move` is a pure function of the game, the seat and a seeded `random.Random`: the same
 inputs give the same move, which the benchmark and the tests rely on.
@@ -56,17 +55,11 @@ def turn_play(game: Game, seat: int, rng: random.Random) -> str:
     for move in game.legal_moves():
         if move == "pass":
             continue
-        if move.startswith("appeal "):
-            point = move.split(" ", 1)[1]
-            if game.why_illegal(point) != "cycle":
-                continue
-            value = value_of(snapshot.effect(point, seat), snapshot, rng)
-            if value is None or value < APPEAL_THRESHOLD:
-                continue
-        else:
-            value = value_of(snapshot.effect(move, seat), snapshot, rng)
-            if value is None:
-                continue
+        # `legal_moves` lists "appeal P" only where the cycle rule alone prohibits P.
+        point = move.removeprefix("appeal ")
+        value = value_of(snapshot.effect(point, seat), snapshot, rng)
+        if value is None or (point != move and value < APPEAL_THRESHOLD):
+            continue
         if value > best_value:
             best_move, best_value = move, value
     return best_move
