@@ -93,4 +93,10 @@ def _answer_proposal(game: Game, seat: int) -> str | None:
             if play.seat == seat:
                 return None
             break
+    return proposal_answer(game, seat)
+
+
+def proposal_answer(game: Game, seat: int) -> str:
+    """"accept" for the pending ranking proposal when it places `seat` no worse than the board does."""
+    assert game.proposal is not None
     return "accept" if game.proposal[seat] <= game.ranking()[seat] else "reject"

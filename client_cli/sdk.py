@@ -26,6 +26,7 @@ from typing import Any, Awaitable
 from gorules import Game
 from protocol import RoomSettings
 
+from client_cli.builtin_bot import proposal_answer
 from client_cli.errors import ConnectionFailed, ServerRefused, UsageError
 from client_cli.room import Clocks, RoomView
 from client_cli.session import DEFAULT_URL, Client, TokenStore
@@ -70,10 +71,7 @@ class Bot:
 
     def answer_proposal(self, turn: Turn) -> str | None:
         """Answer a ranking proposal: accept one that places the seat no worse than the board does."""
-        proposal = turn.game.proposal
-        if proposal is None:
-            return None
-        return "accept" if proposal[turn.seat] <= turn.game.ranking()[turn.seat] else "reject"
+        return None if turn.game.proposal is None else proposal_answer(turn.game, turn.seat)
 
     def answer_undo(self, turn: Turn, requester: int) -> bool:
         """Whether to let seat `requester` take back its last move (default: yes, as a friend would)."""
