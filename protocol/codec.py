@@ -32,13 +32,26 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
 
 
+def _no_lone_surrogates(value: Any) -> None:
+    """JSON may escape half of a UTF-16 pair ("\\ud800"); such a string is no text, and msgpack,
+    SQLite and every peer would fail on it later, far from the client that sent it. (msgpack frames
+    cannot hold one: raw=False decodes strictly.)"""
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        raise ValueError("a string holds a lone UTF-16 surrogate escape; strings must be Unicode text") from None
+
+
 def decode_frame(frame: bytes | str, *, max_size: int = MAX_FRAME) -> Any:
     """The value a frame holds: msgpack for bytes, JSON for text."""
     if len(frame) > max_size:
         raise ProtocolError(ErrorCode.TOO_LARGE, f"frame of {len(frame)} bytes is over the limit of {max_size}")
     try:
         if isinstance(frame, str):
-            return json.loads(frame, parse_constant=_no_constant)
+            value = json.loads(frame, parse_constant=_no_constant)
+            if "\\u" in frame:
+                _no_lone_surrogates(value)
+            return value
         return msgpack.unpackb(frame, raw=False, strict_map_key=True, ext_hook=_no_ext)
     except (ValueError, TypeError, RecursionError, msgpack.UnpackException) as exc:
         kind = "JSON" if isinstance(frame, str) else "msgpack"

@@ -93,12 +93,20 @@ def test_server_messages_are_read_leniently():
     ('{"type": "create", "settings": {"rules": "kee", "typo": 1}}', ErrorCode.BAD_FIELD, "settings.typo"),
     ('{"type": "chat", "room": "r", "text": "' + "x" * 501 + '"}', ErrorCode.BAD_FIELD, "text"),
     ("[" + " " * 70_000 + "]", ErrorCode.TOO_LARGE, None),
+    ('{"type": "chat", "room": "r", "text": "x\\ud800"}', ErrorCode.BAD_FRAME, None),
+    ('{"type": "chat", "room": "r", "\\udfff": "x"}', ErrorCode.BAD_FRAME, None),
+    ('{"type": "create", "settings": {"rules": "kee", "board": {"points": ["\\uDC00"]}}}', ErrorCode.BAD_FRAME, None),
 ])
 def test_malformed_input_names_its_code_and_field(frame, code, field):
     with pytest.raises(ProtocolError) as exc:
         decode_client(frame)
     assert exc.value.code is code and exc.value.field == field
     assert str(exc.value).startswith(code.value + ": ")
+
+
+def test_escaped_surrogate_pairs_are_text():
+    message = decode_client('{"type": "chat", "room": "r", "text": "go \\ud83d\\ude00"}')
+    assert message.text == "go \U0001f600"
 
 
 def test_settings_defaults():
