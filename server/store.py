@@ -494,8 +494,20 @@ def _check_int(what: str, value: Any, *, optional: bool = False) -> None:
 
 
 def _check_text(what: str, value: Any, *, optional: bool = False) -> None:
-    if not (isinstance(value, str) or (optional and value is None)):
+    if optional and value is None:
+        return
+    if not isinstance(value, str):
         raise StoreError("bad-value", f"The {what} must be a string, not {value!r}.")
+    _check_utf8(what, value)
+
+
+def _check_utf8(what: str, text: str) -> None:
+    """SQLite stores UTF-8: a lone surrogate would fail the whole batch at COMMIT, not this caller."""
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            raise StoreError("bad-value", f"The {what} is not Unicode text (a lone surrogate): {text!r}.") from None
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -503,6 +515,8 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan
 
 def _dumps(value: Any, what: str) -> str:
     try:
-        return _ENCODER.encode(value)
+        text = _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise StoreError("bad-value", f"Cannot store {what} as JSON: {exc}.") from None
+    _check_utf8(what, text)
+    return text

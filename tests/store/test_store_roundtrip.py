@@ -123,6 +123,9 @@ async def test_refused_writes_name_the_problem_and_change_nothing(store):
         (store.record("r1", 2**64, {}), "bad-value"),
         (store.put_session("t", None), "bad-value"),
         (store.put_user("ann", b"bytes"), "bad-value"),
+        (store.put_session("t", "lone \ud800"), "bad-value"),
+        (store.record("r1", 2, {"text": "lone \udfff"}), "bad-value"),
+        (store.record("r1", 2, {}, move=(0, "D\ud800", 1)), "bad-value"),
     ]
     for call, code in cases:
         with pytest.raises(StoreError) as info:
