@@ -103,6 +103,7 @@ def engine_plays(game: Game) -> list[tuple[str, str]]:
 class _Match:
     """One game's engine and what the engine has been told so far."""
 
+    room: str
     engine: GtpEngine | None
     told: list[tuple[str, str]]
     rng: random.Random
@@ -132,7 +133,7 @@ class GtpBot(Bot):
 
     async def game_started(self, room: str, view: RoomView) -> None:
         rng = random.Random(f"{self.seed}:{room}")
-        match = self._matches[room] = _Match(None, [], rng)
+        match = self._matches[room] = _Match(room, None, [], rng)
         argv = engine_argv(self.command, view.game.rules.name, view.settings.get("superko"))
         try:
             match.engine = await GtpEngine.popen(argv, timeout=self.timeout)
@@ -140,8 +141,7 @@ class GtpBot(Bot):
             await match.engine.komi(view.game.rules.komi)
             await match.engine.clear_board()
         except EngineError as exc:
-            log.warning("room %s: %s; the built-in bot plays instead", room, exc)
-            await self._drop_engine(match)
+            await self._drop_engine(match, exc)
 
     async def game_ended(self, room: str, view: RoomView) -> None:
         match = self._matches.pop(room, None)
@@ -163,8 +163,7 @@ class GtpBot(Bot):
         try:
             reply = await match.engine.genmove(colour)
         except EngineError as exc:
-            log.warning("room %s: %s; the built-in bot plays instead", turn.room, exc)
-            await self._drop_engine(match)
+            await self._drop_engine(match, exc)
             return self._fallback(turn, match)
         if reply == "resign":
             return "resign"
@@ -175,7 +174,10 @@ class GtpBot(Bot):
         if reason is None:
             return reply
         log.info("room %s: the engine's %s is %s under %s", turn.room, reply, reason, turn.game.rules.name)
-        await self._take_back(match)
+        try:
+            await self._take_back(match)
+        except EngineError as exc:
+            await self._drop_engine(match, exc)
         if reason == "cycle" and turn.game.why_illegal(f"appeal {reply}") is None:
             return f"appeal {reply}"
         return self._fallback(turn, match)
@@ -217,13 +219,8 @@ class GtpBot(Bot):
             for colour, vertex in wanted[common:]:
                 await engine.play(colour, vertex)
                 match.told.append((colour, vertex))
-        except EngineCommandFailed as exc:
-            log.warning("the engine cannot follow the game (%s); the built-in bot plays instead", exc)
-            await self._drop_engine(match)
-            return False
         except EngineError as exc:
-            log.warning("%s; the built-in bot plays instead", exc)
-            await self._drop_engine(match)
+            await self._drop_engine(match, exc)
             return False
         return True
 
@@ -237,7 +234,13 @@ class GtpBot(Bot):
         match.told.pop()
         return True
 
-    async def _drop_engine(self, match: _Match) -> None:
+    async def _drop_engine(self, match: _Match, error: EngineError) -> None:
+        """Stop an engine that failed; the built-in bot plays the rest of the game."""
+        if isinstance(error, EngineCommandFailed):
+            log.warning("room %s: the engine cannot follow the game (%s); the built-in bot plays instead",
+                        match.room, error)
+        else:
+            log.warning("room %s: %s; the built-in bot plays instead", match.room, error)
         if match.engine is not None:
             await match.engine.quit()
         match.engine = None

@@ -114,3 +114,12 @@ async def test_gnugo_against_gnugo_through_the_server(server, gnugo, tmp_path):
     plays["moves"] = [m for m in plays["moves"] if not m[1].startswith(("dead", "done"))]
     before_marking = Game.from_record(plays)
     assert sorted(stones.split()) == sorted(before_marking.stones())
+
+
+async def test_an_engine_dying_while_taking_back_its_illegal_move_is_replaced(server, fake_engine):
+    command = " ".join(fake_engine("--moves", "E5,E5", "--die-on", "undo"))
+    room = await create_room(server.url, rules="chinese", board="9x9", players=2)
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(GtpBot(command), server.url, room=room, seat=0, name="engine"),
+        run_bot(BuiltinBot(seed=2), server.url, room=room, seat=1, name="builtin")), GUARD)
+    assert results[0]["reason"] == "passes"
