@@ -44,8 +44,11 @@ def _no_lone_surrogates(value: Any) -> None:
 
 def decode_frame(frame: bytes | str, *, max_size: int = MAX_FRAME) -> Any:
     """The value a frame holds: msgpack for bytes, JSON for text."""
-    if len(frame) > max_size:
-        raise ProtocolError(ErrorCode.TOO_LARGE, f"frame of {len(frame)} bytes is over the limit of {max_size}")
+    size = len(frame)
+    if isinstance(frame, str) and size <= max_size and not frame.isascii():
+        size = len(frame.encode("utf-8", "surrogatepass"))      # the limit is in bytes, as on the wire
+    if size > max_size:
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"frame of {size} bytes is over the limit of {max_size}")
     try:
         if isinstance(frame, str):
             value = json.loads(frame, parse_constant=_no_constant)

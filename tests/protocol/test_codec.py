@@ -104,6 +104,14 @@ def test_malformed_input_names_its_code_and_field(frame, code, field):
     assert str(exc.value).startswith(code.value + ": ")
 
 
+def test_the_size_limit_counts_bytes_of_text_frames_too():
+    text = json.dumps(["\u20ac" * 30_000], ensure_ascii=False)      # 30,004 characters, 90,004 bytes
+    with pytest.raises(ProtocolError) as exc:
+        protocol.decode_frame(text)
+    assert exc.value.code is ErrorCode.TOO_LARGE and "90004 bytes" in exc.value.message
+    assert protocol.decode_frame(json.dumps(["\u20ac" * 20_000], ensure_ascii=False)) == ["\u20ac" * 20_000]
+
+
 def test_escaped_surrogate_pairs_are_text():
     message = decode_client('{"type": "chat", "room": "r", "text": "go \\ud83d\\ude00"}')
     assert message.text == "go \U0001f600"

@@ -31,6 +31,8 @@ BAD_FRAMES = [
     (msgpack.packb({"type": "move", "room": "r", "move": b"D4", "seq": 1}), "bad-field"),
     (b"\xd4\x01\x00", "bad-frame"),
     (msgpack.packb({1: "x"}), "bad-frame"),
+    ('{"type": "chat", "room": "r", "text": "\\ud800"}', "bad-frame"),
+    (json.dumps({"type": "chat", "room": "r", "text": "\u20ac" * 30_000}, ensure_ascii=False), "too-large"),
 ]
 
 
