@@ -147,10 +147,11 @@ class GtpBot(Bot):
         match = self._matches.pop(room, None)
         if match is None or match.engine is None:
             return
+        if not await self._sync(match, view.game):
+            return  # the engine could not follow the last moves and has been stopped
         try:
-            if await self._sync(match, view.game):
-                log.info("room %s: the engine counts %s; the server's result: %s",
-                         room, await match.engine.final_score(), view.result)
+            log.info("room %s: the engine counts %s; the server's result: %s",
+                     room, await match.engine.final_score(), view.result)
         except EngineError as exc:
             log.info("room %s: no final score from the engine: %s", room, exc)
         await match.engine.quit()

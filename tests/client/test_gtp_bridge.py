@@ -12,7 +12,7 @@ from protocol import RoomSettings
 from client_cli.bots import BuiltinBot
 from client_cli.gtp import GtpEngine
 from client_cli.gtp_bridge import GtpBot, engine_argv, engine_plays, grid_size
-from client_cli.sdk import run_bot
+from client_cli.sdk import Bot, Turn, run_bot
 from client_cli.session import Client
 
 GUARD = 300.0  # seconds before a stuck game fails the test; never a measure of speed
@@ -122,4 +122,20 @@ async def test_an_engine_dying_while_taking_back_its_illegal_move_is_replaced(se
     results = await asyncio.wait_for(asyncio.gather(
         run_bot(GtpBot(command), server.url, room=room, seat=0, name="engine"),
         run_bot(BuiltinBot(seed=2), server.url, room=room, seat=1, name="builtin")), GUARD)
+    assert results[0]["reason"] == "passes"
+
+
+class Passer(Bot):
+    name = "passer"
+
+    def choose_move(self, turn: Turn) -> str:
+        return "pass"
+
+
+async def test_an_engine_that_cannot_follow_the_last_move_still_ends_the_game_cleanly(server, fake_engine):
+    command = " ".join(fake_engine("--moves", "pass", "--refuse", "play"))
+    room = await create_room(server.url, rules="tromp-taylor", board="5x5", players=2)
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(GtpBot(command), server.url, room=room, seat=0, name="engine"),
+        run_bot(Passer(), server.url, room=room, seat=1, name="passer")), GUARD)
     assert results[0]["reason"] == "passes"
