@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gorules import Board, Game  # noqa: E402
+from gorules import PRESETS, Board, BoardError, Game  # noqa: E402
 
 from client_cli.builtin_bot import choose_move  # noqa: E402
 
@@ -54,7 +54,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-moves", type=int, default=None, help="default: 6 per point")
     args = parser.parse_args(argv)
-    board = Board.grid(args.size, args.size)
+    if args.games < 1:
+        parser.error("--games takes a number of games above 0")
+    if args.rules not in PRESETS:
+        parser.error(f"--rules takes one of {', '.join(PRESETS)}")
+    try:
+        board = Board.grid(args.size, args.size)
+    except BoardError as exc:
+        parser.error(str(exc))
     max_moves = args.max_moves or 6 * len(board.points)
     wins = total_moves = 0
     start = time.perf_counter()

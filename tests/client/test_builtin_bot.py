@@ -223,3 +223,17 @@ def test_winds_down_a_game_that_runs_too_long(monkeypatch):
     assert choose_move(game, 1, random.Random(0)) != "pass"
     monkeypatch.setattr(builtin_bot, "WIND_DOWN", 0)
     assert choose_move(game, 1, random.Random(0)) == "pass"
+
+
+def test_the_benchmark_refuses_bad_flags_with_a_usage_error():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[2] / "bench" / "bot_vs_random.py"
+    for flags in (["--games", "0"], ["--rules", "bogus"], ["--size", "30"]):
+        done = subprocess.run([sys.executable, str(bench), *flags], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "error:" in done.stderr and "Traceback" not in done.stderr, flags
+    done = subprocess.run([sys.executable, str(bench), "--games", "2", "--size", "5"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and "built-in bot wins" in done.stdout
