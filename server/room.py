@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
 from gorules import IllegalMove
 from protocol import Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, Snapshot
@@ -442,18 +442,25 @@ class Room:
             versions.popitem(last=False)
 
     async def _commit(self, kind: str, data: dict[str, Any], *, move: tuple[int, str, int | None] | None = None,
-                      rescinded: list[int] = (), clocks: bool = False, result: dict | None = None) -> None:
-        """Store the change as the next event and, once committed, send it to the watchers."""
+                      rescinded: Sequence[int] = (), clocks: bool = False, result: dict | None = None) -> None:
+        """Store the change as the next event and, once committed, send it to the watchers.
+
+        Raises only if the commit failed: callers roll back on an exception, and a change that is in
+        the store must stay in the room, so a failure to send it is logged (watchers resync).
+        """
         version = self.version + 1
         event = {"version": version, "kind": kind, **data}
         saved = self.clocks.to_json(self._now()) if clocks and self.clocks is not None else None
-        await self.hub.store.record(self.id, version, event, move=move, rescinded=list(rescinded),
+        await self.hub.store.record(self.id, version, event, move=move, rescinded=rescinded,
                                     clocks=saved, result=result)
         self.version = version
         self.events.append(event)
-        self.hub.broadcast(self.watchers, {"type": "event", "room": self.id, **event})
         if result is not None:
             self.hub.ended(self)
+        try:
+            self.hub.broadcast(self.watchers, {"type": "event", "room": self.id, **event})
+        except Exception:
+            log.exception("room %s: event %d is committed but could not be sent", self.id, version)
 
     async def _rebuild(self) -> None:
         """After a failed commit: back to the committed rows (the clock keeps running)."""
