@@ -311,22 +311,21 @@ class Client:
             self._resyncing.add(room)
             asyncio.create_task(self._resync_room(room))
 
-    async def _resync_room(self, room: str, *, fresh: bool = False) -> None:
+    async def _resync_room(self, room: str) -> None:
+        """Catch the mirror of `room` up: the missed events, or a snapshot where they do not apply."""
         try:
             view = self.rooms[room]
-            since = None if fresh or view.needs_snapshot else view.version
-            try:
-                reply = await self.request(Watch(room=room, since=since))
-            except (ConnectionFailed, ServerRefused, asyncio.TimeoutError):
-                return
-            if isinstance(reply, Events):
+            for since in ([None] if view.needs_snapshot else [view.version, None]):
+                try:
+                    reply = await self.request(Watch(room=room, since=since))
+                except (ConnectionFailed, ServerRefused, asyncio.TimeoutError):
+                    return
+                if not isinstance(reply, Events):
+                    self._take_snapshot(reply)
+                    return
                 if view.apply_events(reply, time.monotonic()):
                     self.changes.put_nowait(room)
                     return
-                self._resyncing.discard(room)
-                await self._resync_room(room, fresh=True)
-                return
-            self._take_snapshot(reply)
         finally:
             self._resyncing.discard(room)
 
