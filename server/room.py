@@ -61,8 +61,7 @@ class Room:
         self.players = len(self.game.players)
         self.seats: list[Seat | None] = seats or [None] * self.players
         self.version = version
-        self.stones = self.game.stones()
-        self.rescinded = {i for i, p in enumerate(self.game.history) if p.rescinded}
+        self._derive()
         self.events: deque[dict[str, Any]] = deque(maxlen=hub.config.resync_events)
         self.watchers: set[Connection] = set()
         self.clock_settings = clock_of(settings.get("clock"))
@@ -342,7 +341,6 @@ class Room:
         game, row_index = replay(self.settings, rows)
         after = game.stones()
         data = {"seat": seat, "index": len(self.row_index) - 1, "changes": changes(self.stones, after)}
-        old = self.game
         self.game = game
         now = self._now()
         if self.clocks is not None and self.clocks.running is not None:
@@ -352,11 +350,10 @@ class Room:
         try:
             await self._commit("undo", data, move=(seat, UNDO, None), clocks=True)
         except Exception:
-            self.game = old
             await self._rebuild()
             raise
-        self.rows, self.row_index, self.stones, self.undo = rows, row_index, after, None
-        self.rescinded = {i for i, p in enumerate(game.history) if p.rescinded}
+        self.rows, self.row_index, self.undo = rows, row_index, None
+        self._derive()
 
     async def tick(self) -> None:
         """A clock's deadline passed (queued by the timer)."""
@@ -434,6 +431,12 @@ class Room:
             loop = asyncio.get_running_loop()
             self._timer = loop.call_at(deadline + 0.001, self._queue.put_nowait, (self.tick, (), None))
 
+    def _derive(self) -> None:
+        """Recompute what the room keeps beside a game it replaced wholesale (built, replayed, undone):
+        the stones, which a move's event diffs against, and the rescinded history entries."""
+        self.stones = self.game.stones()
+        self.rescinded = {i for i, p in enumerate(self.game.history) if p.rescinded}
+
     def _remember_seq(self, seat: int, seq: int, version: int) -> None:
         self.last_seq[seat] = max(self.last_seq[seat], seq)
         versions = self.seq_versions[seat]
@@ -466,8 +469,7 @@ class Room:
         """After a failed commit: back to the committed rows (the clock keeps running)."""
         log.error("room %s: commit failed, rebuilding from %d committed rows", self.id, len(self.rows))
         self.game, self.row_index = replay(self.settings, self.rows)
-        self.stones = self.game.stones()
-        self.rescinded = {i for i, p in enumerate(self.game.history) if p.rescinded}
+        self._derive()
         self.status = "playing" if self.game.result is None else "ended"
         self._sync_clocks(self._now(), mover=None)
 
