@@ -111,17 +111,20 @@ class Connection:
         self.send(await self._handle(message))
 
     async def _handle(self, message: ClientMessage) -> ServerMessage:
+        refused: ProtocolError | None = None
         try:
             if self.session is None and not isinstance(message, Hello):
                 raise ProtocolError(ErrorCode.NO_SESSION, "say hello first")
             reply = await getattr(self, HANDLERS[type(message)])(message)
         except ProtocolError as exc:
-            reply = Error(code=exc.code.value, message=exc.message, field=exc.field, reason=exc.reason,
-                          ref=message.TYPE, room=getattr(message, "room", None), seq=getattr(message, "seq", None))
+            refused = exc
         except Exception:
             log.exception("%s failed on %s", self.ws.remote_address, message.TYPE)
-            reply = Error(code=ErrorCode.INTERNAL.value, message="the server failed on this message; nothing changed",
-                          ref=message.TYPE, room=getattr(message, "room", None), seq=getattr(message, "seq", None))
+            refused = ProtocolError(ErrorCode.INTERNAL, "the server failed on this message; nothing changed")
+        if refused is not None:
+            reply = Error(code=refused.code.value, message=refused.message, field=refused.field,
+                          reason=refused.reason, ref=message.TYPE, room=getattr(message, "room", None),
+                          seq=getattr(message, "seq", None))
         if message.id is not None:
             reply = dataclasses.replace(reply, id=message.id)
         return reply
