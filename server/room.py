@@ -380,6 +380,7 @@ class Room:
         result = self._ended()
         if result is not None:
             data["result"] = result
+        self.undo = None      # else an accepted undo would take back this timeout, the last live move
         try:
             await self._commit("timeout", data, move=(seat, "timeout", None), clocks=True, result=result)
         except Exception:

@@ -41,3 +41,18 @@ async def test_timeout_drops_a_player_out_of_a_three_player_game(players, seat):
     while "result" not in final:
         final = await ann.event("move")
     assert final["result"]["ranking"][1] == 3
+
+
+async def test_a_timeout_ends_a_pending_undo_request(players, seat):
+    """The undo would take back the last live move, which is now the timeout, not the asker's move."""
+    ann, bob, cy = await players(3)
+    room = await seat([ann, bob, cy], {"rules": "kee", "board": "5", "players": 3, "clock": "fischer:1.5+60"})
+    await ann.event("start")
+    assert (await ann.move(room, "A1", 1))["type"] == "ack"
+    await ann.ok("undo", room=room)
+    await cy.event("timeout")
+    assert (await cy.request("undo_reply", room=room, accept=True))["code"] == "no-undo"
+    snapshot = await cy.ok("watch", room=room)
+    assert "undo" not in snapshot
+    assert snapshot["game"]["history"] == [[0, "A1", False], [1, "timeout", False]]
+    assert snapshot["game"]["dropped"] == [1] and snapshot["game"]["to_move"] == 2
