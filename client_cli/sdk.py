@@ -30,6 +30,7 @@ from client_cli.builtin_bot import proposal_answer
 from client_cli.errors import ConnectionFailed, ServerRefused, UsageError
 from client_cli.room import Clocks, RoomView
 from client_cli.session import DEFAULT_URL, Client, TokenStore
+from client_cli.tasks import spawn
 
 log = logging.getLogger("polygo.bot")
 
@@ -157,12 +158,12 @@ class BotRunner:
     def _kick(self, room: str) -> None:
         view = self.client.rooms.get(room)
         if view is not None and view.undo is not None:
-            asyncio.create_task(self._answer_undo(view))
+            spawn(self._answer_undo(view))
         if room in self._busy:
             self._again.add(room)
             return
         self._busy.add(room)
-        asyncio.create_task(self._act_loop(room))
+        spawn(self._act_loop(room))
 
     async def _act_loop(self, room: str) -> None:
         try:

@@ -48,6 +48,7 @@ from protocol import (
 from client_cli.connection import Connection
 from client_cli.errors import ConnectionFailed, ServerRefused
 from client_cli.room import RoomView
+from client_cli.tasks import spawn
 
 DEFAULT_URL = "ws://127.0.0.1:8765/"
 RECONNECT_FOR = 60.0
@@ -262,7 +263,7 @@ class Client:
         seq = self.next_seq()
         future: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
         self._unacked[(room, seq)] = (move, future)
-        asyncio.create_task(self._send_move(room, seq, move))
+        spawn(self._send_move(room, seq, move))
         try:
             return await future
         finally:
@@ -309,7 +310,7 @@ class Client:
     def _resync(self, room: str) -> None:
         if room not in self._resyncing:
             self._resyncing.add(room)
-            asyncio.create_task(self._resync_room(room))
+            spawn(self._resync_room(room))
 
     async def _resync_room(self, room: str) -> None:
         """Catch the mirror of `room` up: the missed events, or a snapshot where they do not apply."""
@@ -349,7 +350,7 @@ class Client:
         for room in list(self.rooms):
             await self._resync_room(room)
         for (room, seq), (move, _) in list(self._unacked.items()):
-            asyncio.create_task(self._send_move(room, seq, move))
+            spawn(self._send_move(room, seq, move))
 
     def _fail_all(self, error: Exception) -> None:
         for _, future in self._unacked.values():

@@ -45,6 +45,7 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self._seats: dict[str, set[tuple[str, int]]] = defaultdict(set)   # "t:token" / "u:user" -> seats
         self._owned: dict[str, set[str]] = defaultdict(set)              # token -> waiting rooms created
+        self._closing: set[asyncio.Task[None]] = set()
 
     # -- start and stop ----------------------------------------------------------------------------
 
@@ -119,7 +120,9 @@ class Hub:
             asyncio.get_running_loop().call_later(EVICT_AFTER, self._evict, room_id)
             return
         del self.rooms[room_id]
-        asyncio.get_running_loop().create_task(room.close())
+        closing = asyncio.get_running_loop().create_task(room.close())
+        self._closing.add(closing)   # the loop keeps only weak references to tasks
+        closing.add_done_callback(self._closing.discard)
 
     # -- rooms -------------------------------------------------------------------------------------------
 
