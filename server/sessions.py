@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from protocol import ErrorCode, ProtocolError
@@ -31,19 +32,34 @@ class Session:
         return token is not None and (token == self.token or (user is not None and user == self.user))
 
 
-class Sessions:
-    """Issues, restores and upgrades sessions; keeps the ones in use in memory."""
+CACHED = 50_000
+"""Sessions kept in memory, most recently used first; the others are read back from the store."""
 
-    def __init__(self, store: Store) -> None:
+
+class Sessions:
+    """Issues, restores and upgrades sessions; keeps the recently used ones in memory.
+
+    The cache is bounded because every guest `hello` makes a session: a stream of them must not
+    grow the server's memory without end (the store keeps them all).
+    """
+
+    def __init__(self, store: Store, cached: int = CACHED) -> None:
         self._store = store
-        self._cache: dict[str, Session] = {}
+        self._cached = cached
+        self._cache: OrderedDict[str, Session] = OrderedDict()
+
+    def _remember(self, session: Session) -> Session:
+        self._cache[session.token] = session
+        self._cache.move_to_end(session.token)
+        while len(self._cache) > self._cached:
+            self._cache.popitem(last=False)
+        return session
 
     async def new(self, name: str) -> Session:
         """A guest session named `name`."""
         session = Session(secrets.token_urlsafe(24), name)
         await self._store.put_session(session.token, name)
-        self._cache[session.token] = session
-        return session
+        return self._remember(session)
 
     async def resume(self, token: str) -> Session:
         """The session of `token`, or bad-token."""
@@ -52,8 +68,8 @@ class Sessions:
             row = await self._store.get_session(token)
             if row is None:
                 raise ProtocolError(ErrorCode.BAD_TOKEN, "this token names no session; say hello with a name")
-            session = self._cache[token] = Session(row["token"], row["name"], row["user"])
-        return session
+            session = Session(row["token"], row["name"], row["user"])
+        return self._remember(session)
 
     async def lookup(self, token: str) -> Session | None:
         """The session of `token`, or None (for rebuilding seats at start-up)."""
@@ -71,8 +87,7 @@ class Sessions:
             raise ProtocolError(ErrorCode.BAD_LOGIN, "unknown user or wrong password")
         session = Session(secrets.token_urlsafe(24), user, user)
         await self._store.put_session(session.token, user, user)
-        self._cache[session.token] = session
-        return session
+        return self._remember(session)
 
     async def register(self, session: Session, user: str, password: str) -> None:
         """Register `user` with `password` and make `session` that user's, or name-taken."""

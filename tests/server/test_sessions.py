@@ -1,0 +1,18 @@
+"""Sessions: a bounded memory of recent ones over the store that keeps them all."""
+
+from server.sessions import Sessions
+from server.store import Store
+
+
+async def test_session_cache_is_bounded_and_evicted_sessions_come_back_from_the_store(tmp_path):
+    store = await Store.open(str(tmp_path / "s.db"))
+    try:
+        sessions = Sessions(store, cached=3)
+        made = [await sessions.new(f"guest{i}") for i in range(5)]
+        assert len(sessions._cache) == 3
+        first = await sessions.resume(made[0].token)        # evicted, read back from SQLite
+        assert (first.token, first.name) == (made[0].token, "guest0")
+        assert len(sessions._cache) == 3 and made[1].token not in sessions._cache
+        assert await sessions.lookup("no-such-token") is None
+    finally:
+        await store.close()
