@@ -197,8 +197,12 @@ class Clocks:
             raise ValueError(f"Seat {seat}'s clock is already running.")
         st.since = now
 
-    def stop(self, seat: int, now: float) -> bool:
-        """``seat`` moved at ``now``: charge the time, credit the move; False if its flag had fallen."""
+    def stop(self, seat: int, now: float, *, credit: bool = True) -> bool:
+        """``seat`` moved at ``now``: charge the time, credit the move; False if its flag had fallen.
+
+        ``credit=False`` charges the time without crediting a move (no Fischer increment, no fresh
+        byo-yomi period): for a clock stopped by an undo, where nobody moved.
+        """
         st = self._seat(seat)
         if st.since is None:
             raise ValueError(f"Seat {seat}'s clock is not running.")
@@ -207,7 +211,8 @@ class Clocks:
         if st.flagged or not self._charge(st, elapsed):
             self._fall(st)
             return False
-        self._credit(st)
+        if credit:
+            self._credit(st)
         return True
 
     def remaining(self, seat: int, now: float) -> dict:

@@ -344,7 +344,7 @@ class Room:
         self.game = game
         now = self._now()
         if self.clocks is not None and self.clocks.running is not None:
-            self.clocks.stop(self.clocks.running, now)
+            self.clocks.stop(self.clocks.running, now, credit=False)   # an undo is nobody's move
         self._sync_clocks(now, mover=None)
         data.update(self._state())
         try:

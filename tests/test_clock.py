@@ -300,3 +300,13 @@ def test_remaining_never_grows_while_running_and_persisting_changes_nothing(text
         if not c.stop(0, now + used):
             return
         now += used + 1000
+
+
+def test_stop_without_credit_charges_time_but_gives_no_increment():
+    clocks = Clocks(ClockSettings.parse("fischer:60+10"), 2)
+    clocks.start(0, 0.0)
+    assert clocks.stop(0, 5.0, credit=False)
+    assert clocks.remaining(0, 5.0)["main"] == 55
+    clocks.start(0, 5.0)
+    assert clocks.stop(0, 10.0)
+    assert clocks.remaining(0, 10.0)["main"] == 60
