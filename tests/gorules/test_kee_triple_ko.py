@@ -12,7 +12,7 @@ or a black stone sits on yK (xK empty: a liberty of b; White takes it by playing
 group has one liberty per ko it holds (plus the eye), and every ko capture flips one ko.
 
 How the board was found: the three-ko gadget above was designed by hand and then checked by a
-search script (/tmp/kee3/search_e.py, search_f.py at the time of writing) that plays every
+search script (a one-off, not kept) that plays every
 capture order from the set-up position and keeps the lines where each of the text's claims holds,
 with the engine's ``why_illegal`` deciding legality. For E it finds exactly the text's line (and
 its mirror image, kos 1 and 3 exchanged); for F it finds no line at all (see F below). Random
@@ -25,9 +25,9 @@ second paragraph the names 1st and 2nd are exchanged: after B1, W2, B3 the 2nd k
 only one Black may retake is the 2nd. Read with the two names exchanged, every claim holds.
 """
 
-from gorules import Board, Game
-
 import pytest
+
+from gorules import Board, Game
 
 
 def kee(board, **options):
@@ -112,7 +112,7 @@ def test_E_the_same_with_positional_superko():
 # restores the initial position; White has made no non-appealing pass (W2 was an appeal), so rule
 # 11 (a) fails and the engine refuses W6 for "cycle" - as example E requires for the very same
 # kind of play (White's repetition of the initial position without a pass). The text's B7 and W8
-# therefore never arise; that line is kept below as a strict xfail, recording the disagreement.
+# therefore never arise (see docs/rules/kee.md).
 
 F_BOARD = Board(["b", "x1", "x2", "x3", "y1", "y2", "y3", "w", "e"],
                 TRIPLE_KO_EDGES + [("w", "e")])
@@ -138,15 +138,3 @@ def test_F_up_to_black_5_as_the_text_says(script):
     # White's only pass so far (W2) was an appealing one: rule 11 (a) fails.
     assert position_after(F_BOARD, g.stones(), "x3", 1) == initial
     assert g.why_illegal("x3") == "cycle"
-
-
-@pytest.mark.xfail(strict=True, reason="the text's W6 repeats the initial position; rule 11 (a) "
-                   "fails since White's only pass (W2) was an appealing one")
-def test_F_text_line_W6_to_W8_white_captures_all_black_stones(script):
-    g = script(kee(F_BOARD, setup=TRIPLE_KO_SETUP), [
-        "y1", "appeal x1", "y3", "x1", "pass",
-        "x3",                        # W6 captures the 3rd ko (refused by the engine)
-        ("y1", "cycle"), "pass",     # B7 would repeat B1's position; W2 was not a stone play
-        "x2",                        # W8 captures all the black stones
-    ])
-    assert 0 not in g.stones().values()
