@@ -35,6 +35,16 @@ EVICT_AFTER = 300.0
 """Seconds an ended room stays in memory after its last watcher left."""
 
 
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+"""Letters of room ids and invitation codes: no look-alikes, and no '-' that a command line would
+take for an option (`polygo bot --room -x...` failed with token_urlsafe ids)."""
+
+
+def code(length: int) -> str:
+    """A random room id or invitation code (8 letters: about 46 bits; 12: about 69)."""
+    return "".join(secrets.choice(CODE_LETTERS) for _ in range(length))
+
+
 class Hub:
     """The rooms of one server and the indexes over them."""
 
@@ -132,8 +142,8 @@ class Hub:
         except SettingsError as exc:
             raise ProtocolError(ErrorCode.BAD_SETTINGS, str(exc), field="settings") from None
         self.check_room_limit(session, None)
-        room_id = secrets.token_urlsafe(6)
-        invite = secrets.token_urlsafe(9) if settings.private else None
+        room_id = code(8)
+        invite = code(12) if settings.private else None
         await self.store.create_room(room_id, stored, owner=session.token, invite=invite)
         self.rooms[room_id] = Room(self, room_id, stored, owner=session.token, invite=invite)
         self._owned[session.token].add(room_id)

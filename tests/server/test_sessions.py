@@ -16,3 +16,12 @@ async def test_session_cache_is_bounded_and_evicted_sessions_come_back_from_the_
         assert await sessions.lookup("no-such-token") is None
     finally:
         await store.close()
+
+
+def test_room_ids_and_invitations_are_safe_on_a_command_line():
+    from server.hub import CODE_LETTERS, code
+
+    ids = {code(8) for _ in range(2000)}
+    assert len(ids) == 2000
+    assert all(len(i) == 8 and set(i) <= set(CODE_LETTERS) for i in ids)
+    assert not set("-_0O1lI") & set(CODE_LETTERS)
