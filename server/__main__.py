@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import sys
 from typing import Sequence
 
@@ -18,6 +19,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         asyncio.run(run(config))
     except OSError as exc:
         logging.getLogger("polygo.server").error("cannot start: %s", exc)
+        return 1
+    except sqlite3.Error as exc:
+        logging.getLogger("polygo.server").error("cannot start: database %s: %s", config.db, exc)
         return 1
     return 0
 

@@ -44,6 +44,9 @@ class Config:
                 "rooms": self.rooms_per_session, "chat": self.chat_max}
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
 def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Config:
     """A Config from command-line arguments over environment variables over the defaults."""
     env = os.environ if env is None else env
@@ -51,12 +54,25 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser = argparse.ArgumentParser(prog="polygo-server", description="The polygo game server.")
     parser.add_argument("--host", default=env.get("POLYGO_HOST", default.host),
                         help="address to listen on (POLYGO_HOST, default %(default)s)")
-    parser.add_argument("--port", type=int, default=int(env.get("POLYGO_PORT", default.port)),
+    parser.add_argument("--port", type=_port, default=env.get("POLYGO_PORT", str(default.port)),
                         help="port to listen on, 0 for any free port (POLYGO_PORT, default %(default)s)")
     parser.add_argument("--db", default=env.get("POLYGO_DB", default.db),
                         help="SQLite file, created if missing (POLYGO_DB, default %(default)s)")
     parser.add_argument("--log-level", default=env.get("POLYGO_LOG_LEVEL", default.log_level),
-                        choices=["DEBUG", "INFO", "WARNING", "ERROR"], type=str.upper,
+                        choices=LOG_LEVELS, type=str.upper,
                         help="logging level (POLYGO_LOG_LEVEL, default %(default)s)")
     args = parser.parse_args(argv)
+    if args.log_level not in LOG_LEVELS:
+        parser.error(f"log level must be one of {', '.join(LOG_LEVELS)}, not {args.log_level!r}")
     return Config(host=args.host, port=args.port, db=args.db, log_level=args.log_level)
+
+
+def _port(text: str) -> int:
+    """A TCP port from the command line or POLYGO_PORT (argparse applies it to both)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a port is a whole number, not {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
+    return port

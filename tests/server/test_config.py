@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+import pytest
+
 from server.config import Config, parse_config
 from server.passwords import check_password, hash_password
 from server.ratelimit import TokenBucket
@@ -28,3 +33,20 @@ def test_password_hashes_are_salted_and_checked():
     assert first != second and first.startswith("scrypt$")
     assert check_password("pw", first) and not check_password("wrong", first)
     assert not check_password("pw", "garbage") and not check_password("pw", "md5$1$2$3$00$00")
+
+
+@pytest.mark.parametrize("argv, env", [
+    (["--port", "99999"], {}), (["--port", "x"], {}), ([], {"POLYGO_PORT": "abc"}),
+    ([], {"POLYGO_LOG_LEVEL": "loud"}),
+])
+def test_bad_settings_are_usage_errors(argv, env, capsys):
+    with pytest.raises(SystemExit) as exc:
+        parse_config(argv, env)
+    assert exc.value.code == 2 and "polygo-server: error:" in capsys.readouterr().err
+
+
+def test_an_unopenable_database_is_a_clear_error(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "server", "--port", "0", "--db", str(tmp_path / "no" / "x.db")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "cannot start: database" in done.stderr and "Traceback" not in done.stderr
