@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from protocol import JSON, MSGPACK, RoomSettings
+from gorules import Board, Game, GoRulesError
+from protocol import JSON, MSGPACK, RoomSettings, engine_options
 
 from client_cli.bots import BuiltinBot
 from client_cli.errors import ClientError, ServerRefused, UsageError
@@ -129,6 +130,11 @@ def settings_from(args: argparse.Namespace, players: int | None = None) -> RoomS
         value = getattr(args, key)
         if value is not None:
             values[key] = value
+    try:   # the engine's verdict before anything connects or a local server starts
+        Game(Board.from_spec(values["board"]), rules=values["rules"], players=values["players"],
+             **engine_options(values))
+    except GoRulesError as exc:
+        raise UsageError(f"these settings make no game: {exc}") from None
     return RoomSettings(**values)
 
 

@@ -146,3 +146,15 @@ def test_a_bad_board_file_starts_no_local_server(tmp_path):
     assert done.returncode == 2 and "[bad-usage]" in done.stderr and "missing.json" in done.stderr
     assert "starting a local one" not in done.stdout
     assert not (tmp_path / "home" / "local.db").exists()
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--board", "99x99"], "grid sides"), (["--rules", "nope"], "unknown ruleset"),
+    (["--rules", "lasker-maas", "--players", "3"], "2 players"), (["--komi", "6.25", "--rules", "lasker-maas"], "komi"),
+])
+def test_settings_the_engine_refuses_are_usage_errors_before_connecting(flags, words):
+    from client_cli.__main__ import build_parser, settings_from
+    from client_cli.errors import UsageError
+
+    with pytest.raises(UsageError, match=words):
+        settings_from(build_parser().parse_args(["play", *flags]))
