@@ -6,6 +6,8 @@ import socket
 import subprocess
 import sys
 
+import pytest
+
 from protocol import RoomSettings
 
 from client_cli.session import Client
