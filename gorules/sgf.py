@@ -28,13 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .board import Board
+from .board import COLUMNS, Board
 from .errors import GoRulesError
 from .game import Game, Play, Result
 from .handicap import fixed_handicap_points
 from .ruleset import HandicapMode, Ruleset
 
-COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP names: no I
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _COLOURS = ("B", "W")
 _TURN_WORDS = ("pass", "appeal")
