@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -123,6 +124,16 @@ class _Stats:
     largest_batch: int = 0
 
 
+def _probe(path: str) -> None:
+    """Open and close ``path`` with plain sqlite3, so a file that cannot be opened fails here.
+
+    A failed ``aiosqlite.connect`` leaves its worker thread finishing after the caller has seen the
+    error; if the event loop closes first (a server that gives up at start) that thread dies with
+    a traceback on stderr. The probe fails before any such thread exists.
+    """
+    sqlite3.connect(path).close()
+
+
 class Store:
     """The server's SQLite file. Open with ``await Store.open(path)``; one Store per file and process."""
 
@@ -152,6 +163,7 @@ class Store:
             raise StoreError("bad-value", f"synchronous must be FULL or NORMAL, not {synchronous!r}.")
         if group_window < 0 or max_batch < 1:
             raise StoreError("bad-value", "group_window must be >= 0 and max_batch >= 1.")
+        await asyncio.to_thread(_probe, path)
         writer = await aiosqlite.connect(path, isolation_level=None)
         try:
             await writer.execute("PRAGMA journal_mode = WAL")
