@@ -8,13 +8,13 @@ a mid-game 19×19 under 1 ms. This is a benchmark to run by hand, not a timed te
     python bench/engine.py                    # the default boards and rulesets
     python bench/engine.py --games 2 --moves 200 --boards 19 hex5 --rules kee
 
-Games are seeded random legal games (random empty points until one is legal, a pass now and
-then), the same for every run with the same seed, cut at ``--moves`` plays: random play never
-ends by itself, and the length decides how large the chains grow, which is what sgfmill's
-flood fills pay for. So each board is measured at two lengths by default, an opening (300
-plays) and a long game (1000 plays). Times are CPU time of this process (other work on the
-machine disturbs them less than wall time), the best of ``--repeat`` runs, polygo and sgfmill
-measured alternately.
+Games are seeded random playouts, the "random legal game" of Go programs' Monte Carlo search:
+each player plays a random legal point that does not fill one of its own eyes (an empty point
+whose neighbours are all its own stones), and passes when there is none, until the game ends
+(capped at ``--cap`` plays). Each board is measured twice over the same games: the first
+``--opening`` plays (sparse boards, small chains: where sgfmill's flood fills are cheapest) and
+the whole games. Times are CPU time of this process (other work on the machine disturbs them
+less than wall time), the best of ``--repeat`` runs, polygo and sgfmill measured alternately.
 """
 
 from __future__ import annotations
@@ -35,17 +35,20 @@ RULES = ("kee", "lasker-maas", "chinese")
 BOARDS = ("19", "torus:19x19", "hex5")
 
 
-def random_game(board: Board, rules: str, seed: int, moves: int) -> list[str]:
-    """A seeded random legal game of at most ``moves`` plays (stones, and a rare pass)."""
+def fills_own_eye(g: Game, point: str, seat: int) -> bool:
+    return all(g.stone_at(q) == seat for q in g.board.neighbours(point))
+
+
+def random_game(board: Board, rules: str, seed: int, cap: int) -> list[str]:
+    """A seeded random playout: random legal non-eye-filling points, a pass when none, to the end."""
     rng = random.Random(seed)
     g = Game(board, rules=rules, players=2)
     played: list[str] = []
-    while len(played) < moves and g.to_move is not None:
-        move = "pass"
-        if rng.random() > 0.01:
-            empty = [p for p in board.points if g.stone_at(p) is None]
-            rng.shuffle(empty)
-            move = next((p for p in empty[:40] if g.why_illegal(p) is None), "pass")
+    while len(played) < cap and g.to_move is not None:
+        seat = g.to_move
+        empty = [p for p in board.points if g.stone_at(p) is None]
+        rng.shuffle(empty)
+        move = next((p for p in empty if not fills_own_eye(g, p, seat) and g.why_illegal(p) is None), "pass")
         g.play(move)
         played.append(move)
     return played
@@ -152,15 +155,13 @@ def time_legal_moves(samples: list[Game], repeat: int) -> float:
     return best(run, repeat) / len(samples)
 
 
-def bench(spec: str, rules: str, moves: int, args: argparse.Namespace) -> dict[str, object]:
-    board = Board.parse(spec)
-    games = [random_game(board, rules, args.seed + i, moves) for i in range(args.games)]
+def bench(board: Board, rules: str, games: list[list[str]], args: argparse.Namespace) -> dict[str, object]:
     samples = [g for game in games for g in positions(board, rules, game, every=10)]
     first = games[0]
     middle = positions(board, rules, first[:len(first) // 2], every=max(len(first) // 2, 1))[-1:]
     play, sgfmill = time_play(board, rules, games, args.repeat)
     return {
-        "board": spec, "rules": rules, "length": moves, "moves": sum(len(m) for m in games),
+        "moves": sum(len(m) for m in games),
         "play": play, "sgfmill": sgfmill,
         "why": time_why_illegal(samples, args.repeat),
         "legal": time_legal_moves(samples, args.repeat),
@@ -179,27 +180,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boards", nargs="+", default=list(BOARDS), help="board specs (default: %(default)s)")
     parser.add_argument("--rules", nargs="+", default=list(RULES), help="presets (default: %(default)s)")
     parser.add_argument("--games", type=int, default=3, help="random games per row (default: %(default)s)")
-    parser.add_argument("--moves", type=int, nargs="+", default=[300, 1000],
-                        help="plays per game at most; one row per value (default: %(default)s)")
+    parser.add_argument("--opening", type=int, default=300,
+                        help="plays of each game timed in the opening rows (default: %(default)s)")
+    parser.add_argument("--cap", type=int, default=2000, help="plays per game at most (default: %(default)s)")
     parser.add_argument("--repeat", type=int, default=7, help="timing runs; the best is shown (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     print(f"python {sys.version.split()[0]}; {args.games} seeded random games per row (seed {args.seed}); "
           f"CPU time, best of {args.repeat}; µs")
-    header = (f"{'board':<12} {'rules':<12} {'plays':>6} {'play':>7} {'sgfmill':>8} {'ratio':>6} "
+    header = (f"{'board':<12} {'rules':<12} {'part':<8} {'plays':>6} {'play':>7} {'sgfmill':>8} {'ratio':>6} "
               f"{'why_illegal':>11} {'legal_moves':>11} {'max':>7} {'mid-game':>8} {'(stones)':>8}")
     print(header)
     print("-" * len(header))
     for spec in args.boards:
-        for moves in args.moves:
-            for rules in args.rules:
-                r = bench(spec, rules, moves, args)
+        board = Board.parse(spec)
+        for rules in args.rules:
+            whole = [random_game(board, rules, args.seed + i, args.cap) for i in range(args.games)]
+            for part, games in (("opening", [g[:args.opening] for g in whole]), ("game", whole)):
+                r = bench(board, rules, games, args)
                 ratio = f"{r['play'] / r['sgfmill']:6.2f}" if r["sgfmill"] else f"{'-':>6}"
-                print(f"{spec:<12} {rules:<12} {r['moves']:>6} {us(r['play'], 7)} {us(r['sgfmill'], 8)} {ratio} "
+                print(f"{spec:<12} {rules:<12} {part:<8} {r['moves']:>6} {us(r['play'], 7)} {us(r['sgfmill'], 8)} {ratio} "
                       f"{us(r['why'], 11)} {us(r['legal'], 11)} {us(r['legal_max'], 7)} {us(r['legal_mid'], 8)} "
                       f"{r['mid_stones']:>8}", flush=True)
     print("""
-plays:       plays timed (all games of the row; each game cut at --moves)
+part:        opening = the first --opening plays of each game; game = the whole playouts
+plays:       plays timed (all games of the row)
 play:        Game.play per move: parse, turn, occupied, suicide, full repetition check, apply, record
 sgfmill:     sgfmill.boards.Board.play per stone play of the same games (captures only, no repetition
              check); ratio = play / sgfmill (the target is at most 0.5)

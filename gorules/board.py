@@ -31,7 +31,7 @@ class Board:
     engine's hot loops use.
     """
 
-    __slots__ = ("points", "kind", "width", "height", "coords", "_index", "neighbour_indices",
+    __slots__ = ("points", "kind", "width", "height", "coords", "_index", "exact_index", "neighbour_indices",
                  "spec", "__dict__")
 
     def __init__(self, points: Iterable[str], edges: Iterable[tuple[str, str]], *,
@@ -73,6 +73,7 @@ class Board:
         self.height = height
         self.spec = spec
         self._index = index
+        self.exact_index = index   # read-only: point name -> index, exact names only (the engine's hot path)
         self.neighbour_indices = tuple(tuple(sorted(n)) for n in adjacency)
         self.coords = self._check_coords(coords) if coords else None
 

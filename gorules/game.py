@@ -23,6 +23,9 @@ from .ruleset import Ending, HandicapBonus, HandicapMode, Repetition, Ruleset, S
 
 SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "orange")
 
+# NamedTuple's own constructor is a Python function; plays and live entries are built per move.
+_new_tuple = tuple.__new__
+
 _TURN_KEYS = [random.Random(7 + seat).getrandbits(64) for seat in range(64)]
 
 
@@ -59,6 +62,8 @@ class Game:
             ruleset = ruleset.with_options(**options)
         self.board = board
         self.rules = ruleset
+        self._exact_index = board.exact_index
+        self._repetition = ruleset.repetition
         self.players = _seat_names(players)
         n = len(self.players)
         if ruleset.max_players is not None and n > ruleset.max_players:
@@ -77,6 +82,7 @@ class Game:
         self._rescinded: set[int] = set()
         self._excluded: dict[int, set[int]] = {}
         self._active = [True] * n
+        self._following = self._find_following()
         self._dropped: list[int] = []
         self._phase = "phase-1" if ruleset.ending is Ending.PHASES else "play"
         self._phase_start = 0
@@ -231,7 +237,7 @@ class Game:
             probe = pos.probe(p, seat + 1)
         if probe.suicide and (self.rules.suicide is Suicide.FORBIDDEN or probe.hash == pos.hash):
             return Reason.SUICIDE
-        repetition = self.rules.repetition
+        repetition = self._repetition
         if repetition is Repetition.KEE:
             if probe.hash in self._seen and self._cycle_prohibited(seat, probe.hash):
                 return Reason.CYCLE
@@ -264,7 +270,7 @@ class Game:
         return not (passed_since_last and opponent_only_stones)
 
     def _repetition_key(self, position: int, to_move: int) -> int:
-        if self.rules.repetition is Repetition.SITUATIONAL:
+        if self._repetition is Repetition.SITUATIONAL:
             return position ^ _TURN_KEYS[to_move]
         return position
 
@@ -272,14 +278,13 @@ class Game:
         return seat if self._free_left > 1 else self._next_seat(seat)
 
     def _next_seat(self, seat: int) -> int:
+        return self._following[seat]
+
+    def _find_following(self) -> list[int]:
+        """The next active seat after each seat, kept in a table: every stone play asks for it."""
         n = len(self.players)
-        if seat + 1 < n and self._active[seat + 1]:
-            return seat + 1
-        for step in range(1, n + 1):
-            other = (seat + step) % n
-            if self._active[other]:
-                return other
-        return seat
+        return [next((other for other in ((seat + step) % n for step in range(1, n + 1)) if self._active[other]), seat)
+                for seat in range(n)]
 
     def _check(self, text: str, seat: int | None) -> Move:
         """Parse and check a move completely, without changing anything."""
@@ -370,7 +375,12 @@ class Game:
         """Apply ``move`` for ``seat`` (default: the player to move); IllegalMove if refused."""
         legal = self._legal_stone(move, seat)
         if legal is not None:
-            return self._play_stone(move, *legal)
+            seat = self._turn
+            raw = len(self._raw)
+            self._raw.append((seat, move))
+            captures = self._apply_stone(raw, seat, *legal)
+            self._captures.append(captures)
+            return _new_tuple(Play, (seat, move, False, captures))
         parsed = self._check(move, seat)
         if parsed.action in (Action.STONE, Action.PASS, Action.APPEAL):
             seat = self._turn
@@ -392,58 +402,51 @@ class Game:
         """
         if type(move) is not str or (seat is not None and (type(seat) is not int or seat != self._turn)):
             return None
-        p = self.board.find(move)
+        p = self._exact_index.get(move)
         pos = self._pos
-        if p is None or self._phase in ("scoring", "ended") or pos.stones[p] != EMPTY \
-                or self.board.points[p] != move:
+        if p is None or self._phase in ("scoring", "ended") or pos.stones[p] != EMPTY:
             return None
         probe = pos.probe(p, self._turn + 1)
         return None if self._stone_reason(self._turn, p, probe) is not None else (p, probe)
 
-    def _play_stone(self, move: str, p: int, probe: Probe) -> Play:
-        """Apply a stone play that ``_legal_stone`` passed, with the probe it was checked with."""
-        seat = self._turn
-        raw = len(self._raw)
-        self._raw.append((seat, move))
-        captured = self._apply_stone(raw, seat, p, probe)
-        captures = tuple(self.board.points[q] for q in captured) if captured else ()
-        self._captures.append(captures)
-        self._advance_after_stone(seat)
-        return Play(seat, move, False, captures)
-
     def _do_stone(self, raw: int, seat: int, move: Move) -> None:
-        captured = self._apply_stone(raw, seat, move.point)
-        self._captures[raw] = tuple(self.board.points[p] for p in captured)
-        self._advance_after_stone(seat)
+        self._captures[raw] = self._apply_stone(raw, seat, move.point)
 
-    def _advance_after_stone(self, seat: int) -> None:
+    def _apply_stone(self, raw: int, seat: int, p: int, probe: Probe | None = None) -> tuple[str, ...]:
+        """Place the stone, pay for it, pass the turn and count the position's appearance.
+
+        Returns the names of the points it captured. One method, not several, because every
+        stone play of every game runs through it.
+        """
+        phase_2 = self._phase == "phase-2"
+        if phase_2:
+            self._prisoners[seat] -= 1
+        pos = self._pos
+        removed = pos.place(p, seat + 1, probe)
+        captures: tuple[str, ...] = ()
+        if removed:
+            for chain in removed:
+                self._prisoners[chain.colour - 1] += len(chain.stones)
+            names = self.board.points
+            captures = tuple(names[q] for chain in removed for q in chain.stones)
+        if phase_2:
+            self._top_up()
+        index = len(self._live)
+        self._live.append(_new_tuple(_Live, (raw, seat, Action.STONE, p)))
+        key = self._left[seat] = pos.hash
         if self._free_left:
             self._turn = seat if self._free_left > 1 else self._next_seat(seat)
             self._free_left -= 1
         else:
             self._turn = self._next_seat(seat)
-
-    def _apply_stone(self, raw: int, seat: int, p: int, probe: Probe | None = None) -> list[int]:
-        colour = seat + 1
-        if self._phase == "phase-2":
-            self._prisoners[seat] -= 1
-        removed = self._pos.place(p, colour, probe)
-        for chain in removed:
-            self._prisoners[chain.colour - 1] += len(chain.stones)
-        if self._phase == "phase-2":
-            self._top_up()
-        index = len(self._live)
-        self._live.append(_Live(raw, seat, Action.STONE, p))
-        self._left[seat] = self._pos.hash
-        key = self._pos.hash
-        if self.rules.repetition is Repetition.SITUATIONAL:
-            key ^= _TURN_KEYS[self._turn_after_stone(seat)]
+        if self._repetition is Repetition.SITUATIONAL:
+            key ^= _TURN_KEYS[self._turn]
         appearances = self._seen.get(key)
         if appearances is None:
             self._seen[key] = [index]
         else:
             appearances.append(index)
-        return [q for chain in removed for q in chain.stones] if removed else []
+        return captures
 
     def _top_up(self) -> None:
         """Lasker-Maas: when either colour's prisoners run out, one stone of each is added."""
@@ -502,7 +505,6 @@ class Game:
         for entry in live:
             if entry.action is Action.STONE:
                 self._apply_stone(entry.raw, entry.seat, entry.point)
-                self._advance_after_stone(entry.seat)
             else:
                 self._apply_pass(entry.raw, entry.seat, entry.action is Action.APPEAL)
                 self._turn = self._next_seat(entry.seat)
@@ -532,6 +534,7 @@ class Game:
             self.play("timeout" if reason == "timeout" else "resign", seat=seat)
             return
         self._active[seat] = False
+        self._following = self._find_following()
         self._dropped.append(seat)
         self._proposal = None
         if sum(self._active) <= 1:
@@ -652,7 +655,8 @@ class Game:
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._pos = self._pos.copy()
-        for name in ("_raw", "_captures", "_live", "_prisoners", "_active", "_dropped", "_initial_prisoners"):
+        for name in ("_raw", "_captures", "_live", "_prisoners", "_active", "_following", "_dropped",
+                     "_initial_prisoners"):
             setattr(other, name, list(getattr(self, name)))
         for name in ("_rescinded", "_dead", "_accepted", "_proposal_accepts"):
             setattr(other, name, set(getattr(self, name)))
