@@ -182,6 +182,25 @@ class GtpEngine:
     async def undo(self) -> None:
         await self.command("undo")
 
+    async def list_commands(self) -> list[str]:
+        """The commands the engine says it knows, one name each."""
+        return (await self.command("list_commands")).split()
+
+    async def time_settings(self, main: int, byo_yomi_time: int, byo_yomi_stones: int) -> None:
+        """GTP's only time system, Canadian: `main` seconds, then `byo_yomi_stones` moves per
+        `byo_yomi_time` seconds (stones 0: no overtime, absolute time)."""
+        await self.command("time_settings", main, byo_yomi_time, byo_yomi_stones)
+
+    async def kgs_time_settings(self, system: str, *args: int) -> None:
+        """The KGS extension: "none", "absolute MAIN", "byoyomi MAIN PERIOD PERIODS",
+        "canadian MAIN PERIOD STONES"."""
+        await self.command("kgs-time_settings", system, *args)
+
+    async def time_left(self, colour: str, seconds: int, stones: int) -> None:
+        """The time `colour` has left: `seconds` of main time (stones 0) or of the current
+        overtime period with `stones` still to play in it (KGS byo-yomi: the periods left)."""
+        await self.command("time_left", colour, seconds, stones)
+
     async def final_score(self) -> str:
         """The engine's own count, e.g. "B+3.5", "W+12" or "0"."""
         return await self.command("final_score")

@@ -11,15 +11,23 @@ passes; a move the polygo rules refuse is taken back in the engine and replaced 
 the Kee rules allow one (the engine wanted a play prohibited by the cycle rule), else by the
 built-in bot's move. An engine that dies or stops answering is replaced by the built-in bot for the
 rest of that game. In the marking phase the engine's `final_status_list dead` chains are marked.
+
+In a room with a clock the engine is told the time system once (`time_settings`, or KGS's
+`kgs-time_settings byoyomi` for byo-yomi where the engine lists it) and its own time left before each
+`genmove` (`time_left`). GTP has no increment and no Japanese byo-yomi, so Fischer clocks are told as
+absolute time and byo-yomi (without the KGS command) as one stone per period; an engine that refuses
+these commands plays on without them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import random
 import re
 import shlex
+import time
 from typing import Any
 
 from gorules import Game
@@ -99,6 +107,90 @@ def engine_plays(game: Game) -> list[tuple[str, str]]:
     return plays
 
 
+@dataclasses.dataclass(frozen=True)
+class TimeControl:
+    """A room's clock as the bridge reads it from the settings' map form (see docs/protocol.md)."""
+
+    kind: str
+    main: float = 0
+    period: float = 0
+    periods: int = 0
+    stones: int = 0
+
+    @classmethod
+    def of(cls, clock: Any) -> TimeControl | None:
+        """The clock of a room's settings (the server sends its map form), None without one.
+
+        >>> TimeControl.of({"kind": "canadian", "main": 600, "period": 300, "stones": 25})
+        TimeControl(kind='canadian', main=600.0, period=300.0, periods=0, stones=25)
+        >>> TimeControl.of(None) is None and TimeControl.of({"kind": "none"}) is None
+        True
+        """
+        kind = clock.get("kind") if isinstance(clock, dict) else clock
+        if kind in (None, "none"):
+            return None
+        try:
+            if kind not in ("absolute", "byoyomi", "fischer", "canadian"):
+                raise ValueError(kind)
+            return cls(kind, float(clock.get("main") or 0), float(clock.get("period") or 0),
+                       int(clock.get("periods") or 0), int(clock.get("stones") or 0))
+        except (TypeError, ValueError):
+            log.debug("a clock the bridge cannot read is not told to the engine: %r", clock)
+            return None
+
+
+def time_settings_command(clock: TimeControl, *, kgs: bool = False) -> tuple[str, ...]:
+    """The GTP command that tells an engine the time system: (name, arguments...).
+
+    GTP's `time_settings` is Canadian overtime only (stones 0: absolute time). Byo-yomi goes as
+    `kgs-time_settings byoyomi` when the engine has it (`kgs`), else as one stone per period (the
+    engine then counts on a single period); Fischer goes as absolute time, the increments showing in
+    each `time_left`. Settings are rounded up to whole seconds.
+
+    >>> time_settings_command(TimeControl("canadian", main=600, period=300, stones=25))
+    ('time_settings', '600', '300', '25')
+    >>> time_settings_command(TimeControl("byoyomi", main=600, period=30, periods=5), kgs=True)
+    ('kgs-time_settings', 'byoyomi', '600', '30', '5')
+    >>> time_settings_command(TimeControl("byoyomi", main=600, period=30, periods=5))
+    ('time_settings', '600', '30', '1')
+    >>> time_settings_command(TimeControl("fischer", main=300))
+    ('time_settings', '300', '0', '0')
+    """
+    main, period = math.ceil(clock.main), math.ceil(clock.period)
+    if clock.kind == "byoyomi" and kgs:
+        return ("kgs-time_settings", "byoyomi", str(main), str(period), str(clock.periods))
+    if clock.kind == "byoyomi":
+        return ("time_settings", str(main), str(period), "1")
+    if clock.kind == "canadian":
+        return ("time_settings", str(main), str(period), str(clock.stones))
+    return ("time_settings", str(main), "0", "0")  # absolute; fischer without its increment
+
+
+def time_left_args(clock: TimeControl, seat: dict[str, Any], spent: float, *, kgs: bool = False) -> tuple[int, int]:
+    """`time_left`'s (seconds, stones) for a seat's reported clock, `spent` seconds after the report.
+
+    Seconds are rounded down. Stones are 0 in main time; in overtime the stones still owed in the
+    Canadian block, 1 for byo-yomi told as one stone per period, and with the KGS byo-yomi the
+    periods left (the current one included), as KGS and the engines that follow it read them.
+
+    >>> canadian = TimeControl("canadian", main=0, period=300, stones=25)
+    >>> time_left_args(canadian, {"main": 0, "period_left": 290.5, "stones_left": 7}, 10.0)
+    (280, 7)
+    >>> byoyomi = TimeControl("byoyomi", main=600, period=30, periods=5)
+    >>> time_left_args(byoyomi, {"main": 12.5, "periods": 5, "period_left": 30}, 2.0)
+    (10, 0)
+    >>> time_left_args(byoyomi, {"main": 0, "periods": 3, "period_left": 30}, 4.0, kgs=True)
+    (26, 3)
+    """
+    main = float(seat.get("main") or 0)
+    if main > spent or clock.kind in ("absolute", "fischer"):
+        return max(0, math.floor(main - spent)), 0
+    seconds = max(0, math.floor(float(seat.get("period_left") or 0) - (spent - main)))
+    if clock.kind == "canadian":
+        return seconds, int(seat.get("stones_left") or 0)
+    return seconds, (int(seat.get("periods") or 0) if kgs else 1)
+
+
 @dataclasses.dataclass
 class _Match:
     """One game's engine and what the engine has been told so far."""
@@ -107,6 +199,9 @@ class _Match:
     engine: GtpEngine | None
     told: list[tuple[str, str]]
     rng: random.Random
+    clock: TimeControl | None = None
+    """The time system the engine accepted; None when it has none (no clock, or it refused)."""
+    kgs_byoyomi: bool = False
 
 
 class GtpBot(Bot):
@@ -140,6 +235,7 @@ class GtpBot(Bot):
             await match.engine.boardsize(view.game.board.width)
             await match.engine.komi(view.game.rules.komi)
             await match.engine.clear_board()
+            await self._tell_time_settings(match, TimeControl.of(view.settings.get("clock")))
         except EngineError as exc:
             await self._drop_engine(match, exc)
 
@@ -162,6 +258,7 @@ class GtpBot(Bot):
             return self._fallback(turn, match)
         colour = COLOURS[turn.seat]
         try:
+            await self._tell_time_left(match, turn)
             reply = await match.engine.genmove(colour)
         except EngineError as exc:
             await self._drop_engine(match, exc)
@@ -197,6 +294,38 @@ class GtpBot(Bot):
             if point not in marked and turn.game.stone_at(point) is not None:
                 return f"dead {point}"
         return "done"
+
+    async def _tell_time_settings(self, match: _Match, clock: TimeControl | None) -> None:
+        """Tell the engine the room's time system; a refusal is noted (no `time_left` follows)."""
+        engine = match.engine
+        if clock is None or engine is None:
+            return
+        kgs = False
+        if clock.kind == "byoyomi":
+            try:
+                kgs = "kgs-time_settings" in await engine.list_commands()
+            except EngineCommandFailed as exc:
+                log.debug("room %s: no list of commands from the engine: %s", match.room, exc)
+        name, *args = time_settings_command(clock, kgs=kgs)
+        try:
+            await engine.command(name, *args)
+        except EngineCommandFailed as exc:
+            log.debug("room %s: the engine plays without the clock: %s", match.room, exc)
+            return
+        match.clock, match.kgs_byoyomi = clock, kgs
+
+    async def _tell_time_left(self, match: _Match, turn: Turn) -> None:
+        """Tell the engine its own time left, as the SDK counts it down from the last report."""
+        clocks = turn.clocks
+        if match.clock is None or match.engine is None or clocks is None or turn.seat >= len(clocks.seats):
+            return
+        spent = max(0.0, time.monotonic() - clocks.at) if clocks.running == turn.seat else 0.0
+        seconds, stones = time_left_args(match.clock, clocks.seats[turn.seat], spent, kgs=match.kgs_byoyomi)
+        try:
+            await match.engine.time_left(COLOURS[turn.seat], seconds, stones)
+        except EngineCommandFailed as exc:
+            log.debug("room %s: the engine refused time_left, not sent again: %s", match.room, exc)
+            match.clock = None
 
     def _fallback(self, turn: Turn, match: _Match | None) -> str:
         rng = match.rng if match is not None else random.Random(self.seed)

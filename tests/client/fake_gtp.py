@@ -2,6 +2,8 @@
 
     python fake_gtp.py --moves D4,pass,resign   genmove answers these in turn, then "pass"
                        --refuse play            answer "? illegal move" to play commands
+                       --unknown time_left      answer "? unknown command" to this command
+                       --commands kgs-time_settings   also list these in list_commands
                        --die-on genmove         exit (status 3) when this command arrives
                        --hang-on genmove        never answer this command
                        --garble                 answer every command with a line that is not GTP
@@ -16,6 +18,8 @@ import time
 parser = argparse.ArgumentParser()
 parser.add_argument("--moves", default="")
 parser.add_argument("--refuse", action="append", default=[])
+parser.add_argument("--unknown", action="append", default=[])
+parser.add_argument("--commands", default="")
 parser.add_argument("--die-on")
 parser.add_argument("--hang-on")
 parser.add_argument("--garble", action="store_true")
@@ -44,14 +48,17 @@ for raw in sys.stdin:
     if args.garble:
         print("hello there\n", flush=True)
         continue
-    if name in args.refuse:
+    if name in args.unknown:
+        print(f"?{tag} unknown command\n", flush=True)
+    elif name in args.refuse:
         print(f"?{tag} illegal move\n", flush=True)
     elif name == "genmove":
         print(f"={tag} {moves.pop(0) if moves else 'pass'}\n", flush=True)
     elif name == "final_score":
         print(f"={tag} B+3.5\n", flush=True)
     elif name == "list_commands":
-        print(f"={tag} play\ngenmove\nquit\n", flush=True)
+        listed = ["play", "genmove", "quit", *(c for c in args.commands.split(",") if c)]
+        print(f"={tag} " + "\n".join(listed) + "\n", flush=True)
     elif name == "quit":
         print(f"={tag}\n", flush=True)
         break

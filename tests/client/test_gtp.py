@@ -40,6 +40,23 @@ async def test_commands_in_order(fake_engine, tmp_path):
     assert engine.process.returncode == 0
 
 
+async def test_time_commands(fake_engine, tmp_path):
+    log = tmp_path / "log"
+    argv = fake_engine("--commands", "kgs-time_settings", "--unknown", "time_left", "--log", str(log))
+    async with await GtpEngine.popen(argv) as engine:
+        assert await engine.list_commands() == ["play", "genmove", "quit", "kgs-time_settings"]
+        await engine.time_settings(600, 300, 25)
+        await engine.kgs_time_settings("byoyomi", 600, 30, 5)
+        with pytest.raises(EngineCommandFailed) as info:
+            await engine.time_left("b", 590, 0)
+        assert info.value.reply == "unknown command"
+        assert engine.alive
+    assert log.read_text().splitlines() == [
+        "list_commands", "time_settings 600 300 25", "kgs-time_settings byoyomi 600 30 5", "time_left b 590 0",
+        "quit",
+    ]
+
+
 async def test_responses_without_ids(fake_engine):
     async with await GtpEngine.popen(fake_engine("--no-ids", "--moves", "E5")) as engine:
         assert await engine.genmove("b") == "E5"
@@ -115,3 +132,18 @@ async def test_gnugo_plays(gnugo):
         assert (await engine.final_score()).startswith(("B+", "W+", "0"))
         assert await engine.known_command("final_status_list")
         assert await engine.final_status_list("dead") == []
+
+
+@pytest.mark.gnugo
+async def test_gnugo_takes_the_standard_time_commands_only(gnugo):
+    async with await GtpEngine.popen([gnugo, "--mode", "gtp", "--level", "0"]) as engine:
+        assert "kgs-time_settings" not in await engine.list_commands()
+        await engine.time_settings(60, 30, 1)
+        await engine.time_left("b", 42, 0)
+        await engine.time_left("w", 25, 1)
+        with pytest.raises(EngineCommandFailed, match="unknown command"):
+            await engine.kgs_time_settings("byoyomi", 60, 30, 5)
+        await engine.boardsize(9)
+        await engine.clear_board()
+        reply = await engine.genmove("b")
+        assert reply == "pass" or reply[0] in "ABCDEFGHJ"

@@ -11,7 +11,15 @@ from protocol import RoomSettings
 
 from client_cli.bots import BuiltinBot
 from client_cli.gtp import GtpEngine
-from client_cli.gtp_bridge import GtpBot, engine_argv, engine_plays, grid_size
+from client_cli.gtp_bridge import (
+    GtpBot,
+    TimeControl,
+    engine_argv,
+    engine_plays,
+    grid_size,
+    time_left_args,
+    time_settings_command,
+)
 from client_cli.sdk import Bot, Turn, run_bot
 from client_cli.session import Client
 
@@ -51,6 +59,38 @@ def test_engine_plays_follow_the_live_game():
     for move in ("A1", "B1", "appeal A1"):
         tiny.play(move)
     assert engine_plays(tiny) == [("b", "A1"), ("w", "B1"), ("b", "pass")]
+
+
+def test_time_settings_for_every_clock_kind():
+    def told(clock, kgs=False):
+        control = TimeControl.of(clock)
+        return None if control is None else " ".join(time_settings_command(control, kgs=kgs))
+
+    assert told(None) is None
+    assert told({"kind": "none"}) is None
+    assert told({"kind": "absolute", "main": 600}) == "time_settings 600 0 0"
+    assert told({"kind": "canadian", "main": 600, "period": 300, "stones": 25}) == "time_settings 600 300 25"
+    byoyomi = {"kind": "byoyomi", "main": 600, "periods": 5, "period": 30}
+    assert told(byoyomi, kgs=True) == "kgs-time_settings byoyomi 600 30 5"
+    assert told(byoyomi) == "time_settings 600 30 1"  # GTP's nearest: one stone per period
+    assert told({"kind": "fischer", "main": 300, "increment": 10, "cap": 0}) == "time_settings 300 0 0"
+    assert told({"kind": "absolute", "main": 90.5}) == "time_settings 91 0 0"  # settings rounded up
+    assert told("byoyomi:600+5x30") is None  # the server sends the map form; anything else is not guessed at
+
+
+def test_time_left_in_main_time_and_in_overtime():
+    canadian = TimeControl("canadian", main=60, period=300, stones=25)
+    assert time_left_args(canadian, {"main": 60, "period_left": 300, "stones_left": 25}, 0.0) == (60, 0)
+    assert time_left_args(canadian, {"main": 60, "period_left": 300, "stones_left": 25}, 59.5) == (0, 0)
+    assert time_left_args(canadian, {"main": 10, "period_left": 300, "stones_left": 25}, 12.0) == (298, 25)
+    assert time_left_args(canadian, {"main": 0, "period_left": 120.9, "stones_left": 4}, 0.0) == (120, 4)
+    byoyomi = TimeControl("byoyomi", main=0, period=30, periods=5)
+    seat = {"main": 0, "periods": 4, "period_left": 30}
+    assert time_left_args(byoyomi, seat, 1.0) == (29, 1)
+    assert time_left_args(byoyomi, seat, 1.0, kgs=True) == (29, 4)
+    fischer = TimeControl("fischer", main=300)
+    assert time_left_args(fischer, {"main": 310, "periods": 0, "period_left": 0}, 5.0) == (305, 0)
+    assert time_left_args(fischer, {"main": 3, "periods": 0, "period_left": 0}, 5.0) == (0, 0)
 
 
 async def create_room(url: str, **settings) -> str:
@@ -139,3 +179,108 @@ async def test_an_engine_that_cannot_follow_the_last_move_still_ends_the_game_cl
         run_bot(GtpBot(command), server.url, room=room, seat=0, name="engine"),
         run_bot(Passer(), server.url, room=room, seat=1, name="passer")), GUARD)
     assert results[0]["reason"] == "passes"
+
+
+def time_lines(commands: list[str]) -> list[str]:
+    return [c for c in commands if c.startswith(("time_settings", "kgs-time_settings", "time_left"))]
+
+
+async def play_engine_against_passer(url: str, command: str, **settings) -> dict:
+    room = await create_room(url, players=2, **settings)
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(GtpBot(command), url, room=room, seat=0, name="engine"),
+        run_bot(Passer(), url, room=room, seat=1, name="passer")), GUARD)
+    return results[0]
+
+
+async def test_a_clock_is_told_once_and_the_time_left_before_every_genmove(server, fake_engine, tmp_path):
+    log = tmp_path / "engine.log"
+    command = " ".join(fake_engine("--moves", "C3,G7,C7,G3,E5", "--log", str(log)))
+    result = await play_engine_against_passer(server.url, command, rules="tromp-taylor", board="9x9",
+                                              clock="canadian:0+600/3")
+    assert result["reason"] == "passes"
+    commands = log.read_text().splitlines()
+    assert commands[2:4] == ["clear_board", "time_settings 0 600 3"]
+    assert commands.count("time_settings 0 600 3") == 1
+    genmoves = [i for i, c in enumerate(commands) if c.startswith("genmove")]
+    assert len(genmoves) == 6  # five plays, then the pass that ends the game
+    told = [commands[i - 1].split() for i in genmoves]
+    assert all(words[:2] == ["time_left", "b"] for words in told), commands
+    assert all(0 < int(seconds) <= 600 for _, _, seconds, _ in told)
+    assert [int(stones) for *_, stones in told] == [3, 2, 1, 3, 2, 1]  # the Canadian block counts down
+    assert len(time_lines(commands)) == 7
+    assert commands[-2:] == ["final_score", "quit"]  # the engine played the whole game
+
+
+async def test_byoyomi_is_told_with_the_kgs_command_where_the_engine_lists_it(server, fake_engine, tmp_path):
+    log = tmp_path / "engine.log"
+    command = " ".join(fake_engine("--moves", "C3,G7", "--commands", "kgs-time_settings", "--log", str(log)))
+    result = await play_engine_against_passer(server.url, command, rules="tromp-taylor", board="9x9",
+                                              clock="byoyomi:1200+5x600")
+    assert result["reason"] == "passes"
+    commands = log.read_text().splitlines()
+    assert commands[3:5] == ["list_commands", "kgs-time_settings byoyomi 1200 600 5"]
+    told = [c.split() for c in time_lines(commands)[1:]]
+    assert len(told) == commands.count("genmove b") == 3
+    assert all(words[:2] == ["time_left", "b"] and 0 < int(words[2]) <= 1200 and words[3] == "0"
+               for words in told)
+
+
+async def test_a_clockless_game_sends_no_time_commands(server, fake_engine, tmp_path):
+    log = tmp_path / "engine.log"
+    command = " ".join(fake_engine("--moves", "C3", "--commands", "kgs-time_settings", "--log", str(log)))
+    result = await play_engine_against_passer(server.url, command, rules="tromp-taylor", board="9x9")
+    assert result["reason"] == "passes"
+    commands = log.read_text().splitlines()
+    assert commands.count("genmove b") == 2
+    assert time_lines(commands) == []
+    assert "list_commands" not in commands
+
+
+async def test_an_engine_refusing_the_time_commands_still_plays(server, fake_engine, tmp_path):
+    """Three engines at once: one knows none of the time commands, one refuses only time_left,
+    one cannot list its commands (so byo-yomi goes as GTP's one stone per period)."""
+    logs = [tmp_path / f"engine{i}.log" for i in range(3)]
+    flags = [["--unknown", "time_settings", "--unknown", "time_left"],
+             ["--unknown", "time_left"],
+             ["--unknown", "list_commands"]]
+    commands = [" ".join(fake_engine("--moves", "C3,G7,C7", "--log", str(log), *extra))
+                for log, extra in zip(logs, flags)]
+    results = await asyncio.gather(*(
+        play_engine_against_passer(server.url, command, rules="tromp-taylor", board="9x9",
+                                   clock="byoyomi:1200+5x600")
+        for command in commands))
+    assert [r["reason"] for r in results] == ["passes"] * 3
+    sent = [log.read_text().splitlines() for log in logs]
+    for commands in sent:
+        assert commands.count("genmove b") == 4
+        assert "undo" not in commands and commands[-2:] == ["final_score", "quit"]
+    assert time_lines(sent[0]) == ["time_settings 1200 600 1"]
+    assert [c.split()[0] for c in time_lines(sent[1])] == ["time_settings", "time_left"]  # not asked again
+    assert sent[2][3:5] == ["list_commands", "time_settings 1200 600 1"]
+    assert [c.split()[0] for c in time_lines(sent[2])].count("time_left") == 4
+
+
+@pytest.mark.gnugo
+async def test_gnugo_is_told_the_clock_through_the_server(server, gnugo, monkeypatch):
+    sent: list[str] = []
+    command = GtpEngine.command
+
+    async def recorded(engine, name, *args, **options):
+        reply = await command(engine, name, *args, **options)
+        sent.append(" ".join([name, *map(str, args)]))  # only what GNU Go accepted
+        return reply
+
+    monkeypatch.setattr(GtpEngine, "command", recorded)
+    room = await create_room(server.url, rules="chinese", board="7x7", players=2, clock="byoyomi:300+3x30")
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(GtpBot(f"{gnugo} --mode gtp --level 1"), server.url, room=room, seat=0, name="gnugo"),
+        run_bot(BuiltinBot(seed=2), server.url, room=room, seat=1, name="builtin")), GUARD)
+    assert results[0]["reason"] in ("passes", "resignation")
+    assert sent.count("time_settings 300 30 1") == 1  # GNU Go has no kgs-time_settings
+    genmoves = [i for i, c in enumerate(sent) if c == "genmove b"]
+    assert len(genmoves) > 5
+    for i in genmoves:
+        words = sent[i - 1].split()
+        assert words[:2] == ["time_left", "b"] and 0 < int(words[2]) <= 300 and words[3] in ("0", "1")
+    assert sent[-2:] == ["final_score", "quit"]  # GNU Go played the whole game
