@@ -14,8 +14,9 @@ Why it looks like this:
   players were told were played. FULL syncs the WAL at each commit, and group commit shares that sync
   among all the rooms in the batch, which is what makes FULL affordable. NORMAL is available for
   machines where losing the last moments on power loss is acceptable.
-- Writes go through one connection (the writer), reads through another: a read never sees the
-  uncommitted half of a batch, and WAL lets it run while the writer commits.
+- Writes go through one connection (the writer, ``writer.py``: a whole transaction is one trip to
+  its thread), reads through another (aiosqlite): a read never sees the uncommitted half of a
+  batch, and WAL lets it run while the writer commits.
 - The store checks what it can before a write joins a batch (room exists, version grows, JSON-able
   values, free user name), so one caller's mistake fails that caller alone, not the whole batch.
   It keeps each room's version and move count in memory for this; it assumes it is the only process
@@ -32,34 +33,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
 
-SCHEMA_VERSION = 1
-
-# Each migration takes the schema from version i to i + 1.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        "CREATE TABLE users (name TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_at REAL NOT NULL)",
-        "CREATE TABLE sessions (token TEXT PRIMARY KEY, name TEXT NOT NULL, user TEXT, created_at REAL NOT NULL)",
-        "CREATE TABLE rooms (room_id TEXT PRIMARY KEY, settings TEXT NOT NULL, owner TEXT NOT NULL,"
-        " invite TEXT, version INTEGER NOT NULL, clocks TEXT, created_at REAL NOT NULL,"
-        " updated_at REAL NOT NULL)",
-        "CREATE TABLE seats (room_id TEXT NOT NULL, seat INTEGER NOT NULL, token TEXT,"
-        " PRIMARY KEY (room_id, seat)) WITHOUT ROWID",
-        "CREATE TABLE moves (room_id TEXT NOT NULL, idx INTEGER NOT NULL, seat INTEGER NOT NULL,"
-        " move TEXT NOT NULL, seq INTEGER, version INTEGER NOT NULL, rescinded INTEGER NOT NULL DEFAULT 0,"
-        " PRIMARY KEY (room_id, idx)) WITHOUT ROWID",
-        "CREATE TABLE events (room_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,"
-        " PRIMARY KEY (room_id, version)) WITHOUT ROWID",
-        "CREATE TABLE results (room_id TEXT PRIMARY KEY, body TEXT NOT NULL, finished_at REAL NOT NULL)",
-        "CREATE INDEX results_by_time ON results (finished_at DESC)",
-    ),
-)
+from .writer import SCHEMA_VERSION, SchemaTooNew, Writer
 
 # The writes a batch may hold, in the order a batch runs them (a room before its seats and events,
 # a move before its rescission). Statements of one kind run together with executemany.
@@ -124,20 +104,10 @@ class _Stats:
     largest_batch: int = 0
 
 
-def _probe(path: str) -> None:
-    """Open and close ``path`` with plain sqlite3, so a file that cannot be opened fails here.
-
-    A failed ``aiosqlite.connect`` leaves its worker thread finishing after the caller has seen the
-    error; if the event loop closes first (a server that gives up at start) that thread dies with
-    a traceback on stderr. The probe fails before any such thread exists.
-    """
-    sqlite3.connect(path).close()
-
-
 class Store:
     """The server's SQLite file. Open with ``await Store.open(path)``; one Store per file and process."""
 
-    def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection,
+    def __init__(self, writer: Writer, reader: aiosqlite.Connection,
                  group_window: float, max_batch: int) -> None:
         self._db = writer
         self._reader = reader
@@ -163,13 +133,12 @@ class Store:
             raise StoreError("bad-value", f"synchronous must be FULL or NORMAL, not {synchronous!r}.")
         if group_window < 0 or max_batch < 1:
             raise StoreError("bad-value", "group_window must be >= 0 and max_batch >= 1.")
-        await asyncio.to_thread(_probe, path)
-        writer = await aiosqlite.connect(path, isolation_level=None)
         try:
-            await writer.execute("PRAGMA journal_mode = WAL")
-            await writer.execute(f"PRAGMA synchronous = {synchronous}")
-            await writer.execute("PRAGMA busy_timeout = 5000")
-            await _migrate(writer)
+            writer = await Writer.open(path, synchronous)
+        except SchemaTooNew as exc:
+            raise StoreError("schema-too-new", f"The database has schema version {exc.found}; this polygo "
+                                               f"knows up to {SCHEMA_VERSION}. Upgrade polygo.") from None
+        try:
             reader = await aiosqlite.connect(path, isolation_level=None)
         except BaseException:
             await writer.close()
@@ -406,15 +375,8 @@ class Store:
 
     async def _commit(self, batch: list[_Write]) -> None:
         statements = sorted((s for w in batch for s in w.statements), key=lambda s: _ORDER[s[0]])
-        await self._db.execute("BEGIN IMMEDIATE")
-        try:
-            for kind, group in itertools.groupby(statements, key=lambda s: s[0]):
-                await self._db.executemany(_WRITES[kind], [params for _, params in group])
-            await self._db.execute("COMMIT")
-        except BaseException:
-            if self._db.in_transaction:
-                await self._db.execute("ROLLBACK")
-            raise
+        await self._db.transaction((_WRITES[kind], [params for _, params in group])
+                                   for kind, group in itertools.groupby(statements, key=lambda s: s[0]))
 
     def _fail(self, batch: list[_Write], exc: Exception) -> None:
         """Fail the batch's callers, forget what they reserved, and fail queued writes that were
@@ -468,30 +430,6 @@ class Store:
     async def _all(self, sql: str, params: tuple = ()) -> list[tuple]:
         self._check_open()
         return list(await self._reader.execute_fetchall(sql, params))
-
-
-async def _migrate(db: aiosqlite.Connection) -> None:
-    """Bring the schema to SCHEMA_VERSION in one transaction with its version bump, so a crash
-    mid-migration leaves the old schema, and two processes opening a new file do not both migrate."""
-    await db.execute("BEGIN IMMEDIATE")
-    try:
-        await db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        row = await (await db.execute("SELECT version FROM schema_version")).fetchone()
-        current = 0 if row is None else row[0]
-        if current > SCHEMA_VERSION:
-            raise StoreError("schema-too-new", f"The database has schema version {current}; this polygo "
-                                               f"knows up to {SCHEMA_VERSION}. Upgrade polygo.")
-        for statements in MIGRATIONS[current:]:
-            for sql in statements:
-                await db.execute(sql)
-        if row is None:
-            await db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-        else:
-            await db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
-        await db.execute("COMMIT")
-    except BaseException:
-        await db.execute("ROLLBACK")
-        raise
 
 
 def _is_int(value: Any) -> bool:
