@@ -325,6 +325,9 @@ class Room:
         seat = self._playing_seat(session)
         if self.undo is None or self.undo["seat"] == seat:
             raise ProtocolError(ErrorCode.NO_UNDO, "there is no undo request of another player to answer")
+        if not self.game.active[seat]:
+            raise ProtocolError(ErrorCode.NO_UNDO, "you have dropped out of this game; only the players "
+                                                   "still in it answer an undo request")
         if not accept:
             self.undo = None
             await self._commit("undo-reply", {"seat": seat, "accept": False})

@@ -56,3 +56,21 @@ async def test_a_timeout_ends_a_pending_undo_request(players, seat):
     assert "undo" not in snapshot
     assert snapshot["game"]["history"] == [[0, "A1", False], [1, "timeout", False]]
     assert snapshot["game"]["dropped"] == [1] and snapshot["game"]["to_move"] == 2
+
+
+async def test_a_dropped_out_player_cannot_answer_an_undo_request(players, seat):
+    """Its turns are skipped, so it has no say in taking a move back: neither a veto nor a vote."""
+    ann, bob, cy = await players(3)
+    room = await seat([ann, bob, cy], {"rules": "kee", "board": "5", "players": 3, "clock": "fischer:1.5+60"})
+    await ann.event("start")
+    assert (await ann.move(room, "A1", 1))["type"] == "ack"
+    await cy.event("timeout")
+    assert (await cy.move(room, "C3", 1))["type"] == "ack"
+    await cy.ok("undo", room=room)
+    refused = await bob.request("undo_reply", room=room, accept=False)
+    assert refused["code"] == "no-undo" and "dropped out" in refused["message"]
+    await ann.ok("undo_reply", room=room, accept=True)
+    undone = await ann.event("undo")
+    assert undone["seat"] == 2 and undone["to_move"] == 2
+    snapshot = await ann.ok("watch", room=room)
+    assert snapshot["game"]["history"] == [[0, "A1", False], [1, "timeout", False]]
