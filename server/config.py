@@ -1,14 +1,15 @@
 """The server's settings: where it listens, where it stores, and the limits that keep it healthy.
 
 Each setting comes from (in order of precedence) the command line, an environment variable
-(POLYGO_HOST, POLYGO_PORT, POLYGO_DB, POLYGO_LOG_LEVEL), or the default below. Limits are not on the
-command line: they are part of what the protocol promises clients (sent in `welcome.limits`), and
-tests and benchmarks set them through `Config` directly.
+(POLYGO_HOST, POLYGO_PORT, POLYGO_DB, POLYGO_LOG_LEVEL, POLYGO_EVICT_AFTER), or the default below.
+Limits are not on the command line: they are part of what the protocol promises clients (sent in
+`welcome.limits`), and tests and benchmarks set them through `Config` directly.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -37,6 +38,7 @@ class Config:
     resync_events: int = 256              # events kept per room for a reconnect's resync
     group_window: float = 0.002           # the store's group commit window
     synchronous: str = "FULL"             # SQLite's sync mode for the store
+    evict_after: float = 300.0            # seconds an ended room stays in memory once nobody watches
 
     def limits(self) -> dict[str, float]:
         """The limits a client is told about in `welcome`."""
@@ -61,10 +63,15 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser.add_argument("--log-level", default=env.get("POLYGO_LOG_LEVEL", default.log_level),
                         choices=LOG_LEVELS, type=str.upper,
                         help="logging level (POLYGO_LOG_LEVEL, default %(default)s)")
+    parser.add_argument("--evict-after", type=_seconds, metavar="SECONDS",
+                        default=env.get("POLYGO_EVICT_AFTER", str(default.evict_after)),
+                        help="seconds an ended game's room stays in memory once nobody watches it; "
+                             "its record stays in the store (POLYGO_EVICT_AFTER, default %(default)s)")
     args = parser.parse_args(argv)
     if args.log_level not in LOG_LEVELS:
         parser.error(f"log level must be one of {', '.join(LOG_LEVELS)}, not {args.log_level!r}")
-    return Config(host=args.host, port=args.port, db=args.db, log_level=args.log_level)
+    return Config(host=args.host, port=args.port, db=args.db, log_level=args.log_level,
+                  evict_after=args.evict_after)
 
 
 def _port(text: str) -> int:
@@ -76,3 +83,14 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
     return port
+
+
+def _seconds(text: str) -> float:
+    """A delay from the command line or POLYGO_EVICT_AFTER: a positive, finite number of seconds."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a delay is a number of seconds, not {text!r}") from None
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"a delay is a positive, finite number of seconds, not {text!r}")
+    return seconds

@@ -2,7 +2,8 @@
 
 The hub is touched only from the event loop's thread and never awaits while it changes its
 tables, so it needs no locks either. Rooms that end stay in memory while anyone watches them and
-are dropped a while after the last watcher left; their records stay in the store.
+are dropped a while (`Config.evict_after`) after the last watcher left; their records stay in the
+store.
 """
 
 from __future__ import annotations
@@ -31,10 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("polygo.hub")
 
-EVICT_AFTER = 300.0
-"""Seconds an ended room stays in memory after its last watcher left."""
-
-
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
 """Letters of room ids and invitation codes: no look-alikes, and no '-' that a command line would
 take for an option (`polygo bot --room -x...` failed with token_urlsafe ids)."""
@@ -56,6 +53,7 @@ class Hub:
         self._seats: dict[str, set[tuple[str, int]]] = defaultdict(set)   # "t:token" / "u:user" -> seats
         self._owned: dict[str, set[str]] = defaultdict(set)              # token -> waiting rooms created
         self._closing: set[asyncio.Task[None]] = set()
+        self._evictions: dict[str, asyncio.TimerHandle] = {}             # ended room -> its next check
 
     # -- start and stop ----------------------------------------------------------------------------
 
@@ -84,6 +82,9 @@ class Hub:
         return len(self.rooms)
 
     async def close(self) -> None:
+        for timer in self._evictions.values():
+            timer.cancel()
+        self._evictions.clear()
         for room in list(self.rooms.values()):
             await room.close()
 
@@ -120,14 +121,23 @@ class Hub:
         for i, seat in enumerate(room.seats):
             if seat is not None:
                 self._index(seat.token, seat.user, room.id, i, add=False)
-        asyncio.get_running_loop().call_later(EVICT_AFTER, self._evict, room.id)
+        self._schedule_eviction(room.id)
+
+    def _schedule_eviction(self, room_id: str) -> None:
+        """Look at the ended room again in `evict_after` seconds (its watchers may keep it then)."""
+        pending = self._evictions.pop(room_id, None)
+        if pending is not None:
+            pending.cancel()
+        loop = asyncio.get_running_loop()
+        self._evictions[room_id] = loop.call_later(self.config.evict_after, self._evict, room_id)
 
     def _evict(self, room_id: str) -> None:
+        self._evictions.pop(room_id, None)
         room = self.rooms.get(room_id)
         if room is None:
             return
         if room.watchers:
-            asyncio.get_running_loop().call_later(EVICT_AFTER, self._evict, room_id)
+            self._schedule_eviction(room_id)
             return
         del self.rooms[room_id]
         closing = asyncio.get_running_loop().create_task(room.close())
