@@ -6,7 +6,7 @@ targets: ``Game.play`` under the full repetition rule at most 0.5× the time of 
 a mid-game 19×19 under 1 ms. This is a benchmark to run by hand, not a timed test:
 
     python bench/engine.py                    # the default boards and rulesets
-    python bench/engine.py --games 2 --moves 200 --boards 19 hex5 --rules kee
+    python bench/engine.py --games 2 --opening 200 --boards 19 hex5 --rules kee
 
 Games are seeded random playouts, the "random legal game" of Go programs' Monte Carlo search:
 each player plays a random legal point that does not fill one of its own eyes (an empty point
