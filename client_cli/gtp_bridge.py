@@ -35,7 +35,7 @@ from gorules import Game
 from client_cli.builtin_bot import choose_move as builtin_move
 from client_cli.errors import EngineCommandFailed, EngineError, UsageError
 from client_cli.gtp import DEFAULT_TIMEOUT, GtpEngine
-from client_cli.room import RoomView
+from client_cli.room import Clocks, RoomView
 from client_cli.sdk import Bot, Turn
 
 log = logging.getLogger("polygo.gtp")
@@ -166,29 +166,31 @@ def time_settings_command(clock: TimeControl, *, kgs: bool = False) -> tuple[str
     return ("time_settings", str(main), "0", "0")  # absolute; fischer without its increment
 
 
-def time_left_args(clock: TimeControl, seat: dict[str, Any], spent: float, *, kgs: bool = False) -> tuple[int, int]:
-    """`time_left`'s (seconds, stones) for a seat's reported clock, `spent` seconds after the report.
+def time_left_args(clock: TimeControl, clocks: Clocks, seat: int, now: float, *,
+                   kgs: bool = False) -> tuple[int, int]:
+    """`time_left`'s (seconds, stones) for `seat` at local time `now`, from the reported `clocks`.
 
-    Seconds are rounded down. Stones are 0 in main time; in overtime the stones still owed in the
-    Canadian block, 1 for byo-yomi told as one stone per period, and with the KGS byo-yomi the
-    periods left (the current one included), as KGS and the engines that follow it read them.
+    Seconds are those of `Clocks.left`, rounded down. Stones are 0 in main time; in overtime the
+    stones still owed in the Canadian block, 1 for byo-yomi told as one stone per period, and with
+    the KGS byo-yomi the periods left (the current one included), as KGS and the engines that
+    follow it read them.
 
     >>> canadian = TimeControl("canadian", main=0, period=300, stones=25)
-    >>> time_left_args(canadian, {"main": 0, "period_left": 290.5, "stones_left": 7}, 10.0)
+    >>> time_left_args(canadian, Clocks(0, [{"main": 0, "period_left": 290.5, "stones_left": 7}], 0.0), 0, 10.0)
     (280, 7)
     >>> byoyomi = TimeControl("byoyomi", main=600, period=30, periods=5)
-    >>> time_left_args(byoyomi, {"main": 12.5, "periods": 5, "period_left": 30}, 2.0)
+    >>> time_left_args(byoyomi, Clocks(0, [{"main": 12.5, "periods": 5, "period_left": 30}], 0.0), 0, 2.0)
     (10, 0)
-    >>> time_left_args(byoyomi, {"main": 0, "periods": 3, "period_left": 30}, 4.0, kgs=True)
+    >>> time_left_args(byoyomi, Clocks(0, [{"main": 0, "periods": 3, "period_left": 30}], 0.0), 0, 4.0, kgs=True)
     (26, 3)
     """
-    main = float(seat.get("main") or 0)
-    if main > spent or clock.kind in ("absolute", "fischer"):
-        return max(0, math.floor(main - spent)), 0
-    seconds = max(0, math.floor(float(seat.get("period_left") or 0) - (spent - main)))
+    seconds = math.floor(clocks.left(seat, now))
+    if clock.kind in ("absolute", "fischer") or clocks.in_main_time(seat, now):
+        return seconds, 0
+    reported = clocks.seats[seat]
     if clock.kind == "canadian":
-        return seconds, int(seat.get("stones_left") or 0)
-    return seconds, (int(seat.get("periods") or 0) if kgs else 1)
+        return seconds, int(reported.get("stones_left") or 0)
+    return seconds, (int(reported.get("periods") or 0) if kgs else 1)
 
 
 @dataclasses.dataclass
@@ -319,8 +321,7 @@ class GtpBot(Bot):
         clocks = turn.clocks
         if match.clock is None or match.engine is None or clocks is None or turn.seat >= len(clocks.seats):
             return
-        spent = max(0.0, time.monotonic() - clocks.at) if clocks.running == turn.seat else 0.0
-        seconds, stones = time_left_args(match.clock, clocks.seats[turn.seat], spent, kgs=match.kgs_byoyomi)
+        seconds, stones = time_left_args(match.clock, clocks, turn.seat, time.monotonic(), kgs=match.kgs_byoyomi)
         try:
             await match.engine.time_left(COLOURS[turn.seat], seconds, stones)
         except EngineCommandFailed as exc:

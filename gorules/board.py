@@ -31,7 +31,7 @@ class Board:
     engine's hot loops use.
     """
 
-    __slots__ = ("points", "kind", "width", "height", "coords", "_index", "exact_index", "neighbour_indices",
+    __slots__ = ("points", "kind", "width", "height", "coords", "exact_index", "neighbour_indices",
                  "spec", "__dict__")
 
     def __init__(self, points: Iterable[str], edges: Iterable[tuple[str, str]], *,
@@ -72,7 +72,6 @@ class Board:
         self.width = width
         self.height = height
         self.spec = spec
-        self._index = index
         self.exact_index = index   # read-only: point name -> index, exact names only (the engine's hot path)
         self.neighbour_indices = tuple(tuple(sorted(n)) for n in adjacency)
         self.coords = self._check_coords(coords) if coords else None
@@ -80,7 +79,7 @@ class Board:
     def _check_coords(self, coords: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
         checked = {}
         for name, xy in coords.items():
-            if name not in self._index:
+            if name not in self.exact_index:
                 raise BoardError(f"coords name unknown point {name!r}")
             if (not isinstance(xy, (list, tuple)) or len(xy) != 2
                     or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in xy)):
@@ -191,19 +190,19 @@ class Board:
         return len(self.points)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._index
+        return name in self.exact_index
 
     def index(self, name: str) -> int:
         try:
-            return self._index[name]
+            return self.exact_index[name]
         except (KeyError, TypeError):
             raise BoardError(f"{name!r} is not a point of this board") from None
 
     def find(self, name: str) -> int | None:
         """Index of ``name``, or None; accepts lower-case grid names."""
-        i = self._index.get(name)
+        i = self.exact_index.get(name)
         if i is None and self.kind != "graph":
-            i = self._index.get(name.upper())
+            i = self.exact_index.get(name.upper())
         return i
 
     def neighbours(self, name: str) -> tuple[str, ...]:

@@ -283,8 +283,11 @@ class Game:
     def _find_following(self) -> list[int]:
         """The next active seat after each seat, kept in a table: every stone play asks for it."""
         n = len(self.players)
-        return [next((other for other in ((seat + step) % n for step in range(1, n + 1)) if self._active[other]), seat)
-                for seat in range(n)]
+        following = []
+        for seat in range(n):
+            later = ((seat + step) % n for step in range(1, n + 1))
+            following.append(next((other for other in later if self._active[other]), seat))
+        return following
 
     def _check(self, text: str, seat: int | None) -> Move:
         """Parse and check a move completely, without changing anything."""
@@ -433,14 +436,13 @@ class Game:
             self._top_up()
         index = len(self._live)
         self._live.append(_new_tuple(_Live, (raw, seat, Action.STONE, p)))
-        key = self._left[seat] = pos.hash
+        self._left[seat] = pos.hash
         if self._free_left:
             self._turn = seat if self._free_left > 1 else self._next_seat(seat)
             self._free_left -= 1
         else:
             self._turn = self._next_seat(seat)
-        if self._repetition is Repetition.SITUATIONAL:
-            key ^= _TURN_KEYS[self._turn]
+        key = self._repetition_key(pos.hash, self._turn)
         appearances = self._seen.get(key)
         if appearances is None:
             self._seen[key] = [index]

@@ -20,6 +20,7 @@ from client_cli.gtp_bridge import (
     time_left_args,
     time_settings_command,
 )
+from client_cli.room import Clocks
 from client_cli.sdk import Bot, Turn, run_bot
 from client_cli.session import Client
 
@@ -78,19 +79,24 @@ def test_time_settings_for_every_clock_kind():
     assert told("byoyomi:600+5x30") is None  # the server sends the map form; anything else is not guessed at
 
 
+def time_left_after(clock: TimeControl, reported: dict, spent: float, *, kgs: bool = False) -> tuple[int, int]:
+    """`time_left_args` for a seat whose clock has run `spent` seconds since it was reported."""
+    return time_left_args(clock, Clocks(0, [reported], 0.0), 0, spent, kgs=kgs)
+
+
 def test_time_left_in_main_time_and_in_overtime():
     canadian = TimeControl("canadian", main=60, period=300, stones=25)
-    assert time_left_args(canadian, {"main": 60, "period_left": 300, "stones_left": 25}, 0.0) == (60, 0)
-    assert time_left_args(canadian, {"main": 60, "period_left": 300, "stones_left": 25}, 59.5) == (0, 0)
-    assert time_left_args(canadian, {"main": 10, "period_left": 300, "stones_left": 25}, 12.0) == (298, 25)
-    assert time_left_args(canadian, {"main": 0, "period_left": 120.9, "stones_left": 4}, 0.0) == (120, 4)
+    assert time_left_after(canadian, {"main": 60, "period_left": 300, "stones_left": 25}, 0.0) == (60, 0)
+    assert time_left_after(canadian, {"main": 60, "period_left": 300, "stones_left": 25}, 59.5) == (0, 0)
+    assert time_left_after(canadian, {"main": 10, "period_left": 300, "stones_left": 25}, 12.0) == (298, 25)
+    assert time_left_after(canadian, {"main": 0, "period_left": 120.9, "stones_left": 4}, 0.0) == (120, 4)
     byoyomi = TimeControl("byoyomi", main=0, period=30, periods=5)
     seat = {"main": 0, "periods": 4, "period_left": 30}
-    assert time_left_args(byoyomi, seat, 1.0) == (29, 1)
-    assert time_left_args(byoyomi, seat, 1.0, kgs=True) == (29, 4)
+    assert time_left_after(byoyomi, seat, 1.0) == (29, 1)
+    assert time_left_after(byoyomi, seat, 1.0, kgs=True) == (29, 4)
     fischer = TimeControl("fischer", main=300)
-    assert time_left_args(fischer, {"main": 310, "periods": 0, "period_left": 0}, 5.0) == (305, 0)
-    assert time_left_args(fischer, {"main": 3, "periods": 0, "period_left": 0}, 5.0) == (0, 0)
+    assert time_left_after(fischer, {"main": 310, "periods": 0, "period_left": 0}, 5.0) == (305, 0)
+    assert time_left_after(fischer, {"main": 3, "periods": 0, "period_left": 0}, 5.0) == (0, 0)
 
 
 async def create_room(url: str, **settings) -> str:
