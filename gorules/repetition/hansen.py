@@ -174,6 +174,11 @@ class CycleSets(RepetitionRule):
         if not self.later:
             self._pending = [pending for pending in self._pending if pending.seat == seat]
 
+    def disallowed(self, seat: int) -> list[list[str]]:
+        """The signatures H15 forbids ``seat``, each as sorted point names (for tests and tools)."""
+        names = self.game.board.points
+        return sorted(sorted(names[q] for q in signature) for signature in self._banned[seat])
+
     # --- A3' ----------------------------------------------------------------------------------
 
     def _two_kos_one_liberty(self, seat: int, probe: Probe) -> bool:
