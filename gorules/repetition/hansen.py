@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from ..game import Game
 
 
+_NONE: frozenset[int] = frozenset()
+
+
 class Pending(NamedTuple):
     """A potentially disallowed move (H12) waiting for the opponent's counteraction (H13)."""
 
@@ -104,8 +107,11 @@ class CycleSets(RepetitionRule):
     # --- what a play changes -----------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
-        captured = frozenset(q for c in probe.captured for q in c.stones)
         threatened = () if probe.suicide else tuple(c.stones[0] for c in probe.others if len(c.libs) == 2)
+        if not threatened and not probe.captured:
+            self._noted = None      # most plays: no cycle set, not potentially disallowed
+            return
+        captured = frozenset(q for c in probe.captured for q in c.stones)
         rescues = [c.stones[0] for c in probe.own if len(c.libs) == 1]
         if captured:
             chain, nbrs, colour = self.game._pos.chain, self.game.board.neighbour_indices, seat + 1
@@ -120,13 +126,18 @@ class CycleSets(RepetitionRule):
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         noted, self._noted = self._noted, None
-        assert noted is not None, "before_stone was not called"
-        pos = self.game._pos
         if self._pending:
             self._counteract(seat)
         constrained = bool(self._cycle_set)
-        self._cycle_set = self._cycle_set_of(index, p, noted) if noted.captured else frozenset()
-        self._capture = (seat, p)
+        if noted is None:
+            self._cycle_set = _NONE
+            return
+        if noted.captured:
+            self._cycle_set = self._cycle_set_of(index, p, noted)
+            self._capture = (seat, p)
+        else:
+            self._cycle_set = _NONE
+        pos = self.game._pos
         if constrained or not noted.threatened or pos.stones[p] == EMPTY:
             return
         chain = pos.chain
@@ -170,7 +181,7 @@ class CycleSets(RepetitionRule):
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         """A-3, A-10: the cycle set's restriction lapses, and the next move is unconstrained; a
         pass counteracts nothing, and under the immediate reading it was the reply."""
-        self._cycle_set = frozenset()
+        self._cycle_set = _NONE
         if not self.later:
             self._pending = [pending for pending in self._pending if pending.seat == seat]
 

@@ -436,3 +436,28 @@ def test_copy_is_independent() -> None:
     assert disallowed(g, WHITE) == [] and cycle_set(g) == [] and pending(g) == []
     run(g, ["xB"])
     assert pending(g) == ["xB"] and pending(c) == []
+
+
+def test_referee_cli_replays_hansen_games_with_options_and_records(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def replay(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "gorules", "replay", *args], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parents[2], timeout=60)
+
+    ko = ["C4", "D4", "B3", "E3", "C2", "D2", "pass", "C3", "D3", "C3"]
+    lines = [json.loads(line) for line in replay("--rules", "hansen-sst", "--board", "7x5", *ko).stdout.splitlines()]
+    assert lines[9]["reason"] == "cycle-set" and "Hansen rule 9" in lines[9]["message"]
+    lines = [json.loads(line) for line in replay("--rules", "hansen-sst", "--board", "7x5", "--option", "a1=off",
+                                                 *ko).stdout.splitlines()]
+    assert lines[9]["ok"] and lines[9]["captures"] == ["D3"]
+    g = run(grid(KO7, a1="off", move_cap_per_point=2), ["pass", "C3", "D3", "C3", "D3"])
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps(g.to_record()))
+    lines = [json.loads(line) for line in replay("--record", str(record), "C3").stdout.splitlines()]
+    assert lines[5]["reason"] == "cycle-set" and lines[-1]["stones"] == g.stones()
+    bad = replay("--rules", "hansen-sst", "--option", "keying=board")
+    assert bad.returncode == 2 and "keying must be" in bad.stderr
