@@ -83,8 +83,8 @@ class CycleSets(RepetitionRule):
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         cycle_set = self._cycle_set
-        if cycle_set:
-            # H9; and every move now is constrained (H10), which H15 and A3' never refuse
+        if cycle_set and seat != self._capture[0]:
+            # H9; and the opponent's move now is constrained (H10), which H15 and A3' never refuse
             return Reason.CYCLE_SET if p in cycle_set else None
         if p in self._banned_points[seat] and self.signature(p, probe) in self._banned[seat]:
             return Reason.DISALLOWED
@@ -128,7 +128,7 @@ class CycleSets(RepetitionRule):
         noted, self._noted = self._noted, None
         if self._pending:
             self._counteract(seat)
-        constrained = bool(self._cycle_set)
+        constrained = bool(self._cycle_set) and seat != self._capture[0]
         if noted is None:
             self._cycle_set = _NONE
             return

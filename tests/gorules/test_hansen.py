@@ -461,3 +461,14 @@ def test_referee_cli_replays_hansen_games_with_options_and_records(tmp_path) -> 
     assert lines[5]["reason"] == "cycle-set" and lines[-1]["stones"] == g.stones()
     bad = replay("--rules", "hansen-sst", "--option", "keying=board")
     assert bad.returncode == 2 and "keying must be" in bad.stderr
+
+
+def test_a_capture_restricts_the_opponent_not_the_player_placing_free_handicap_stones() -> None:
+    """H9 and H10 speak of the opponent's next move: Black's basic-ko capture among his
+    consecutive free handicap stones leaves his own next stone unrestricted."""
+    g = Game(Board.grid(7, 5), rules="hansen-sst", handicap=3, handicap_mode="free",
+             setup={"C4": 0, "B3": 0, "C2": 0, "D4": 1, "E3": 1, "D2": 1, "C3": 1})
+    run(g, ["D3"])
+    assert cycle_set(g) == ["C3", "D3"] and g.to_move == BLACK
+    run(g, ["C3", "A1"])
+    assert g.to_move == WHITE

@@ -364,9 +364,10 @@ class HansenModel:
             found |= {point} | taken
         return found
 
-    def last_set(self, index: int) -> set[str]:
-        """The cycle set that restricts the move at live index ``index`` (the move before it)."""
-        k = next((k for k, play in enumerate(self.plays) if play[0] == index - 1), None)
+    def last_set(self, index: int, seat: int) -> set[str]:
+        """The cycle set that restricts ``seat``'s move at live index ``index``: the one of the
+        move before it, if that was the opponent's (free handicap stones are consecutive)."""
+        k = next((k for k, play in enumerate(self.plays) if play[0] == index - 1 and play[1] != seat), None)
         return set() if k is None else self.cycle_set(k)
 
     def judge(self, seat: int, point: str, before: dict[str, int], after: dict[str, int]
@@ -387,7 +388,7 @@ class HansenModel:
     def banned(self, seat: int) -> set[frozenset[str]]:
         out = set()
         for k, (i, s, point, before, after) in enumerate(self.plays):
-            if s != seat or self.last_set(i):
+            if s != seat or self.last_set(i, s):
                 continue
             signature, threatened, rescued = self.judge(s, point, before, after)
             if not threatened or rescued or point not in after:
@@ -415,7 +416,7 @@ class HansenModel:
         return out
 
     def reason(self, seat: int, point: str, before: dict[str, int], after: dict[str, int]) -> str | None:
-        restricting = self.last_set(len(self.m.live))
+        restricting = self.last_set(len(self.m.live), seat)
         if restricting:
             return "cycle-set" if point in restricting else None
         if self.judge(seat, point, before, after)[0] in self.banned(seat):
