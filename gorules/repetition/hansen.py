@@ -107,9 +107,16 @@ class CycleSets(RepetitionRule):
     # --- what a play changes -----------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
+        if not probe.captured:
+            for c in probe.others:
+                if len(c.libs) == 2:
+                    break
+            else:
+                self._noted = None      # most plays: no cycle set, not potentially disallowed
+                return
         threatened = () if probe.suicide else tuple(c.stones[0] for c in probe.others if len(c.libs) == 2)
         if not threatened and not probe.captured:
-            self._noted = None      # most plays: no cycle set, not potentially disallowed
+            self._noted = None
             return
         captured = frozenset(q for c in probe.captured for q in c.stones)
         rescues = [c.stones[0] for c in probe.own if len(c.libs) == 1]
@@ -193,6 +200,8 @@ class CycleSets(RepetitionRule):
     # --- A3' ----------------------------------------------------------------------------------
 
     def _two_kos_one_liberty(self, seat: int, probe: Probe) -> bool:
+        """A3': does the captured stone touch an own string of one liberty that touches two basic
+        ko mouths (the spec's A-12 reading of "a group with two kos and only one liberty")?"""
         pos, nbrs, colour = self.game._pos, self.game.board.neighbour_indices, seat + 1
         q = probe.captured[0].stones[0]
         for r in nbrs[q]:
