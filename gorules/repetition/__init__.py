@@ -1,7 +1,8 @@
 """Repetition rules: which stone plays the history forbids, each rule family in a module of its own.
 
 ``Game`` asks its rule one question on the hot path, :meth:`RepetitionRule.refuse`, and tells it
-what happened after each stone play and pass. A rule keeps whatever history it needs (Kee's
+what happened after each stone play and pass (and, for a rule that asks for it, what a stone play
+is about to do: Hansen's rules read the liberties before the play). A rule keeps whatever history it needs (Kee's
 appearances and passes, a superko's positions, the position each player left), so a reader can
 hold a rule text beside its module:
 
