@@ -7,6 +7,7 @@ a mid-game 19×19 under 1 ms. This is a benchmark to run by hand, not a timed te
 
     python bench/engine.py                    # the default boards and rulesets
     python bench/engine.py --games 2 --opening 200 --boards 19 hex5 --rules kee
+    python bench/engine.py --boards 19 --rules chinese hansen-sst   # Hansen beside its peer
 
 Games are seeded random playouts, the "random legal game" of Go programs' Monte Carlo search:
 each player plays a random legal point that does not fill one of its own eyes (an empty point
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gorules import Board, Game  # noqa: E402
 from gorules.board import COLUMNS  # noqa: E402
 
-RULES = ("kee", "lasker-maas", "chinese")
+RULES = ("kee", "lasker-maas", "chinese", "hansen-sst")
 BOARDS = ("19", "torus:19x19", "hex5")
 
 

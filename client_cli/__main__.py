@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--handicap", type=int)
         p.add_argument("--handicap-mode", choices=["fixed", "free"])
         p.add_argument("--superko", choices=["situational", "positional"])
+        p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                       help="any other ruleset option, e.g. a1=off or move_cap_per_point=5 (hansen-sst); "
+                            "VALUE is read as JSON when it is JSON, else as a string")
         p.add_argument("--clock", help="none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+300/25")
         p.add_argument("--private", action="store_true", help="unlisted room joined by invitation code")
         p.add_argument("--title", default="")
@@ -115,6 +118,16 @@ def _user() -> str:
         return "player"
 
 
+def _option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise UsageError(f"--option takes KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
 def settings_from(args: argparse.Namespace, players: int | None = None) -> RoomSettings:
     """The room settings the flags ask for; a board JSON file is read here (the server takes no paths)."""
     board: Any = args.board or "9x9"
@@ -130,10 +143,12 @@ def settings_from(args: argparse.Namespace, players: int | None = None) -> RoomS
         value = getattr(args, key)
         if value is not None:
             values[key] = value
+    if args.option:
+        values["options"] = dict(_option(text) for text in args.option)
     try:   # the engine's verdict before anything connects or a local server starts
         Game(Board.from_spec(values["board"]), rules=values["rules"], players=values["players"],
              **engine_options(values))
-    except GoRulesError as exc:
+    except (GoRulesError, ValueError) as exc:
         raise UsageError(f"these settings make no game: {exc}") from None
     return RoomSettings(**values)
 

@@ -48,6 +48,7 @@ GNUGO_FLAGS: dict[str, list[str]] = {
     "kee": ["--chinese-rules", "--positional-superko", "--allow-suicide"],
     "lasker-maas": ["--japanese-rules", "--situational-superko"],
     "nieminen": ["--japanese-rules"],
+    "hansen-sst": ["--chinese-rules", "--allow-suicide"],
 }
 """GNU Go's options per polygo ruleset: scoring, repetition and suicide as near as GNU Go has them.
 The rulesets listed are the ones the bridge plays; the bridge itself handles Kee appeals."""

@@ -27,7 +27,7 @@ ANSI = {"black": "1;90", "white": "1;97", "red": "1;31", "blue": "1;34", "green"
         "yellow": "1;33", "purple": "1;35", "magenta": "1;35", "cyan": "1;36", "orange": "38;5;208"}
 FALLBACK_ANSI = ("1;36", "1;35", "1;33", "1;32")
 
-MARKED_REASONS = ("cycle", "superko", "ko", "suicide", "rescinded")
+MARKED_REASONS = ("cycle", "superko", "ko", "suicide", "rescinded", "cycle-set", "disallowed", "tko")
 """The reasons a point is marked prohibited on the board (an occupied point needs no mark)."""
 
 

@@ -23,12 +23,25 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--handicap", type=int)
     replay.add_argument("--handicap-mode", choices=["fixed", "free"])
     replay.add_argument("--superko", choices=["positional", "situational"])
+    replay.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="any other ruleset option, e.g. a1=off, a3=true, move_cap_per_point=5 "
+                             "(VALUE read as JSON when it is JSON, else as a string)")
     replay.add_argument("--record", metavar="FILE", help="read a game record JSON ('-' for stdin)")
     return parser
 
 
 def _players(text: str) -> Any:
     return int(text) if text.isdigit() else [name.strip() for name in text.split(",")]
+
+
+def _option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise GoRulesError(f"--option takes KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def _read_record(path: str) -> dict[str, Any]:
@@ -57,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             options = {key: value for key, value in (
                 ("komi", args.komi), ("handicap", args.handicap),
                 ("handicap_mode", args.handicap_mode), ("superko", args.superko)) if value is not None}
+            options.update(_option(text) for text in args.option)
             game = game_from_options(args.board, args.rules, _players(args.players), options)
             moves = args.moves
         for line in referee(game, moves):

@@ -25,6 +25,9 @@ class Reason(str, Enum):
     CYCLE = "cycle"
     SUPERKO = "superko"
     KO = "ko"
+    CYCLE_SET = "cycle-set"      # Hansen rule 9
+    DISALLOWED = "disallowed"    # Hansen rule 15
+    TKO = "tko"                  # Hansen A3'
     RESCINDED = "rescinded"
     NOT_PROHIBITED = "not-prohibited"
     NO_APPEALS = "no-appeals"

@@ -39,7 +39,7 @@ class Play(NamedTuple):
 
 @dataclass(frozen=True)
 class Result:
-    reason: str                 # "passes", "agreement", "resignation", "timeout"
+    reason: str                 # "passes", "agreement", "resignation", "timeout", "no-result"
     ranking: tuple[int, ...]    # place per seat, 1 is first
     score: tuple[float, ...]    # points per seat
 
@@ -86,6 +86,8 @@ class Game:
         self._rule = repetition_rule(self)
         self._ending = ending_procedure(self)
         self._watch_stones = self._ending.watches_stones
+        self._watch_before = self._rule.watches_before_stone
+        self._move_cap = ruleset.move_cap_per_point * len(board)
         self._phase = self._ending.first_phase
         self._phase_start = 0
         self._proposal: tuple[int, ...] | None = None
@@ -401,6 +403,10 @@ class Game:
         if phase_2:
             self._prisoners[seat] -= 1
         pos = self._pos
+        if self._watch_before:
+            if probe is None:
+                probe = pos.probe(p, seat + 1)
+            self._rule.before_stone(seat, p, probe)
         removed = pos.place(p, seat + 1, probe)
         captures: tuple[str, ...] = ()
         if self._watch_stones:
@@ -416,6 +422,8 @@ class Game:
         self._live.append(_new_tuple(LiveEntry, (raw, seat, Action.STONE, p)))
         self._pass_turn(seat)
         self._rule.stone_played(index, seat, p)
+        if self._move_cap and index + 1 >= self._move_cap:
+            self._finish("no-result")
         return captures
 
     def _pass_turn(self, seat: int) -> None:
@@ -439,6 +447,8 @@ class Game:
             return
         self._pass_turn(seat)
         self._end_if_all_passed()
+        if self._move_cap and not self.over and len(self._live) >= self._move_cap:
+            self._finish("no-result")
 
     def _apply_pass(self, raw: int, seat: int, appealing: bool) -> None:
         index = len(self._live)
@@ -535,8 +545,10 @@ class Game:
         return all(seat in seats for seat, active in enumerate(self._active) if active)
 
     def _finish(self, reason: str) -> None:
+        """End the game; "no-result" (the move cap) ranks every seat first, as a void game."""
         self._phase = "ended"
-        self._result = Result(reason, tuple(self.ranking()), tuple(self.score()))
+        ranking = (1,) * len(self.players) if reason == "no-result" else tuple(self.ranking())
+        self._result = Result(reason, ranking, tuple(self.score()))
 
     # --- scoring ----------------------------------------------------------------------------
 
@@ -567,6 +579,8 @@ class Game:
         """Place per seat (1 is first; ties share a place); dropped-out seats come last."""
         if self._agreed is not None:
             return list(self._agreed)
+        if self._result is not None and self._result.reason == "no-result":
+            return [1] * len(self.players)
         if self._result is not None and self._result.reason in ("resignation", "timeout") and len(self.players) == 2:
             loser = self._dropped[0]
             return [2 if s == loser else 1 for s in range(2)]

@@ -21,6 +21,7 @@ class Repetition(str, Enum):
     POSITIONAL = "positional"      # no whole-board position may repeat
     SITUATIONAL = "situational"    # no position may repeat with the same player to move
     OWN_PREVIOUS = "own-previous"  # not the position the player left at his previous turn (ko)
+    HANSEN = "hansen"              # Hansen's SST ko rules: cycle sets (rule 9), disallowed captures (15)
 
 
 class Suicide(str, Enum):
@@ -72,6 +73,13 @@ class Ruleset:
     handicap_bonus: HandicapBonus = HandicapBonus.NONE
     max_players: int | None = None
     setup: Mapping[str, int] = field(default_factory=dict)
+    # the game ends with no result after this many turn plays per point of the board; 0: never
+    move_cap_per_point: int = 0
+    # Hansen's options (None in the other presets): see docs/rules/hansen-sst.md
+    a1: str | None = None          # "basic-ko" (A1', an obvious cycle set is taken as made) or "off"
+    a3: bool | None = None         # A3' (two kos, one liberty) on
+    keying: str | None = None      # a cycle set belongs to the capture and the "config" it leaves, or its "identity"
+    counter: str | None = None     # a potentially disallowed move is counteracted by the "immediate" reply or "later"
 
     @property
     def appeals(self) -> bool:
@@ -106,6 +114,9 @@ class Ruleset:
             out["superko"] = self.repetition.value
         if self.setup:
             out["setup"] = dict(self.setup)
+        for key in ("move_cap_per_point", *HANSEN_OPTIONS):
+            if getattr(self, key) != getattr(base, key):
+                out[key] = getattr(self, key)
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -156,7 +167,7 @@ def _handicap_mode(rules: Ruleset, value: Any) -> dict[str, Any]:
 
 
 def _superko(rules: Ruleset, value: Any) -> dict[str, Any]:
-    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS):
+    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS, Repetition.HANSEN):
         raise RulesetError(f"{rules.name} has its own repetition rule; superko cannot be changed")
     if value not in ("positional", "situational"):
         raise RulesetError(f"superko must be 'positional' or 'situational', got {value!r}")
@@ -170,8 +181,31 @@ def _setup(rules: Ruleset, value: Any) -> dict[str, Any]:
     return {"setup": dict(value)}
 
 
+def _move_cap(rules: Ruleset, value: Any) -> dict[str, Any]:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
+        raise RulesetError(f"move_cap_per_point must be a whole number from 0 (no cap) to 1000, got {value!r}")
+    return {"move_cap_per_point": value}
+
+
+HANSEN_OPTIONS: dict[str, tuple[Any, ...]] = {
+    "a1": ("basic-ko", "off"), "a3": (False, True),
+    "keying": ("config", "identity"), "counter": ("immediate", "later")}
+
+
+def _hansen(key: str) -> Any:
+    def check(rules: Ruleset, value: Any) -> dict[str, Any]:
+        if rules.repetition is not Repetition.HANSEN:
+            raise RulesetError(f"{key} is an option of Hansen's ko rules (hansen-sst), not of {rules.name}")
+        allowed = HANSEN_OPTIONS[key]
+        if not any(value is v if isinstance(v, bool) else (type(value) is str and value == v) for v in allowed):
+            raise RulesetError(f"{key} must be {' or '.join(map(repr, allowed))}, got {value!r}")
+        return {key: value}
+    return check
+
+
 OPTIONS = {"komi": _komi, "handicap": _handicap, "handicap_mode": _handicap_mode,
-           "superko": _superko, "setup": _setup}
+           "superko": _superko, "setup": _setup, "move_cap_per_point": _move_cap,
+           **{key: _hansen(key) for key in HANSEN_OPTIONS}}
 
 PRESETS: dict[str, Ruleset] = {
     "kee": Ruleset("kee", Repetition.KEE, Suicide.BOARD_CHANGING),
@@ -188,6 +222,8 @@ PRESETS: dict[str, Ruleset] = {
                         scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
     "nieminen": Ruleset("nieminen", Repetition.OWN_PREVIOUS, Suicide.FORBIDDEN,
                         scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
+    "hansen-sst": Ruleset("hansen-sst", Repetition.HANSEN, Suicide.BOARD_CHANGING, komi=7.5, max_players=2,
+                          move_cap_per_point=10, a1="basic-ko", a3=False, keying="config", counter="immediate"),
 }
 
 

@@ -38,7 +38,9 @@ class RoomSettings:
     `board` is a spec string for `gorules.Board.parse` ("19", "9x9", "torus:9x9", a shipped graph
     name) or a graph map `{"points": [...], "edges": [[a, b], ...], "coords": {...}}`.
     `clock` is a spec string ("none", "absolute:600", "byoyomi:600+5x30", "fischer:300+10",
-    "canadian:600+300/25") or the map form of the clock settings.
+    "canadian:600+300/25") or the map form of the clock settings. `options` holds any other option
+    of the ruleset, by its engine name (`{"a1": "off", "move_cap_per_point": 5}`); the engine checks
+    them.
     """
 
     rules: str = text(32)
@@ -48,6 +50,7 @@ class RoomSettings:
     handicap: int = number(0, 25, default=0)
     handicap_mode: str = text(8, default="fixed")
     superko: str | None = text(16, default=None)
+    options: dict | None = sized(16, default=None)
     clock: str | dict | None = sized(CLOCK_MAX, default=None)
     private: bool = False
     title: str = text(TITLE_MAX, min_len=0, default="")
@@ -70,7 +73,20 @@ def engine_options(settings: dict[str, Any]) -> dict[str, Any]:
         options["handicap_mode"] = settings.get("handicap_mode") or "fixed"
     if settings.get("superko") is not None:
         options["superko"] = settings["superko"]
+    extra = settings.get("options") or {}
+    if not all(isinstance(key, str) for key in extra):
+        raise ValueError("options are named by strings")
+    reserved = sorted(set(extra) & NOT_OPTIONS)
+    if reserved:
+        raise ValueError(f"options cannot set {', '.join(reserved)}: "
+                         f"{'a set-up position is not a room setting' if reserved == ['setup'] else 'a setting of its own'}")
+    options.update(extra)
     return options
+
+
+NOT_OPTIONS = frozenset({"komi", "handicap", "handicap_mode", "superko", "setup"})
+"""Engine options `options` may not name: settings of their own, and the set-up position (a room
+starts from an empty board)."""
 
 
 # ---------------------------------------------------------------------------------- client -> server

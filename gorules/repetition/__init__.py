@@ -1,13 +1,15 @@
 """Repetition rules: which stone plays the history forbids, each rule family in a module of its own.
 
 ``Game`` asks its rule one question on the hot path, :meth:`RepetitionRule.refuse`, and tells it
-what happened after each stone play and pass. A rule keeps whatever history it needs (Kee's
+what happened after each stone play and pass (and, for a rule that asks for it, what a stone play
+is about to do: Hansen's rules read the liberties before the play). A rule keeps whatever history it needs (Kee's
 appearances and passes, a superko's positions, the position each player left), so a reader can
 hold a rule text beside its module:
 
     kee.py       Kee rules 11-14: the cycle prohibition, appealing passes, rescission
     superko.py   positional and situational superko
     ko.py        the position the player left at his previous turn (Nieminen N7a, japanese)
+    hansen.py    Hansen's SST ko rules: cycle sets (rule 9), disallowed captures (rule 15), A1', A3'
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..ruleset import Repetition
+from .hansen import CycleSets
 from .kee import CycleProhibition
 from .ko import OwnPreviousPosition
 from .rule import RepetitionRule
@@ -23,7 +26,8 @@ from .superko import Superko
 if TYPE_CHECKING:
     from ..game import Game
 
-__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "OwnPreviousPosition", "Superko"]
+__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "CycleSets", "OwnPreviousPosition",
+           "Superko"]
 
 
 def repetition_rule(game: "Game") -> RepetitionRule:
@@ -33,4 +37,6 @@ def repetition_rule(game: "Game") -> RepetitionRule:
         return CycleProhibition(game)
     if kind is Repetition.OWN_PREVIOUS:
         return OwnPreviousPosition(game)
+    if kind is Repetition.HANSEN:
+        return CycleSets(game)
     return Superko(game, situational=kind is Repetition.SITUATIONAL)

@@ -22,6 +22,8 @@ class RepetitionRule:
 
     #: the reason a player may appeal against (Kee rule 12), or None where there are no appeals
     appealable: Reason | None = None
+    #: call :meth:`before_stone` before every stone play (off where the rule reads only the result)
+    watches_before_stone = False
 
     def __init__(self, game: "Game"):
         self.game = game
@@ -32,6 +34,10 @@ class RepetitionRule:
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         """Why ``seat`` may not place a stone on empty point ``p`` now (``probe`` is that play)."""
         raise NotImplementedError
+
+    def before_stone(self, seat: int, p: int, probe: Probe) -> None:
+        """``seat`` is about to place a stone on ``p`` (only where :attr:`watches_before_stone`):
+        the chains and liberties are still as they were before the play."""
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         """A stone play at live index ``index`` has changed the position and passed the turn."""

@@ -237,3 +237,17 @@ def test_the_benchmark_refuses_bad_flags_with_a_usage_error():
     done = subprocess.run([sys.executable, str(bench), "--games", "2", "--size", "5"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 and "built-in bot wins" in done.stdout
+
+
+def test_hansen_bots_meet_cycle_sets_and_still_finish_by_passes():
+    """Under hansen-sst the bot chooses among legal_moves only, so a cycle set (rule 9) never
+    makes it send a refused move; from a ko White may not retake at once, and every game winds
+    down by passes well before the move cap would end it with no result."""
+    setup = {"C4": 0, "B3": 0, "C2": 0, "D4": 1, "E3": 1, "D2": 1}
+    for seed in range(6):
+        game = Game(Board.grid(7, 5), rules="hansen-sst", setup=setup)
+        for move in ("pass", "C3", "D3"):
+            game.play(move)
+        assert game.why_illegal("C3") == "cycle-set"
+        assert choose_move(game, 1, random.Random(seed)) != "C3"
+        assert play_out(game, seed).result.reason == "passes"

@@ -108,6 +108,9 @@ def test_board_files_are_read_by_the_client(tmp_path):
     settings = settings_from(args)
     assert settings.board == graph and settings.players == 3 and settings.clock == "fischer:60+5"
     assert settings.rules == "kee"
+    args = build_parser().parse_args(["play", "--rules", "hansen-sst", "--option", "a1=off", "--option", "a3=true",
+                                      "--option", "move_cap_per_point=5"])
+    assert settings_from(args).options == {"a1": "off", "a3": True, "move_cap_per_point": 5}
 
 
 async def test_export_and_a_bot_refusing_a_room_it_cannot_play(server, tmp_path, fake_engine):
@@ -153,6 +156,9 @@ def test_a_bad_board_file_starts_no_local_server(tmp_path):
 @pytest.mark.parametrize("flags, words", [
     (["--board", "99x99"], "grid sides"), (["--rules", "nope"], "unknown ruleset"),
     (["--rules", "lasker-maas", "--players", "3"], "2 players"), (["--komi", "6.25", "--rules", "lasker-maas"], "komi"),
+    (["--rules", "hansen-sst", "--option", "a1=on"], "a1 must be"), (["--rules", "chinese", "--option", "a3=true"],
+                                                                       "option of Hansen"),
+    (["--rules", "hansen-sst", "--option", "komi=3"], "setting of its own"), (["--option", "a1"], "KEY=VALUE"),
 ])
 def test_settings_the_engine_refuses_are_usage_errors_before_connecting(flags, words):
     from client_cli.__main__ import build_parser, settings_from

@@ -48,6 +48,8 @@ def test_gtp_bot_accepts_two_player_grid_games_it_has_rules_for():
     bot = GtpBot("gnugo --mode gtp")
     assert bot.accepts({"rules": "chinese", "board": "9x9", "players": 2})
     assert not bot.accepts({"rules": "kee", "board": "9x9", "players": 3})
+    assert bot.accepts({"rules": "hansen-sst", "board": "9x9", "players": 2})
+    assert engine_argv("gnugo --mode gtp", "hansen-sst")[-2:] == ["--chinese-rules", "--allow-suicide"]
     assert not bot.accepts({"rules": "chinese", "board": "hex5", "players": 2})
 
 

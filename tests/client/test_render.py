@@ -87,3 +87,17 @@ def test_scoring_and_result_are_shown(make_view):
     view.result = {"reason": "passes", "ranking": [1, 2], "score": [9.0, 0.5]}
     text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
     assert "GAME OVER (passes)" in text and "score: black 9, white 0.5" in text
+
+
+def test_hansen_cycle_set_points_are_marked_and_refusals_explained():
+    from client_cli.errors import ServerRefused
+    from client_cli.terminal import refusal_text
+
+    setup = {"C4": 0, "B3": 0, "C2": 0, "D4": 1, "E3": 1, "D2": 1}
+    game = Game(Board.grid(7, 5), rules="hansen-sst", setup=setup)
+    for move in ("pass", "C3", "D3"):
+        game.play(move)
+    assert prohibited(game) == {"C3": "cycle-set"}
+    sentence = "Black's capture at D3 has the cycle set {C3, D3}: C3 is in it, play elsewhere first (Hansen rule 9)"
+    text = refusal_text("C3", ServerRefused(sentence, code="illegal-move", reason="cycle-set"))
+    assert text.startswith(f"refused 'C3': {sentence} — ") and "Hansen rule 9" in text

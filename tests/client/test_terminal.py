@@ -46,3 +46,27 @@ def test_a_game_in_the_terminal(server, tmp_path, spawn):
         assert not re.search(r"\x1b\[[0-9;]*m", term.raw)  # NO_COLOR: no colour escapes
     finally:
         assert term.close() == 0
+
+
+def test_a_hansen_refusal_is_explained_in_the_terminal(server, tmp_path, spawn):
+    """Two players at two terminals under hansen-sst: White's immediate recapture of a ko is refused
+    with rule 9's sentence (wrapped on the message lines), and the game goes on."""
+    env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"), NO_COLOR="1", TERM="xterm")
+    black = spawn([sys.executable, "-m", "client_cli", "play", "--server", server.url, "--name", "ann",
+                   "--rules", "hansen-sst", "--board", "7x5", "--token-file", str(tmp_path / "ann.json")], env)
+    room = black.expect(r"room (\S+)  hansen-sst").group(1)
+    white = spawn([sys.executable, "-m", "client_cli", "play", "--server", server.url, "--name", "bob",
+                   "--join", room, "--token-file", str(tmp_path / "bob.json")], env)
+    for i, move in enumerate(["C4", "D4", "B3", "E3", "C2", "D2", "pass", "C3", "D3"]):
+        term = black if i % 2 == 0 else white
+        term.expect(r"to move: you")
+        term.type(move)
+        term.expect(rf"played {move}")
+    white.expect(r"to move: you")
+    white.type("C3")
+    white.expect(r"refused 'C3': Black's capture at D3 has the cycle set \{C3, D3\}: C3 is in it,\s+play\s+"
+                 r"elsewhere\s+first\s+\(Hansen\s+rule\s+9\)")
+    white.type("A1")
+    white.expect(r"played A1")
+    for term in (black, white):
+        term.type("quit")

@@ -5,7 +5,9 @@ torus), a preset, 2..4 players (2 for the two-player presets: ``lasker-maas``, w
 text is written for two players only, and any other preset with ``max_players`` 2) and a game: mostly moves from ``legal_moves()``, biased towards passes and
 appeals so that Kee rescissions (rules 13-14) and the end of play happen, with stray illegal
 strings and out-of-turn actions mixed in. After every move the invariants below must hold;
-at the end, the record must replay to the same game.
+at the end, the record must replay to the same game. ``hansen-sst`` games draw its options (a1,
+a3, keying, counter) too, and its verdicts are compared with a slow reading of its own
+(``HansenModel``); a last test plays Hansen games to their end under small move caps.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from gorules.position import EMPTY, Position
 PRESET_SETTINGS = settings(max_examples=max(20, 250 // len(PRESETS)), deadline=None,
                            suppress_health_check=[HealthCheck.too_slow])
 SETTINGS = settings(PRESET_SETTINGS, max_examples=50)
-STONE_REASONS = {"suicide", "cycle", "superko", "ko", "rescinded"}
+STONE_REASONS = {"suicide", "cycle", "superko", "ko", "rescinded", "cycle-set", "disallowed", "tko"}
 JUNK = ["", "   ", "Z99", "appeal", "appeal pass", "pass pass", "rank x", "rank", "dead", "accept",
         "reject", "done", "resign", "rank 1 1", "rank 9 9", "appeal Z99", "dead Z99", 7, None]
 
@@ -61,6 +63,10 @@ def games(draw: st.DrawFn, rules: str, board_strategy: st.SearchStrategy[Board] 
     options: dict[str, Any] = {}
     if players == 2 and draw(st.integers(0, 4)) == 0:
         options.update(handicap=draw(st.integers(2, 3)), handicap_mode="free")
+    if PRESETS[rules].repetition.value == "hansen":
+        options.update(a1=draw(st.sampled_from(["basic-ko", "off"])), a3=draw(st.booleans()),
+                       keying=draw(st.sampled_from(["config", "identity"])),
+                       counter=draw(st.sampled_from(["immediate", "later"])))
     if draw(st.integers(0, 3)) == 0:
         points = draw(st.lists(st.sampled_from(board.points), max_size=3, unique=True))
         options["setup"] = {p: draw(st.integers(0, players - 1)) for p in points}
@@ -283,6 +289,8 @@ class Model:
             return "rescinded" if point in self.excluded.get(len(self.live), ()) else None
         if self.rules.repetition.value == "own-previous":
             return "ko" if after == self.left_by(seat) else None
+        if self.rules.repetition.value == "hansen":
+            return HansenModel(self).reason(seat, point, now, after)
         if self.rules.repetition.value == "situational":
             turn = self.after_stone(seat)
             return "superko" if any(p == after and t == turn for _, p, t in stones) else None
@@ -304,6 +312,135 @@ class Model:
             and not any(e[0] != "stone" and e[1] == other for e in self.live[first + 1:])
             for other in range(self.seats))
         return passed and stones_only
+
+
+class HansenModel:
+    """Hansen's rules 8-15, A1' and A3' read off the model's whole positions, by scanning the
+    live sequence for every question (spec hansen-sst-ko-1996.md, section 3's readings)."""
+
+    def __init__(self, model: Model):
+        self.m, self.rules = model, model.rules
+        before = model.initial
+        self.plays: list[tuple[int, int, str, dict[str, int], dict[str, int]]] = []  # live index, seat, point, before, after
+        for i, (kind, seat, point, after, _) in enumerate(model.live):
+            if kind == "stone":
+                self.plays.append((i, seat, point, before, after))
+            before = after
+
+    def chain(self, stones: dict[str, int], start: str) -> tuple[set[str], set[str]]:
+        chain, libs, todo = {start}, set(), [start]
+        while todo:
+            for q in self.m.board.neighbours(todo.pop()):
+                if q not in stones:
+                    libs.add(q)
+                elif stones[q] == stones[start] and q not in chain:
+                    chain.add(q)
+                    todo.append(q)
+        return chain, libs
+
+    def captured(self, seat: int, before: dict[str, int], after: dict[str, int]) -> frozenset[str]:
+        return frozenset(q for q, s in before.items() if s != seat and q not in after)
+
+    def cycle_set(self, k: int) -> set[str]:
+        """H8 (and A1'): the cycle set the k-th stone play has or creates."""
+        i, seat, point, before, after = self.plays[k]
+        taken = self.captured(seat, before, after)
+        if not taken:
+            return set()
+
+        def made(j: int) -> set[str]:
+            """The set play j creates by repeating an earlier capture leaving the same board."""
+            _, s, p, b, a = self.plays[j]
+            same = [h for h in range(j) if self.plays[h][2] == p and self.plays[h][4] == a
+                    and self.captured(self.plays[h][1], self.plays[h][3], a) == self.captured(s, b, a)]
+            return {play[2] for play in self.plays[same[0]:j + 1]} if same else set()
+
+        if self.rules.keying == "identity":
+            found = set().union(*(made(j) for j in range(k + 1) if self.plays[j][2] == point
+                                  and self.captured(self.plays[j][1], self.plays[j][3], self.plays[j][4]) == taken))
+        else:
+            found = made(k)
+        if self.rules.a1 == "basic-ko" and len(taken) == 1 and self.chain(after, point) == ({point}, set(taken)):
+            found |= {point} | taken
+        return found
+
+    def last_set(self, index: int, seat: int) -> set[str]:
+        """The cycle set that restricts ``seat``'s move at live index ``index``: the one of the
+        move before it, if that was the opponent's (free handicap stones are consecutive)."""
+        k = next((k for k, play in enumerate(self.plays) if play[0] == index - 1 and play[1] != seat), None)
+        return set() if k is None else self.cycle_set(k)
+
+    def judge(self, seat: int, point: str, before: dict[str, int], after: dict[str, int]
+              ) -> tuple[frozenset[str], list[set[str]], bool]:
+        """H11-H14: the signature, the threatened strings, and "increases an own threatened string"."""
+        threatened = []
+        if point in after:
+            for q in self.m.board.neighbours(point):
+                if q in after and after[q] != seat:
+                    stones, libs = self.chain(after, q)
+                    if len(libs) == 1 and len(self.chain(before, q)[1]) >= 2 and stones not in threatened:
+                        threatened.append(stones)
+        rescued = any(len(self.chain(before, q)[1]) == 1 and q in after and len(self.chain(after, q)[1]) >= 2
+                      for q, s in before.items() if s == seat)
+        signature = frozenset({point} | self.captured(seat, before, after) | set().union(*threatened))
+        return signature, threatened, rescued
+
+    def banned(self, seat: int) -> set[frozenset[str]]:
+        out = set()
+        for k, (i, s, point, before, after) in enumerate(self.plays):
+            if s != seat or self.last_set(i, s):
+                continue
+            signature, threatened, rescued = self.judge(s, point, before, after)
+            if not threatened or rescued or point not in after:
+                continue
+            for j, other, _, _, now in (self.replies(i, seat)):
+                present = now.get(point) == seat and all(all(now.get(q) == other for q in t) for t in threatened)
+                if present and all(len(self.chain(now, next(iter(t)))[1]) >= 2 for t in threatened):
+                    out.add(signature)
+                if not present or self.rules.counter == "immediate" or signature in out:
+                    break
+        return out
+
+    def replies(self, i: int, seat: int) -> list[tuple[int, int, str | None, None, dict[str, int]]]:
+        """The opponent's moves after live index i, in order (a pass is (j, other, None, None, position))."""
+        out = []
+        for j in range(i + 1, len(self.m.live)):
+            kind, other, point, after, _ = self.m.live[j]
+            if other == seat:
+                continue
+            if kind != "stone":
+                if self.rules.counter == "immediate":
+                    return out
+                continue
+            out.append((j, other, point, None, after))
+        return out
+
+    def reason(self, seat: int, point: str, before: dict[str, int], after: dict[str, int]) -> str | None:
+        restricting = self.last_set(len(self.m.live), seat)
+        if restricting:
+            return "cycle-set" if point in restricting else None
+        if self.judge(seat, point, before, after)[0] in self.banned(seat):
+            return "disallowed"
+        taken = self.captured(seat, before, after)
+        if self.rules.a3 and len(taken) == 1 and self.chain(after, point) == ({point}, set(taken)):
+            (q,) = taken
+            for r in self.m.board.neighbours(q):
+                if before.get(r) == seat and len(self.chain(before, r)[1]) == 1:
+                    string = self.chain(before, r)[0]
+                    mouths = {a for t in string for a in self.m.board.neighbours(t) if self.ko_stone(before, a, seat)}
+                    if len(mouths) >= 2:
+                        return "tko"
+        return None
+
+    def ko_stone(self, stones: dict[str, int], a: str, seat: int) -> bool:
+        """Spec A-12: a lone opponent stone at a, an empty b beside it; a's other neighbours
+        are ``seat``'s, b's other neighbours the opponent's."""
+        colour = stones.get(a)
+        if colour is None or colour == seat:
+            return False
+        nbrs = self.m.board.neighbours
+        return any(b not in stones and all(stones.get(c) == seat for c in nbrs(a) if c != b)
+                   and all(stones.get(c) == colour for c in nbrs(b) if c != a) for b in nbrs(a))
 
 
 def check_model(g: Game, model: Model) -> None:
@@ -464,3 +601,22 @@ def test_a_stone_captures_two_opponents_chains_at_once() -> None:
     assert g.stones() == {"p3": 0}
     assert g.prisoners == [0, 1, 2]
     assert g.position_hash == expected == Position(board, 3, colours(g)).hash
+
+
+@SETTINGS
+@given(data=st.data())
+def test_hansen_games_end_within_the_move_cap(data: st.DataObject) -> None:
+    """Spec section 2, Termination: whatever the players do, play ends (by passes or as no result)
+    by move_cap_per_point x points turn plays."""
+    board = data.draw(boards)
+    cap = data.draw(st.integers(1, 3))
+    g = Game(board, rules="hansen-sst", move_cap_per_point=cap, a1=data.draw(st.sampled_from(["basic-ko", "off"])))
+    limit = cap * len(board)
+    while not g.over:
+        plays = [m for m in g.legal_moves() if m != "pass"]
+        g.play(data.draw(st.sampled_from(plays)) if plays and data.draw(st.integers(0, 9)) else "pass")
+        assert len(g.history) <= limit
+    if g.result is not None:
+        assert g.result.reason == "no-result" and len(g.history) == limit and g.result.ranking == (1, 1)
+    else:
+        assert g.phase == "scoring" and [p.move for p in g.history[-2:]] == ["pass", "pass"]

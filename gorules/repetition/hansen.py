@@ -1,0 +1,267 @@
+"""Hansen 1996, "A Precise and Nearly Complete Description of the SST Ko Rules": cycle sets and
+disallowed captures.
+
+Read beside the text (``shared/rule-texts/hansen-sst-ko-1996.txt``) and docs/rules/hansen-sst.md:
+
+- H8/H9, cycle sets: a capture that is the same as an earlier one (H7: same point, same captured
+  points) and leaves the same board configuration (H6) has a cycle set: the points of every stone
+  play since the first such capture. The opponent's next move may not be there. Keyed by the
+  configuration left (spec A-1) unless ``keying="identity"``, where the set belongs to the capture
+  and grows each time it is completed.
+- A1', obvious cycle sets: a basic-ko capture (one stone taken at q, the capturing stone then a
+  lone stone whose only liberty is q) has the cycle set {p, q} at once.
+- H10-H15, disallowed captures: an unconstrained move that takes an opponent string from two
+  liberties to one and saves no own string in atari is *potentially disallowed*; if the opponent's
+  reply (``counter="immediate"``, spec A-7) or any later move of his (``"later"``) gives all those
+  strings two liberties again without capturing the stone, the player may never again make an
+  unconstrained move with the same signature (the stone's point, the captured points and the
+  threatened stones).
+- A3', two kos and one liberty (option ``a3``): an unconstrained basic-ko capture is refused when
+  the captured stone touches an own string with one liberty that touches two basic ko mouths.
+
+The liberties before a play are what H11-H13 read, so this rule sees each stone play twice:
+:meth:`before_stone` notes what the play captures and threatens, :meth:`stone_played` judges it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..errors import Reason
+from ..moves import Action
+from ..position import EMPTY, Position, Probe
+from .rule import RepetitionRule
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+
+_NONE: frozenset[int] = frozenset()
+
+
+class Pending(NamedTuple):
+    """A potentially disallowed move (H12) waiting for the opponent's counteraction (H13)."""
+
+    seat: int
+    point: int
+    signature: frozenset[int]
+    threatened: tuple[int, ...]    # one stone of each string the move threatened
+
+
+class Noted(NamedTuple):
+    """What :meth:`CycleSets.before_stone` saw of the play about to be made."""
+
+    captured: frozenset[int]
+    threatened: tuple[int, ...]    # one stone of each opponent string it takes from 2 liberties to 1
+    signature: frozenset[int]
+    rescues: tuple[int, ...]       # one stone of each own string in atari whose liberties may grow
+    basic_ko: bool
+
+
+class CycleSets(RepetitionRule):
+    watches_before_stone = True
+
+    def __init__(self, game: "Game"):
+        super().__init__(game)
+        rules = game.rules
+        self.basic_ko = rules.a1 != "off"
+        self.tko = bool(rules.a3)
+        self.by_identity = rules.keying == "identity"
+        self.later = rules.counter == "later"
+
+    def reset(self) -> None:
+        self._first: dict[tuple[int, frozenset[int], int], int] = {}   # H8 key -> live index
+        self._identity: dict[tuple[int, frozenset[int]], frozenset[int]] = {}
+        self._cycle_set: frozenset[int] = frozenset()   # of the last move; empty after a pass
+        self._capture: tuple[int, int] = (-1, -1)       # who made that capture, and where
+        self._pending: list[Pending] = []
+        self._banned: list[set[frozenset[int]]] = [set(), set()]
+        self._banned_points: list[set[int]] = [set(), set()]
+        self._noted: Noted | None = None
+
+    # --- the hot path ----------------------------------------------------------------------
+
+    def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
+        cycle_set = self._cycle_set
+        if cycle_set and seat != self._capture[0]:
+            # H9; and the opponent's move now is constrained (H10), which H15 and A3' never refuse
+            return Reason.CYCLE_SET if p in cycle_set else None
+        if p in self._banned_points[seat] and self.signature(p, probe) in self._banned[seat]:
+            return Reason.DISALLOWED
+        if self.tko and probe.captured and _basic_ko(probe) and self._two_kos_one_liberty(seat, probe):
+            return Reason.TKO
+        return None
+
+    @staticmethod
+    def signature(p: int, probe: Probe) -> frozenset[int]:
+        """H14: the stone's point, the points it captures, the stones of the strings it threatens."""
+        points = [p]
+        for c in probe.captured:
+            points.extend(c.stones)
+        if not probe.suicide:
+            for c in probe.others:
+                if len(c.libs) == 2:
+                    points.extend(c.stones)
+        return frozenset(points)
+
+    # --- what a play changes -----------------------------------------------------------------
+
+    def before_stone(self, seat: int, p: int, probe: Probe) -> None:
+        if not probe.captured:
+            for c in probe.others:
+                if len(c.libs) == 2:
+                    break
+            else:
+                self._noted = None      # most plays: no cycle set, not potentially disallowed
+                return
+        threatened = () if probe.suicide else tuple(c.stones[0] for c in probe.others if len(c.libs) == 2)
+        if not threatened and not probe.captured:
+            self._noted = None
+            return
+        captured = frozenset(q for c in probe.captured for q in c.stones)
+        rescues = [c.stones[0] for c in probe.own if len(c.libs) == 1]
+        if captured:
+            chain, nbrs, colour = self.game._pos.chain, self.game.board.neighbour_indices, seat + 1
+            for q in captured:
+                for r in nbrs[q]:
+                    c = chain[r]
+                    if c is not None and c.colour == colour and len(c.libs) == 1 and c.stones[0] not in rescues:
+                        rescues.append(c.stones[0])
+        signature = self.signature(p, probe) if threatened else frozenset()
+        self._noted = Noted(captured, threatened, signature, tuple(rescues),
+                            bool(captured) and _basic_ko(probe))
+
+    def stone_played(self, index: int, seat: int, p: int) -> None:
+        noted, self._noted = self._noted, None
+        if self._pending:
+            self._counteract(seat)
+        constrained = bool(self._cycle_set) and seat != self._capture[0]
+        if noted is None:
+            self._cycle_set = _NONE
+            return
+        if noted.captured:
+            self._cycle_set = self._cycle_set_of(index, p, noted)
+            self._capture = (seat, p)
+        else:
+            self._cycle_set = _NONE
+        pos = self.game._pos
+        if constrained or not noted.threatened or pos.stones[p] == EMPTY:
+            return
+        chain = pos.chain
+        if any(len(chain[r].libs) >= 2 for r in noted.rescues if chain[r] is not None):
+            return   # H12: it increases the liberties of a threatened string of its own
+        self._pending.append(Pending(seat, p, noted.signature, noted.threatened))
+
+    def _cycle_set_of(self, index: int, p: int, noted: Noted) -> frozenset[int]:
+        """H8: the cycle set the capture just made has or creates (A1' adds the obvious one)."""
+        key = (p, noted.captured, self.game._pos.hash)
+        first = self._first.setdefault(key, index)
+        found: frozenset[int] = frozenset()
+        if first < index:
+            found = frozenset(e.point for e in self.game._live[first:index + 1] if e.action is Action.STONE)
+        if self.by_identity:
+            capture = (p, noted.captured)
+            found = self._identity.get(capture, frozenset()) | found
+            if found:
+                self._identity[capture] = found
+        if self.basic_ko and noted.basic_ko:
+            found = found | {p} | noted.captured
+        return found
+
+    def _counteract(self, seat: int) -> None:
+        """H13: does ``seat``'s move just made counteract a pending move of the opponent?"""
+        pos, kept = self.game._pos, []
+        for pending in self._pending:
+            if pending.seat == seat:
+                kept.append(pending)
+                continue
+            chains = [pos.chain[r] for r in pending.threatened]
+            present = (pos.stones[pending.point] == pending.seat + 1
+                       and all(c is not None and c.colour == seat + 1 for c in chains))
+            if present and all(len(c.libs) >= 2 for c in chains):
+                self._banned[pending.seat].add(pending.signature)
+                self._banned_points[pending.seat].update(pending.signature)
+            elif present and self.later:
+                kept.append(pending)
+        self._pending = kept
+
+    def passed(self, index: int, seat: int, appealing: bool) -> None:
+        """A-3, A-10: the cycle set's restriction lapses, and the next move is unconstrained; a
+        pass counteracts nothing, and under the immediate reading it was the reply."""
+        self._cycle_set = _NONE
+        if not self.later:
+            self._pending = [pending for pending in self._pending if pending.seat == seat]
+
+    def disallowed(self, seat: int) -> list[list[str]]:
+        """The signatures H15 forbids ``seat``, each as sorted point names (for tests and tools)."""
+        names = self.game.board.points
+        return sorted(sorted(names[q] for q in signature) for signature in self._banned[seat])
+
+    # --- A3' ----------------------------------------------------------------------------------
+
+    def _two_kos_one_liberty(self, seat: int, probe: Probe) -> bool:
+        """A3': does the captured stone touch an own string of one liberty that touches two basic
+        ko mouths (the spec's A-12 reading of "a group with two kos and only one liberty")?"""
+        pos, nbrs, colour = self.game._pos, self.game.board.neighbour_indices, seat + 1
+        q = probe.captured[0].stones[0]
+        for r in nbrs[q]:
+            string = pos.chain[r]
+            if string is None or string.colour != colour or len(string.libs) != 1:
+                continue
+            mouths = {s for t in string.stones for s in nbrs[t] if _ko_stone(pos, nbrs, s, colour)}
+            if len(mouths) >= 2:
+                return True
+        return False
+
+    # --- words ----------------------------------------------------------------------------------
+
+    def explain(self, reason: Reason, point: str, player: str) -> str:
+        names = self.game.board.points
+        if reason is Reason.CYCLE_SET:
+            capturer, at = self._capture
+            return (f"{self.game.players[capturer].capitalize()}'s capture at {names[at]} has the cycle set "
+                    f"{self._points(self._cycle_set)}: {point} is in it, play elsewhere first (Hansen rule 9)")
+        seat = self.game.players.index(player)
+        p = self.game.board.index(point)
+        if reason is Reason.DISALLOWED:
+            signature = self.signature(p, self.game._pos.probe(p, seat + 1))
+            return (f"{point} has the signature {self._points(signature)} of {player}'s counteracted move: "
+                    f"it is disallowed except as a ko threat (Hansen rule 15)")
+        if reason is Reason.TKO:
+            return (f"{point} would capture a ko with a string of one liberty and two kos: "
+                    f"only as a ko threat (Hansen A3, two kos one liberty)")
+        return super().explain(reason, point, player)
+
+    def _points(self, points: frozenset[int]) -> str:
+        names = self.game.board.points
+        return "{" + ", ".join(names[q] for q in sorted(points)) + "}"
+
+    def copy(self, game: "Game") -> "CycleSets":
+        other = object.__new__(CycleSets)
+        other.__dict__.update(self.__dict__)
+        other.game = game
+        other._first = dict(self._first)
+        other._identity = dict(self._identity)
+        other._pending = list(self._pending)
+        other._banned = [set(s) for s in self._banned]
+        other._banned_points = [set(s) for s in self._banned_points]
+        return other
+
+
+def _basic_ko(probe: Probe) -> bool:
+    """A1': it takes one stone, and the capturing stone is then a lone stone whose only liberty
+    is the point it took."""
+    return len(probe.captured) == 1 and len(probe.captured[0].stones) == 1 and not probe.own and not probe.empties
+
+
+def _ko_stone(pos: Position, nbrs: tuple[tuple[int, ...], ...], s: int, colour: int) -> bool:
+    """Spec A-12: is ``s`` the stone of a basic ko mouth that ``colour`` could take? A lone
+    opponent stone whose neighbours are ``colour``'s but one empty point, whose other
+    neighbours are all the opponent's."""
+    stone = pos.stones[s]
+    if stone == EMPTY or stone == colour:
+        return False
+    empty = [t for t in nbrs[s] if pos.stones[t] == EMPTY]
+    if len(empty) != 1 or any(pos.stones[t] not in (EMPTY, colour) for t in nbrs[s]):
+        return False
+    return all(pos.stones[t] == stone for t in nbrs[empty[0]] if t != s)
