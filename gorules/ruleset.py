@@ -21,6 +21,7 @@ class Repetition(str, Enum):
     POSITIONAL = "positional"      # no whole-board position may repeat
     SITUATIONAL = "situational"    # no position may repeat with the same player to move
     OWN_PREVIOUS = "own-previous"  # not the position the player left at his previous turn (ko)
+    NIEMINEN = "nieminen"          # own-previous ko, dispute superko, "no result" for loops (N7a, N14a, N12)
 
 
 class Suicide(str, Enum):
@@ -37,12 +38,14 @@ class Scoring(str, Enum):
     AREA = "area"                  # stones + empty groups touching one colour only (Kee rule 17)
     LASKER_MAAS = "lasker-maas"    # territory minus own-colour stones in the prisoners' place
     TERRITORY = "territory"        # territory plus the opponent's stones captured (two players)
+    TERRITORY_LITERAL = "territory-literal"  # the same, and a region touching no stone counts for both (N16)
 
 
 class Ending(str, Enum):
     MARKING = "marking"            # after the passes, dead stones are removed by agreement
     IMMEDIATE = "immediate"        # every stone on the board is alive (Tromp-Taylor)
     PHASES = "phases"              # Lasker-Maas: phase 2 settles life and death by play
+    DISPUTE = "dispute"            # marking, and a disputed chain is played out (Nieminen N14)
 
 
 class HandicapBonus(str, Enum):
@@ -72,6 +75,7 @@ class Ruleset:
     handicap_bonus: HandicapBonus = HandicapBonus.NONE
     max_players: int | None = None
     setup: Mapping[str, int] = field(default_factory=dict)
+    no_result_at: int = 0          # N12: the occurrence of a situation that ends the game; 0: never
 
     @property
     def appeals(self) -> bool:
@@ -106,6 +110,8 @@ class Ruleset:
             out["superko"] = self.repetition.value
         if self.setup:
             out["setup"] = dict(self.setup)
+        if self.no_result_at != base.no_result_at:
+            out["no_result_at"] = self.no_result_at
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -156,7 +162,7 @@ def _handicap_mode(rules: Ruleset, value: Any) -> dict[str, Any]:
 
 
 def _superko(rules: Ruleset, value: Any) -> dict[str, Any]:
-    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS):
+    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS, Repetition.NIEMINEN):
         raise RulesetError(f"{rules.name} has its own repetition rule; superko cannot be changed")
     if value not in ("positional", "situational"):
         raise RulesetError(f"superko must be 'positional' or 'situational', got {value!r}")
@@ -170,8 +176,17 @@ def _setup(rules: Ruleset, value: Any) -> dict[str, Any]:
     return {"setup": dict(value)}
 
 
+def _no_result_at(rules: Ruleset, value: Any) -> dict[str, Any]:
+    if rules.repetition is not Repetition.NIEMINEN:
+        raise RulesetError(f"{rules.name} has no 'no result' rule; no_result_at is for nieminen")
+    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 100:
+        raise RulesetError(f"no_result_at must be a whole number from 2 to 100 (the occurrence of a "
+                           f"situation that ends the game), got {value!r}")
+    return {"no_result_at": value}
+
+
 OPTIONS = {"komi": _komi, "handicap": _handicap, "handicap_mode": _handicap_mode,
-           "superko": _superko, "setup": _setup}
+           "superko": _superko, "setup": _setup, "no_result_at": _no_result_at}
 
 PRESETS: dict[str, Ruleset] = {
     "kee": Ruleset("kee", Repetition.KEE, Suicide.BOARD_CHANGING),
@@ -186,8 +201,9 @@ PRESETS: dict[str, Ruleset] = {
                    handicap_bonus=HandicapBonus.N_MINUS_1, max_players=2),
     "japanese": Ruleset("japanese", Repetition.OWN_PREVIOUS, Suicide.FORBIDDEN,
                         scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
-    "nieminen": Ruleset("nieminen", Repetition.OWN_PREVIOUS, Suicide.FORBIDDEN,
-                        scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
+    "nieminen": Ruleset("nieminen", Repetition.NIEMINEN, Suicide.FORBIDDEN,
+                        scoring=Scoring.TERRITORY_LITERAL, ending=Ending.DISPUTE, komi=6.5, max_players=2,
+                        no_result_at=3),
 }
 
 

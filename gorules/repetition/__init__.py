@@ -8,6 +8,7 @@ hold a rule text beside its module:
     kee.py       Kee rules 11-14: the cycle prohibition, appealing passes, rescission
     superko.py   positional and situational superko
     ko.py        the position the player left at his previous turn (Nieminen N7a, japanese)
+    nieminen.py  Nieminen's ko, dispute superko (N14a) and "no result" for endless loops (N12)
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ from typing import TYPE_CHECKING
 from ..ruleset import Repetition
 from .kee import CycleProhibition
 from .ko import OwnPreviousPosition
+from .nieminen import NieminenRepetition
 from .rule import RepetitionRule
 from .superko import Superko
 
 if TYPE_CHECKING:
     from ..game import Game
 
-__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "OwnPreviousPosition", "Superko"]
+__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "OwnPreviousPosition", "NieminenRepetition",
+           "Superko"]
 
 
 def repetition_rule(game: "Game") -> RepetitionRule:
@@ -33,4 +36,6 @@ def repetition_rule(game: "Game") -> RepetitionRule:
         return CycleProhibition(game)
     if kind is Repetition.OWN_PREVIOUS:
         return OwnPreviousPosition(game)
+    if kind is Repetition.NIEMINEN:
+        return NieminenRepetition(game)
     return Superko(game, situational=kind is Repetition.SITUATIONAL)
