@@ -154,6 +154,11 @@ class Game:
         return sorted(self.board.points[p] for p in self._ending.dead)
 
     @property
+    def disputed(self) -> list[str]:
+        """The chain being played out (Nieminen N14), ``[]`` outside a dispute play-out."""
+        return self._ending.disputed
+
+    @property
     def accepted(self) -> list[int]:
         return sorted(self._ending.accepted)
 
