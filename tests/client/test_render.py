@@ -87,3 +87,15 @@ def test_scoring_and_result_are_shown(make_view):
     view.result = {"reason": "passes", "ranking": [1, 2], "score": [9.0, 0.5]}
     text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
     assert "GAME OVER (passes)" in text and "score: black 9, white 0.5" in text
+
+
+def test_a_nieminen_dispute_is_shown(make_view):
+    game = Game(Board.grid(5, 5), rules="nieminen", players=2)
+    for move in ("C3", "pass", "pass"):
+        game.play(move)
+    text = "\n".join(screen(make_view(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
+    assert "'dispute P'" in text
+    game.play("dispute C3", seat=1)
+    text = "\n".join(screen(make_view(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
+    assert "phase: dispute" in text and "dispute of C3" in text and "'give'" in text
+    assert "to move: you" in text

@@ -46,3 +46,10 @@ def test_a_game_in_the_terminal(server, tmp_path, spawn):
         assert not re.search(r"\x1b\[[0-9;]*m", term.raw)  # NO_COLOR: no colour escapes
     finally:
         assert term.close() == 0
+
+
+def test_parse_the_nieminen_words():
+    assert parse_command("give", None) == Command("move", "give")
+    assert parse_command("dispute c3", None) == Command("move", "dispute C3")
+    assert parse_command("alive c3", None) == Command("move", "alive C3")
+    assert parse_command("dispute", None).kind == "error"
