@@ -240,8 +240,11 @@ class Model:
             del self.live[start:]
 
     def after_stone(self, seat: int) -> int:
-        """Who moves after ``seat``'s stone play: ``seat`` again while free handicap stones remain."""
-        placed = sum(e[0] == "stone" for e in self.live)
+        """Who moves after ``seat``'s stone play: ``seat`` again while free handicap stones remain.
+
+        Every move before the handicap is placed is Black's; a pass among them (Lasker-Maas: "at
+        any time") uses up one of his consecutive moves, so it counts as well."""
+        placed = len(self.live)
         if self.rules.handicap_mode.value == "free" and self.rules.handicap - placed > 1:
             return seat
         for step in range(1, self.seats + 1):
