@@ -45,7 +45,8 @@ class Move:
 
 
 _BARE = {"pass": Action.PASS, "resign": Action.RESIGN, "timeout": Action.TIMEOUT,
-         "done": Action.DONE, "accept": Action.ACCEPT, "reject": Action.REJECT, "resume": Action.RESUME, "give": Action.GIVE}
+         "done": Action.DONE, "accept": Action.ACCEPT, "reject": Action.REJECT, "resume": Action.RESUME,
+         "give": Action.GIVE}
 
 
 _POINT_WORDS = {"appeal": Action.APPEAL, "dead": Action.DEAD, "alive": Action.ALIVE, "dispute": Action.DISPUTE}

@@ -120,8 +120,8 @@ def test_escaped_surrogate_pairs_are_text():
 def test_settings_defaults():
     message = decode_client('{"type": "create", "settings": {"rules": "chinese"}}')
     assert message.settings.to_json() == {"rules": "chinese", "board": "19", "players": 2, "komi": None,
-                                          "handicap": 0, "handicap_mode": "fixed", "superko": None, "no_result_at": None,
-                                          "clock": None, "private": False, "title": ""}
+                                          "handicap": 0, "handicap_mode": "fixed", "superko": None,
+                                          "no_result_at": None, "clock": None, "private": False, "title": ""}
 
 
 @pytest.mark.parametrize("clock", ["none", "absolute:600", "byoyomi:600+5x30", "fischer:300+10",
