@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gorules import Board, Game  # noqa: E402
 from gorules.board import COLUMNS  # noqa: E402
 
-RULES = ("kee", "lasker-maas", "chinese", "hansen-sst")
+RULES = ("kee", "lasker-maas", "chinese", "hansen-sst", "nieminen")
 BOARDS = ("19", "torus:19x19", "hex5")
 
 

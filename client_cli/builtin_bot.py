@@ -9,6 +9,14 @@ neutral points and leaves its own territory alone. A game that runs past `WIND_D
 point (rulesets with simple ko allow endless cycles) gets only passes from it. In the marking phase
 it accepts the marks, and it accepts a ranking proposal that places it no worse than the board does.
 
+Under Nieminen's rules it disputes a chain of its own marked dead that has two or more liberties
+(a chain it cannot read as dead one move deep), instead of accepting the mark. In the play-out it
+plays by the same reading: as the attacker it tries to capture and passes when nothing useful is
+left; as the owner it answers a play that needs an answer and otherwise gives a stone (filling its
+own territory would cost the same point). It never loops: the dispute superko makes every
+play-out finite, a chain that survived one cannot be disputed again, and it passes whenever a
+pass is allowed and no play is worth making.
+
 `choose_move` is a pure function of the game, the seat and a seeded `random.Random`: the same
 inputs give the same move, which the benchmark and the tests rely on.
 """
@@ -36,6 +44,9 @@ def choose_move(game: Game, seat: int, rng: random.Random) -> str | None:
     if game.result is not None or game.phase == "ended":
         return None
     if game.phase == "scoring":
+        disputed = _chain_to_dispute(game, seat)
+        if disputed is not None:
+            return "dispute " + disputed
         return None if seat in game.accepted else "done"
     if game.proposal is not None:
         answer = _answer_proposal(game, seat)
@@ -48,12 +59,16 @@ def choose_move(game: Game, seat: int, rng: random.Random) -> str | None:
 
 def turn_play(game: Game, seat: int, rng: random.Random) -> str:
     """The bot's stone play, appeal or pass when it is `seat`'s turn."""
+    legal = game.legal_moves()
+    # a Nieminen play-out: the owner may not pass after a play; he gives a stone instead
+    idle = "pass" if "pass" in legal else "give"
     if len(game.history) > WIND_DOWN * len(game.board.points):
-        return "pass"
+        return idle
     snapshot = Snapshot(game.board, game.stones())
-    best_move, best_value = "pass", 0.0
-    for move in game.legal_moves():
-        if move == "pass":
+    # the owner of a disputed chain plays only to capture or to save; anything else is a gift
+    best_move, best_value = idle, (SAVE if game.phase == "dispute" and _owns_dispute(game, seat) else 0.0)
+    for move in legal:
+        if move in ("pass", "give"):
             continue
         # `legal_moves` lists "appeal P" only where the cycle rule alone prohibits P.
         point = move.removeprefix("appeal ")
@@ -79,6 +94,27 @@ def value_of(effect: Effect, snapshot: Snapshot, rng: random.Random) -> float | 
         return None
     shape = 0.1 * effect.liberties + 0.2 * len(snapshot.neighbours[effect.point])
     return tactical + shape + rng.random()
+
+
+def _owns_dispute(game: Game, seat: int) -> bool:
+    """Is `seat` the owner in the current play-out? The owner makes its first move (N14)."""
+    history = game.history
+    start = max(i for i, play in enumerate(history) if play.move.startswith("dispute "))
+    first = history[start + 1].seat if start + 1 < len(history) else game.to_move
+    return first == seat
+
+
+def _chain_to_dispute(game: Game, seat: int) -> str | None:
+    """A point of a chain of `seat`'s marked dead that it does not read as dead, if the rules allow
+    a play-out of it (Nieminen N14)."""
+    dead = [p for p in game.dead if game.stone_at(p) == seat]
+    if not dead:
+        return None
+    snapshot = Snapshot(game.board, game.stones())
+    for point in dead:
+        if len(snapshot.chain_of[point].liberties) >= 2 and game.why_illegal("dispute " + point, seat) is None:
+            return point
+    return None
 
 
 def _answer_proposal(game: Game, seat: int) -> str | None:

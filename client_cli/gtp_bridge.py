@@ -91,7 +91,9 @@ def engine_plays(game: Game) -> list[tuple[str, str]]:
     """What the engine must have been told to reach the live position: (colour, vertex) in order.
 
     Initial stones (handicap, set-up) come first as plays of their colour; appeals are passes;
-    rescinded plays and actions (dead marks, rankings) are not plays.
+    rescinded plays and actions (dead marks, rankings, and Nieminen's ``dispute``, ``resume`` and
+    ``give``) are not plays: a stone given in a play-out is no GTP move, and the engine sees the
+    attacker play twice in a row, which GTP allows.
     """
     record = game.to_record()
     record["moves"] = []
@@ -269,9 +271,7 @@ class GtpBot(Bot):
         if reply == "resign":
             return "resign"
         match.told.append((colour, reply))
-        if reply == "pass":
-            return "pass"
-        reason = turn.game.why_illegal(reply)
+        reason = turn.game.why_illegal(reply)  # a pass too: the owner in a Nieminen play-out may not
         if reason is None:
             return reply
         log.info("room %s: the engine's %s is %s under %s", turn.room, reply, reason, turn.game.rules.name)

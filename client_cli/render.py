@@ -239,6 +239,11 @@ def info_lines(view: RoomView, mine: list[int], now: float, style: Style) -> lis
     if game.phase == "scoring":
         lines.append(f"mark dead: 'dead P', then 'done'; dead: {' '.join(game.dead) or 'none'}")
         lines.append(f"accepted: {', '.join(game.players[s] for s in game.accepted) or 'nobody yet'}")
+    if game.phase == "scoring" and game.rules.ending.value == "dispute":
+        lines.append("contest a mark: 'dispute P' plays the chain out")
+    if game.phase == "dispute" and game.disputed:
+        lines.append(f"dispute of {' '.join(game.disputed[:6])}{' ...' if len(game.disputed) > 6 else ''}")
+        lines.append("owner: a play or 'give' after each play")
     if game.proposal is not None:
         lines.append(f"ranking proposed: {' '.join(map(str, game.proposal))} ('accept' / 'reject')")
     if view.undo is not None:

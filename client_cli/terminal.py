@@ -24,7 +24,7 @@ from client_cli.room import RoomView
 from client_cli.session import Client
 
 HELP = ("commands: POINT  pass  appeal POINT  resign  undo  undo yes|no  rank 1 2 2  accept  reject  "
-        "dead POINT  done  resume  say TEXT  more  help  quit")
+        "dead POINT  alive POINT  done  resume  dispute POINT  give  say TEXT  more  help  quit")
 
 REASONS = {
     "occupied": "that point is occupied",
@@ -48,6 +48,9 @@ REASONS = {
     "no-proposal": "there is no ranking proposal to answer",
     "bad-ranking": "a ranking gives one place per seat, e.g. 'rank 1 2 2'",
     "dropped-out": "that player has left the game",
+    "owner-cannot-pass": "the owner of the disputed chain answers a play with a play or 'give' (Nieminen N14b)",
+    "no-give": "'give' answers the attacker's play in a dispute, and only the chain's owner gives",
+    "proven-alive": "that chain survived a dispute play-out: it is alive for good",
 }
 """Words for the engine's reason codes, shown after the server's own sentence."""
 
@@ -89,9 +92,9 @@ def parse_command(line: str, game: Game | None) -> Command:
         if rest.lower() in ("no", "n", "refuse"):
             return Command("undo_reply", "no")
         return Command("error", "'undo' asks to take back your move; 'undo yes' / 'undo no' answer a request")
-    if word in ("pass", "resign", "done", "resume", "accept", "reject") and not rest:
+    if word in ("pass", "resign", "done", "resume", "accept", "reject", "give") and not rest:
         return Command("move", word)
-    if word in ("appeal", "dead"):
+    if word in ("appeal", "dead", "alive", "dispute"):
         if not rest or " " in rest:
             return Command("error", f"'{word}' needs one point, e.g. '{word} D4'")
         return Command("move", f"{word} {_point(rest, game)}")

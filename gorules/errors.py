@@ -37,6 +37,9 @@ class Reason(str, Enum):
     BAD_RANKING = "bad-ranking"
     DROPPED_OUT = "dropped-out"
     BAD_SEAT = "bad-seat"
+    OWNER_CANNOT_PASS = "owner-cannot-pass"  # Nieminen N14b: the owner answers a play
+    NO_GIVE = "no-give"                      # Nieminen A9: a give answers an attacker's play only
+    PROVEN_ALIVE = "proven-alive"            # Nieminen N14c, A8: the chain survived a dispute
 
 
 class GoRulesError(ValueError):

@@ -40,7 +40,7 @@ class Play(NamedTuple):
 @dataclass(frozen=True)
 class Result:
     reason: str                 # "passes", "agreement", "resignation", "timeout", "no-result"
-    ranking: tuple[int, ...]    # place per seat, 1 is first
+    ranking: tuple[int, ...]    # place per seat, 1 is first (all 1 for "no-result")
     score: tuple[float, ...]    # points per seat
 
 
@@ -129,7 +129,7 @@ class Game:
 
     @property
     def to_move(self) -> int | None:
-        return self._turn if self._phase in ("play", "phase-1", "phase-2") else None
+        return self._turn if self._phase in ("play", "phase-1", "phase-2", "dispute") else None
 
     @property
     def over(self) -> bool:
@@ -154,6 +154,11 @@ class Game:
     @property
     def dead(self) -> list[str]:
         return sorted(self.board.points[p] for p in self._ending.dead)
+
+    @property
+    def disputed(self) -> list[str]:
+        """The chain being played out (Nieminen N14), ``[]`` outside a dispute play-out."""
+        return self._ending.disputed
 
     @property
     def accepted(self) -> list[int]:
@@ -223,7 +228,7 @@ class Game:
                 elif reason is appealable:
                     appeals.append("appeal " + names[p])
         if not self._free_left or self.rules.passes_any_time:
-            moves.append("pass")
+            moves.extend(self._ending.turn_words(seat))
             moves.extend(appeals)
         return moves
 
@@ -480,6 +485,8 @@ class Game:
         """Kee rule 15 and its kin: every player still in the game has passed since the last
         stone play (of this phase). A player who dropped out no longer counts, and neither do
         his passes."""
+        if self._phase == "ended":  # the pass ended the game otherwise (Nieminen N12)
+            return
         passed = set()
         for entry in reversed(self._live[self._phase_start:]):
             if entry.action is Action.STONE:
@@ -560,8 +567,8 @@ class Game:
             points = [float(territory[s] - self._prisoners[s]) for s in range(n)]
             points[1] += self._half_point
             return points
-        if self.rules.scoring is Scoring.TERRITORY:
-            territory = self._pos.territory(n)
+        if self.rules.scoring in (Scoring.TERRITORY, Scoring.TERRITORY_LITERAL):
+            territory = self._pos.territory(n, unbordered=self.rules.scoring is Scoring.TERRITORY_LITERAL)
             points = [float(territory[0] + self._prisoners[1]), float(territory[1] + self._prisoners[0])]
         else:
             points = [float(v) for v in self._pos.area(n)]
@@ -580,7 +587,7 @@ class Game:
         if self._agreed is not None:
             return list(self._agreed)
         if self._result is not None and self._result.reason == "no-result":
-            return [1] * len(self.players)
+            return list(self._result.ranking)
         if self._result is not None and self._result.reason in ("resignation", "timeout") and len(self.players) == 2:
             loser = self._dropped[0]
             return [2 if s == loser else 1 for s in range(2)]

@@ -28,10 +28,12 @@ class Action(str, Enum):
     ACCEPT = "accept"
     REJECT = "reject"
     RESUME = "resume"
+    DISPUTE = "dispute"
+    GIVE = "give"
 
 
 #: the move words of the phases after play, which the game's ending procedure rules on
-ENDING_ACTIONS = frozenset({Action.DEAD, Action.ALIVE, Action.DONE, Action.RESUME})
+ENDING_ACTIONS = frozenset({Action.DEAD, Action.ALIVE, Action.DONE, Action.RESUME, Action.DISPUTE, Action.GIVE})
 
 
 @dataclass(frozen=True)
@@ -43,14 +45,15 @@ class Move:
 
 
 _BARE = {"pass": Action.PASS, "resign": Action.RESIGN, "timeout": Action.TIMEOUT,
-         "done": Action.DONE, "accept": Action.ACCEPT, "reject": Action.REJECT, "resume": Action.RESUME}
+         "done": Action.DONE, "accept": Action.ACCEPT, "reject": Action.REJECT, "resume": Action.RESUME,
+         "give": Action.GIVE}
 
 
-_POINT_WORDS = {"appeal": Action.APPEAL, "dead": Action.DEAD, "alive": Action.ALIVE}
+_POINT_WORDS = {"appeal": Action.APPEAL, "dead": Action.DEAD, "alive": Action.ALIVE, "dispute": Action.DISPUTE}
 
 
 def parse_move(text: str, board: Board) -> Move:
-    """A move string (``D4``, ``pass``, ``appeal D4``, ``dead D4``, ``alive D4``, ``rank 1 2 2``, ...)."""
+    """A move string (``D4``, ``pass``, ``appeal D4``, ``dead D4``, ``dispute D4``, ``give``, ``rank 1 2 2``, ...)."""
     if not isinstance(text, str):
         raise IllegalMove(Reason.BAD_MOVE, f"a move must be a string, got {type(text).__name__}", repr(text))
     if len(text) > MAX_MOVE_LENGTH:
@@ -75,7 +78,7 @@ def parse_move(text: str, board: Board) -> Move:
         return Move(Action.RANK, "rank " + " ".join(map(str, places)), ranking=places)
     if len(words) != 1 or head in _BARE:
         raise IllegalMove(Reason.BAD_MOVE, f"{text!r} is not a move: use a point, pass, appeal P, resign, "
-                          "dead P, alive P, done, resume, rank ..., accept or reject", text)
+                          "dead P, alive P, done, resume, dispute P, give, rank ..., accept or reject", text)
     point = _point(words[0], board, text)
     return Move(Action.STONE, board.points[point], point)
 

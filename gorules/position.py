@@ -253,10 +253,13 @@ class Position:
                 points[next(iter(borders))] += len(region)
         return points[1:]
 
-    def territory(self, colours: int) -> list[int]:
-        """Empty groups that touch only one colour (Lasker-Maas counting)."""
+    def territory(self, colours: int, unbordered: bool = False) -> list[int]:
+        """Empty groups that touch only one colour (Lasker-Maas counting); with ``unbordered``,
+        one touching no stone counts for every colour too (Nieminen N16 read literally)."""
         points = [0] * (colours + 1)
         for region, borders in self.regions():
             if len(borders) == 1:
                 points[next(iter(borders))] += len(region)
+            elif unbordered and not borders:
+                points = [c + len(region) for c in points]
         return points[1:]

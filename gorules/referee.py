@@ -46,6 +46,8 @@ def referee(game: Game, moves: Iterable[Any]) -> Iterator[dict[str, Any]]:
             report["rescinded"] = [i for i, p in enumerate(game.history, 1) if p.rescinded]
         report["to_move"] = game.to_move
         report["phase"] = game.phase
+        if game.disputed:
+            report["disputed"] = game.disputed
         yield report
     yield summary(game)
 

@@ -22,6 +22,7 @@ class Repetition(str, Enum):
     SITUATIONAL = "situational"    # no position may repeat with the same player to move
     OWN_PREVIOUS = "own-previous"  # not the position the player left at his previous turn (ko)
     HANSEN = "hansen"              # Hansen's SST ko rules: cycle sets (rule 9), disallowed captures (15)
+    NIEMINEN = "nieminen"          # own-previous ko, dispute superko, "no result" for loops (N7a, N14a, N12)
 
 
 class Suicide(str, Enum):
@@ -38,12 +39,14 @@ class Scoring(str, Enum):
     AREA = "area"                  # stones + empty groups touching one colour only (Kee rule 17)
     LASKER_MAAS = "lasker-maas"    # territory minus own-colour stones in the prisoners' place
     TERRITORY = "territory"        # territory plus the opponent's stones captured (two players)
+    TERRITORY_LITERAL = "territory-literal"  # the same, and a region touching no stone counts for both (N16)
 
 
 class Ending(str, Enum):
     MARKING = "marking"            # after the passes, dead stones are removed by agreement
     IMMEDIATE = "immediate"        # every stone on the board is alive (Tromp-Taylor)
     PHASES = "phases"              # Lasker-Maas: phase 2 settles life and death by play
+    DISPUTE = "dispute"            # marking, and a disputed chain is played out (Nieminen N14)
 
 
 class HandicapBonus(str, Enum):
@@ -80,6 +83,7 @@ class Ruleset:
     a3: bool | None = None         # A3' (two kos, one liberty) on
     keying: str | None = None      # a cycle set belongs to the capture and the "config" it leaves, or its "identity"
     counter: str | None = None     # a potentially disallowed move is counteracted by the "immediate" reply or "later"
+    no_result_at: int = 0          # N12: the occurrence of a situation that ends the game; 0: never
 
     @property
     def appeals(self) -> bool:
@@ -114,7 +118,7 @@ class Ruleset:
             out["superko"] = self.repetition.value
         if self.setup:
             out["setup"] = dict(self.setup)
-        for key in ("move_cap_per_point", *HANSEN_OPTIONS):
+        for key in ("move_cap_per_point", "no_result_at", *HANSEN_OPTIONS):
             if getattr(self, key) != getattr(base, key):
                 out[key] = getattr(self, key)
         return out
@@ -167,7 +171,7 @@ def _handicap_mode(rules: Ruleset, value: Any) -> dict[str, Any]:
 
 
 def _superko(rules: Ruleset, value: Any) -> dict[str, Any]:
-    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS, Repetition.HANSEN):
+    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS, Repetition.HANSEN, Repetition.NIEMINEN):
         raise RulesetError(f"{rules.name} has its own repetition rule; superko cannot be changed")
     if value not in ("positional", "situational"):
         raise RulesetError(f"superko must be 'positional' or 'situational', got {value!r}")
@@ -203,9 +207,18 @@ def _hansen(key: str) -> Any:
     return check
 
 
+def _no_result_at(rules: Ruleset, value: Any) -> dict[str, Any]:
+    if rules.repetition is not Repetition.NIEMINEN:
+        raise RulesetError(f"{rules.name} has no 'no result' rule; no_result_at is for nieminen")
+    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 100:
+        raise RulesetError(f"no_result_at must be a whole number from 2 to 100 (the occurrence of a "
+                           f"situation that ends the game), got {value!r}")
+    return {"no_result_at": value}
+
+
 OPTIONS = {"komi": _komi, "handicap": _handicap, "handicap_mode": _handicap_mode,
            "superko": _superko, "setup": _setup, "move_cap_per_point": _move_cap,
-           **{key: _hansen(key) for key in HANSEN_OPTIONS}}
+           "no_result_at": _no_result_at, **{key: _hansen(key) for key in HANSEN_OPTIONS}}
 
 PRESETS: dict[str, Ruleset] = {
     "kee": Ruleset("kee", Repetition.KEE, Suicide.BOARD_CHANGING),
@@ -220,8 +233,9 @@ PRESETS: dict[str, Ruleset] = {
                    handicap_bonus=HandicapBonus.N_MINUS_1, max_players=2),
     "japanese": Ruleset("japanese", Repetition.OWN_PREVIOUS, Suicide.FORBIDDEN,
                         scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
-    "nieminen": Ruleset("nieminen", Repetition.OWN_PREVIOUS, Suicide.FORBIDDEN,
-                        scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
+    "nieminen": Ruleset("nieminen", Repetition.NIEMINEN, Suicide.FORBIDDEN,
+                        scoring=Scoring.TERRITORY_LITERAL, ending=Ending.DISPUTE, komi=6.5, max_players=2,
+                        no_result_at=3),
     "hansen-sst": Ruleset("hansen-sst", Repetition.HANSEN, Suicide.BOARD_CHANGING, komi=7.5, max_players=2,
                           move_cap_per_point=10, a1="basic-ko", a3=False, keying="config", counter="immediate"),
 }

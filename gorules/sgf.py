@@ -13,12 +13,17 @@ Decisions:
 - Rescinded plays (Kee rules 13-14) are left out of the moves: SGF cannot take a stone back, and a
   reader replaying them would reach the wrong position. The next node written carries a comment
   listing them (the last node, if none follows), so the SGF still shows they were played.
-- An appealing pass is a pass (``B[]``) with the comment ``appeal D4``.
+- An appealing pass is a pass (``B[]``) with the comment ``appeal D4``; a stone given as a prisoner
+  in a Nieminen dispute play-out is a pass with the comment ``give`` (the turn went by, no stone
+  was placed).
+- ``resume`` and ``dispute D4`` are noted in a comment on the next node written (the last node if
+  none follows), as ``B resume`` or ``W dispute D4``; the play-out's stones are ordinary moves.
 - Handicap: fixed stones are the engine's points (``gorules.handicap``); free ones are Black's first
   consecutive stone plays. Both go in the root as HA and AB followed by PL[W], as GNU Go writes them.
   Set-up stones go in AB/AW.
-- Marking, agreement, resignation and timeout (``dead``, ``done``, ``rank``, ``accept``, ``reject``,
-  ``resign``, ``timeout``) are not SGF moves; the result they lead to goes in RE.
+- Marking, agreement, resignation and timeout (``dead``, ``alive``, ``done``, ``rank``, ``accept``,
+  ``reject``, ``resign``, ``timeout``) are not SGF moves; the result they lead to goes in RE, and a
+  game ended with no result (Nieminen N12) is ``RE[Void]``.
 - Optional record keys beside the engine's: ``names`` (two player names for PB/PW; a missing one
   is replaced by the seat name) and ``date`` (``YYYY-MM-DD`` for DT). Extra items in a move entry (the store's client
   sequence number and rescinded flag) are ignored.
@@ -36,8 +41,9 @@ from .ruleset import HandicapMode, Ruleset
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _COLOURS = ("B", "W")
-_TURN_WORDS = ("pass", "appeal")
-_NOT_MOVES = ("dead", "done", "rank", "accept", "reject", "resign", "timeout")
+_TURN_WORDS = ("pass", "appeal", "give")
+_NOT_MOVES = ("dead", "alive", "done", "rank", "accept", "reject", "resign", "timeout")
+_NOTED = ("resume", "dispute")
 _RULES_NAMES = {"japanese": "Japanese", "chinese": "Chinese", "aga": "AGA", "tromp-taylor": "Tromp-Taylor"}
 
 
@@ -75,23 +81,28 @@ def to_sgf(record: Mapping) -> str:
 
     nodes: list[str] = []
     rescinded: list[str] = []  # waiting for the next node written
+    notes: list[str] = []      # likewise
     for play in history[start:]:
         word = play.move.split()[0]
         if word in _NOT_MOVES:
             continue
         colour = _COLOURS[play.seat]
+        if word in _NOTED:
+            notes.append(f"{colour} {play.move}")
+            continue
         if play.rescinded:
             rescinded.append(f"{colour} {play.move}")
             continue
         node = f"{colour}[{'' if word in _TURN_WORDS else sgf_point(play.move, board)}]"
-        if rescinded:
-            node += _prop("C", _rescinded_note(rescinded))
-            rescinded = []
-        if word == "appeal":
-            node += _prop("C", play.move)
+        comments = ([_rescinded_note(rescinded)] if rescinded else []) + notes
+        rescinded, notes = [], []
+        if word in ("appeal", "give"):
+            comments.append(play.move)
+        if comments:
+            node += _prop("C", "; ".join(comments))
         nodes.append(node)
-    if rescinded:
-        note = _prop("C", _rescinded_note(rescinded))
+    if rescinded or notes:
+        note = _prop("C", "; ".join(([_rescinded_note(rescinded)] if rescinded else []) + notes))
         if nodes:
             nodes[-1] += note
         else:
@@ -109,7 +120,10 @@ def sgf_point(point: str, board: Board) -> str:
 
 
 def result_text(result: Result) -> str:
-    """SGF RE: "B+R", "W+T", "B+3.5", "W+" (a win with no margin to give) or "0" (a draw)."""
+    """SGF RE: "B+R", "W+T", "B+3.5", "W+" (a win with no margin to give), "0" (a draw) or "Void"
+    (no result)."""
+    if result.reason == "no-result":
+        return "Void"
     first, second = result.ranking
     if first == second:
         return "0"
@@ -152,7 +166,7 @@ def _free_handicap_end(history: list[Play], stones: int) -> int:
     end = 0
     while end < min(stones, len(history)):
         play = history[end]
-        if play.seat != 0 or play.rescinded or play.move.split()[0] in (*_TURN_WORDS, *_NOT_MOVES):
+        if play.seat != 0 or play.rescinded or play.move.split()[0] in (*_TURN_WORDS, *_NOT_MOVES, *_NOTED):
             break
         end += 1
     return end

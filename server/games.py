@@ -109,6 +109,7 @@ def game_view(game: Game) -> dict[str, Any]:
         "prisoners": game.prisoners,
         "history": [[p.seat, p.move, p.rescinded] for p in game.history],
         "dead": game.dead,
+        "disputed": game.disputed,
         "accepted": game.accepted,
         "proposal": proposal_view(game),
         "dropped": dropped(game),

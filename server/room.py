@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("polygo.room")
 
-ACTIONS = frozenset({"resign", "dead", "done", "resume", "rank", "accept", "reject"})
+ACTIONS = frozenset({"resign", "dead", "alive", "done", "resume", "dispute", "rank", "accept", "reject"})
 """First words of the moves any seat may send out of turn."""
 
 SEQS_KEPT = 64
@@ -289,8 +289,8 @@ class Room:
         self._sync_clocks(now, mover=seat if turn else None)
         data.update(self._state())
         if point is None:
-            data.update(dead=self.game.dead, accepted=self.game.accepted, proposal=proposal_view(self.game),
-                        dropped=dropped(self.game))
+            data.update(dead=self.game.dead, disputed=self.game.disputed, accepted=self.game.accepted,
+                        proposal=proposal_view(self.game), dropped=dropped(self.game))
         result = self._ended()
         if result is not None:
             data["result"] = result

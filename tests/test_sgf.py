@@ -159,3 +159,45 @@ def test_gnugo_loads_the_sgf_and_sees_the_same_position(tmp_path, case):
     expect_white = sorted(p for p, s in stones.items() if s == 1)
     assert sorted(replies[1].lstrip("= ").split()) == expect_black
     assert sorted(replies[2].lstrip("= ").split()) == expect_white
+
+
+def test_a_resumed_game_exports():
+    """``resume`` used to be read as a point name, so any game where play resumed failed to export."""
+    game = played("9x9", "japanese", ["D4", "pass", "pass"])
+    game.play("resume", seat=0)
+    for move in ["E5", "pass", "pass"]:
+        game.play(move)
+    game.play("done", seat=0)
+    game.play("done", seat=1)
+    tree, _, moves = sgfmill_view(to_sgf(game.to_record()))
+    assert moves == [("b", "D4"), ("w", None), ("b", None), ("w", "E5"), ("b", None), ("w", None)]
+    e5 = next(node for node in tree.get_main_sequence() if node.get_move() == ("w", (4, 4)))
+    assert e5.get("C") == "B resume"
+
+
+def test_a_nieminen_dispute_exports_with_gives_and_marks_as_comments():
+    """``dispute P``, ``give``, ``alive P`` and ``dead P`` are no SGF moves: a given stone is a pass
+    with the comment ``give``, the dispute a comment on the next node; the stones played out stay."""
+    game = played("5x5", "nieminen", ["C3", "pass", "pass"])
+    game.play("dead C3", seat=1)
+    game.play("alive C3", seat=0)
+    game.play("dispute C3", seat=1)
+    for move in ["pass", "C4", "give", "pass", "pass"]:
+        game.play(move)
+    text = to_sgf(game.to_record())
+    tree, _, moves = sgfmill_view(text)
+    assert moves == [("b", "C3"), ("w", None), ("b", None), ("b", None), ("w", "C4"), ("b", None),
+                     ("w", None), ("b", None)]
+    nodes = tree.get_main_sequence()
+    assert nodes[4].get("C") == "W dispute C3"
+    assert nodes[6].get("C") == "give"
+
+
+def test_no_result_is_void():
+    """Nieminen N12: a game ended with no result is RE[Void] (spec A12), not a draw (RE[0])."""
+    game = played("5x5", "nieminen", ["A1", "C1", "B1", "pass"] * 2, setup=S2R1)
+    assert game.result.reason == "no-result"
+    assert sgf.Sgf_game.from_string(to_sgf(game.to_record())).get_root().get("RE") == "Void"
+
+
+S2R1 = {"A2": 1, "B2": 1, "C2": 0, "B1": 0, "D1": 0}

@@ -3,6 +3,7 @@
     marking.py   passes, then the marking of dead stones and ``resume`` (Kee, the everyday
                  rulesets); passes alone (Tromp-Taylor)
     phases.py    the Lasker-Maas phases
+    dispute.py   marking with Nieminen's play-out of disputed chains and his resumption rule
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..ruleset import Ending
+from .dispute import DisputePlayOut
 from .marking import PassesEnd, PassesThenMarking
 from .phases import LaskerMaasPhases
 from .rule import EndingProcedure
@@ -17,7 +19,8 @@ from .rule import EndingProcedure
 if TYPE_CHECKING:
     from ..game import Game
 
-__all__ = ["EndingProcedure", "ending_procedure", "PassesEnd", "PassesThenMarking", "LaskerMaasPhases"]
+__all__ = ["EndingProcedure", "ending_procedure", "PassesEnd", "PassesThenMarking", "LaskerMaasPhases",
+           "DisputePlayOut"]
 
 
 def ending_procedure(game: "Game") -> EndingProcedure:
@@ -25,6 +28,8 @@ def ending_procedure(game: "Game") -> EndingProcedure:
     kind = game.rules.ending
     if kind is Ending.PHASES:
         return LaskerMaasPhases(game)
+    if kind is Ending.DISPUTE:
+        return DisputePlayOut(game)
     if kind is Ending.IMMEDIATE:
         return PassesEnd(game)
     return PassesThenMarking(game)

@@ -39,6 +39,15 @@ class EndingProcedure:
     def check_pass(self, move: Move, seat: int) -> None:
         """Raise ``IllegalMove`` if ``seat`` may not pass now (the turn is checked already)."""
 
+    @property
+    def disputed(self) -> list[str]:
+        """The points of the chain under a dispute play-out (Nieminen), or none."""
+        return []
+
+    def turn_words(self, seat: int) -> list[str]:
+        """The turn moves other than stone plays that ``seat``, to move, may make now."""
+        return ["pass"]
+
     def check(self, move: Move, seat: int) -> None:
         """Raise ``IllegalMove`` if ``seat`` may not make ``move`` (one of :attr:`actions`) now."""
         raise IllegalMove(Reason.BAD_MOVE, f"{move.text!r} is not a move of {self.game.rules.name}", move.text)

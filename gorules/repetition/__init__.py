@@ -10,6 +10,7 @@ hold a rule text beside its module:
     superko.py   positional and situational superko
     ko.py        the position the player left at his previous turn (Nieminen N7a, japanese)
     hansen.py    Hansen's SST ko rules: cycle sets (rule 9), disallowed captures (rule 15), A1', A3'
+    nieminen.py  Nieminen's ko, dispute superko (N14a) and "no result" for endless loops (N12)
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ from ..ruleset import Repetition
 from .hansen import CycleSets
 from .kee import CycleProhibition
 from .ko import OwnPreviousPosition
+from .nieminen import NieminenRepetition
 from .rule import RepetitionRule
 from .superko import Superko
 
 if TYPE_CHECKING:
     from ..game import Game
 
-__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "CycleSets", "OwnPreviousPosition",
+__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "CycleSets", "NieminenRepetition",
+           "OwnPreviousPosition",
            "Superko"]
 
 
@@ -39,4 +42,6 @@ def repetition_rule(game: "Game") -> RepetitionRule:
         return OwnPreviousPosition(game)
     if kind is Repetition.HANSEN:
         return CycleSets(game)
+    if kind is Repetition.NIEMINEN:
+        return NieminenRepetition(game)
     return Superko(game, situational=kind is Repetition.SITUATIONAL)

@@ -45,6 +45,10 @@ class RepetitionRule:
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         """A pass (appealing or not) at live index ``index``; the turn has not passed yet."""
 
+    def gave(self, seat: int) -> None:
+        """``seat`` gave a stone as a prisoner instead of playing (Nieminen N14b): a turn that
+        leaves the board as it was; the turn has not passed yet."""
+
     def rescission_due(self, seat: int) -> bool:
         """Does this plain pass by ``seat`` rescind its last stone play (Kee rule 13)?"""
         return False

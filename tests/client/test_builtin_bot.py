@@ -251,3 +251,70 @@ def test_hansen_bots_meet_cycle_sets_and_still_finish_by_passes():
         assert game.why_illegal("C3") == "cycle-set"
         assert choose_move(game, 1, random.Random(seed)) != "C3"
         assert play_out(game, seed).result.reason == "passes"
+
+
+# --- Nieminen's dispute play-out --------------------------------------------------------------
+
+WALLS = """
+    . . X O .
+    . . X O .
+    O . X O .
+    . . X O .
+    . . X O .
+"""
+
+
+def nieminen_marking(picture: str) -> Game:
+    board, setup = drawn(picture)
+    game = Game(board, rules="nieminen", players=2, setup=setup)
+    game.play("pass")
+    game.play("pass")
+    return game
+
+
+def test_disputes_its_own_chain_marked_dead_when_it_may_live():
+    game = nieminen_marking(WALLS)
+    game.play("dead D3", seat=0)          # White's wall: five liberties on the E column
+    assert choose_move(game, 1, random.Random(0)) in {f"dispute D{row}" for row in range(1, 6)}
+    game.play("alive D3", seat=0)
+    game.play("dead A3", seat=0)          # the lone invader, three liberties: it tries
+    assert choose_move(game, 1, random.Random(0)) == "dispute A3"
+
+
+def test_accepts_the_mark_on_a_chain_in_atari():
+    game = nieminen_marking("""
+        . . X O .
+        . . X O .
+        X O X O .
+        . X X O .
+        . . X O .
+    """)
+    game.play("dead B3", seat=0)
+    assert choose_move(game, 1, random.Random(0)) == "done"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_as_owner_it_answers_a_play_with_a_give_not_a_pass(seed):
+    game = nieminen_marking(WALLS)
+    game.play("dispute D3", seat=0)
+    assert choose_move(game, 1, random.Random(seed)) == "pass"   # the owner's first move
+    game.play("pass")
+    game.play("E3")                                               # Black's throw-in
+    move = choose_move(game, 1, random.Random(seed))
+    assert move in ("give", "E2", "E4") and game.why_illegal(move) is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_bots_play_a_dispute_to_the_end(seed):
+    """White marks Black's wall dead, the bot disputes it; the play-out, the marking after it and
+    the game end, every move legal (play_out checks), and nothing is disputed twice. (Whether the
+    wall lives is the bots' tactics: White does fill Black's area and the one-move reading of the
+    owner does not always hold it.)"""
+    game = nieminen_marking(WALLS)
+    game.play("dead C3", seat=1)
+    game = play_out(game, seed=seed, limit=500)
+    disputes = [p.move for p in game.history if p.move.startswith("dispute C")]
+    assert len(disputes) == 1
+    assert game.result.reason == "passes"
+    start = [p.move for p in game.history].index(disputes[0])
+    assert "give" in [p.move for p in game.history[start:]]   # White plays inside, Black answers

@@ -292,3 +292,14 @@ async def test_gnugo_is_told_the_clock_through_the_server(server, gnugo, monkeyp
         words = sent[i - 1].split()
         assert words[:2] == ["time_left", "b"] and 0 < int(words[2]) <= 300 and words[3] in ("0", "1")
     assert sent[-2:] == ["final_score", "quit"]  # GNU Go played the whole game
+
+
+def test_engine_plays_leave_out_nieminens_words():
+    game = Game(Board.grid(5, 5), rules="nieminen", players=2)
+    for move in ("C3", "pass", "pass"):
+        game.play(move)
+    game.play("dispute C3", seat=1)
+    for move in ("pass", "D3", "give", "D4"):
+        game.play(move)
+    assert engine_plays(game) == [("b", "C3"), ("w", "pass"), ("b", "pass"), ("b", "pass"), ("w", "D3"),
+                                  ("w", "D4")]

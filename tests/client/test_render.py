@@ -101,3 +101,15 @@ def test_hansen_cycle_set_points_are_marked_and_refusals_explained():
     sentence = "Black's capture at D3 has the cycle set {C3, D3}: C3 is in it, play elsewhere first (Hansen rule 9)"
     text = refusal_text("C3", ServerRefused(sentence, code="illegal-move", reason="cycle-set"))
     assert text.startswith(f"refused 'C3': {sentence} — ") and "Hansen rule 9" in text
+
+
+def test_a_nieminen_dispute_is_shown(make_view):
+    game = Game(Board.grid(5, 5), rules="nieminen", players=2)
+    for move in ("C3", "pass", "pass"):
+        game.play(move)
+    text = "\n".join(screen(make_view(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
+    assert "'dispute P'" in text
+    game.play("dispute C3", seat=1)
+    text = "\n".join(screen(make_view(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
+    assert "phase: dispute" in text and "dispute of C3" in text and "'give'" in text
+    assert "to move: you" in text

@@ -70,3 +70,10 @@ def test_a_hansen_refusal_is_explained_in_the_terminal(server, tmp_path, spawn):
     white.expect(r"played A1")
     for term in (black, white):
         term.type("quit")
+
+
+def test_parse_the_nieminen_words():
+    assert parse_command("give", None) == Command("move", "give")
+    assert parse_command("dispute c3", None) == Command("move", "dispute C3")
+    assert parse_command("alive c3", None) == Command("move", "alive C3")
+    assert parse_command("dispute", None).kind == "error"

@@ -416,3 +416,16 @@ def test_referee_refuses_a_record_that_is_not_json() -> None:
 def test_referee_needs_a_command() -> None:
     run = subprocess.run([sys.executable, "-m", "gorules"], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "required" in run.stderr
+
+
+def test_referee_plays_a_nieminen_dispute_and_a_loop() -> None:
+    run = referee("--rules", "nieminen", "--board", "5x5", "C3", "pass", "pass", "white:dead C3",
+                  "black:dispute C3", "pass", "C4", "pass", "give", "pass", "pass", "black:dead C3")
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    assert lines[4]["phase"] == "dispute" and lines[4]["disputed"] == ["C3"] and lines[4]["to_move"] == 0
+    assert lines[7]["ok"] is False and lines[7]["reason"] == "owner-cannot-pass"
+    assert lines[8]["move"] == "give" and lines[10]["phase"] == "scoring"
+    assert lines[11]["ok"] is False and lines[11]["reason"] == "proven-alive"
+    loop = referee("--rules", "nieminen", "--board", "5x5", "--option", "no_result_at=2",
+                   *"C2 A2 B1 B2 D1 pass A1 C1 B1".split())
+    assert json.loads(loop.stdout.splitlines()[-1])["result"] == "no-result"

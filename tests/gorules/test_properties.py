@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gorules import PRESETS, Board, Game, IllegalMove, RulesetError
@@ -144,6 +144,11 @@ def check_score(g: Game, offsets: dict[int, float]) -> None:
         if len(borders) == 1:
             counts[next(iter(borders))] += len(region)
     scoring = g.rules.scoring.value
+    if scoring == "territory-literal":  # Nieminen N16: a region touching no stone counts for both
+        for region, borders in regions(g):
+            if not borders:
+                counts = [c + len(region) for c in counts]
+        scoring = "territory"
     if scoring == "lasker-maas":
         counts = [c - p for c, p in zip(counts, g.prisoners)]
     elif scoring == "territory":  # two players: territory plus the opponent's stones taken
@@ -201,7 +206,7 @@ class Model:
 
     It keeps whole positions instead of hashes and scans the whole live sequence for every
     question (Kee rules 8-14, positional and situational superko, the own-previous-position ko
-    rule): far too slow for play,
+    rule, Nieminen's dispute superko): far too slow for play,
     plain enough to check by eye. Fed every accepted play from the start of a game.
     """
 
@@ -224,7 +229,7 @@ class Model:
             self.dropped.add(seat)
         elif self.board.find(move) is not None:
             self.live.append(("stone", seat, move, self.place(self.position, move, seat), self.after_stone(seat)))
-        elif move == "pass" or move.startswith("appeal "):
+        elif move in ("pass", "give") or move.startswith("appeal "):
             self.live.append((move.split()[0], seat, None, self.position, None))
             if move == "pass" and self.rules.appeals:
                 self.rescind_if_due(seat)
@@ -241,8 +246,11 @@ class Model:
             del self.live[start:]
 
     def after_stone(self, seat: int) -> int:
-        """Who moves after ``seat``'s stone play: ``seat`` again while free handicap stones remain."""
-        placed = sum(e[0] == "stone" for e in self.live)
+        """Who moves after ``seat``'s stone play: ``seat`` again while free handicap stones remain.
+
+        Every move before the handicap is placed is Black's; a pass among them (Lasker-Maas: "at
+        any time") uses up one of his consecutive moves, so it counts as well."""
+        placed = len(self.live)
         if self.rules.handicap_mode.value == "free" and self.rules.handicap - placed > 1:
             return seat
         for step in range(1, self.seats + 1):
@@ -274,8 +282,8 @@ class Model:
                     todo.append(q)
         return chain
 
-    def reason(self, seat: int, point: str) -> str | None:
-        """Why ``seat`` may not play on empty ``point`` now, or None."""
+    def reason(self, seat: int, point: str, dispute: bool = False) -> str | None:
+        """Why ``seat`` may not play on empty ``point`` now (in a Nieminen play-out), or None."""
         now = self.position
         after = self.place(now, point, seat)
         if point not in after and (self.rules.suicide.value == "forbidden" or after == now):
@@ -291,6 +299,11 @@ class Model:
             return "ko" if after == self.left_by(seat) else None
         if self.rules.repetition.value == "hansen":
             return HansenModel(self).reason(seat, point, now, after)
+        if self.rules.repetition.value == "nieminen":   # N7a; N14a: any board he left, in a play-out
+            if after == self.left_by(seat):
+                return "ko"
+            left = [e[3] for e in self.live if e[1] == seat]
+            return "superko" if dispute and after in left else None
         if self.rules.repetition.value == "situational":
             turn = self.after_stone(seat)
             return "superko" if any(p == after and t == turn for _, p, t in stones) else None
@@ -452,7 +465,7 @@ def check_model(g: Game, model: Model) -> None:
         return
     for point in g.board.points:
         if point not in model.position:
-            assert g.why_illegal(point) == model.reason(g.to_move, point), point
+            assert g.why_illegal(point) == model.reason(g.to_move, point, g.phase == "dispute"), point
 
 
 def check_replay(g: Game) -> None:
@@ -525,6 +538,11 @@ def choose(g: Game, data: st.DataObject) -> tuple[Any, int | None]:
                                             "resign" if r == 3 else "reject"]))
         return action, data.draw(st.sampled_from(seats))
     legal = g.legal_moves()
+    if not legal and g.phase == "scoring" and g.rules.ending.value == "dispute" and r < 25:
+        word = data.draw(st.sampled_from(["dispute", "dispute", "resume"]))   # Nieminen N11, N14
+        if word == "dispute" and stones:
+            word += " " + data.draw(st.sampled_from(stones))
+        return word, data.draw(st.sampled_from(seats))
     if not legal:  # marking dead stones, then everyone accepts
         if stones and r < 30:
             return "dead " + data.draw(st.sampled_from(stones)), data.draw(st.sampled_from(seats))
@@ -586,6 +604,36 @@ def test_random_games_keep_every_invariant(rules: str, data: st.DataObject) -> N
 def test_kee_on_tiny_boards_with_appeals_and_rescissions(data: st.DataObject) -> None:
     g = data.draw(games("kee", tiny_boards, most_players=3))
     play_random_game(g, data, steps=80)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_nieminen_games_with_disputes_end(data: st.DataObject) -> None:
+    """Random play, then players who want to finish: pass when they may, give when they must,
+    now and then dispute a chain or resume. Every play-out ends (two passes; the owner's give),
+    survivors cannot be disputed again (A8), and the game ends within a bounded number of moves."""
+    g = data.draw(games("nieminen", tiny_boards))
+    assume(not g.rules.handicap)  # free handicap stones that do not fit leave Black no move at all
+    play_random_game(g, data, steps=30)
+    for _ in range(300):
+        if g.phase == "ended":
+            break
+        legal = g.legal_moves()
+        if legal:
+            move = "pass" if "pass" in legal else "give" if "give" in legal else data.draw(st.sampled_from(legal))
+            g.play(move)
+            continue
+        seat = data.draw(st.sampled_from(range(2)))
+        stones = list(g.stones())
+        r = data.draw(st.integers(0, 9))
+        tries = ["dispute " + data.draw(st.sampled_from(stones))] if stones and r < 3 else []
+        tries += ["resume"] if r == 3 else []
+        move = next((m for m in tries if g.why_illegal(m, seat) is None), "done")
+        if move == "done":
+            seat = min(set(range(2)) - set(g.accepted))
+        g.play(move, seat=seat)
+    assert g.phase == "ended"
+    check_replay(g)
 
 
 def test_a_stone_captures_two_opponents_chains_at_once() -> None:
