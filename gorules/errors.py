@@ -34,6 +34,10 @@ class Reason(str, Enum):
     BAD_RANKING = "bad-ranking"
     DROPPED_OUT = "dropped-out"
     BAD_SEAT = "bad-seat"
+    BASIC_KO = "basic-ko"          # Jasiek NKR R1
+    FIGHTING = "fighting"          # Jasiek NKR R2
+    DISTURBER = "disturber"        # Jasiek NKR R3
+    PROHIBITION = "prohibition"    # Jasiek NKR R4
 
 
 class GoRulesError(ValueError):

@@ -84,6 +84,7 @@ class Game:
         self._following = self._find_following()
         self._dropped: list[int] = []
         self._rule = repetition_rule(self)
+        self._rule_watches = self._rule.watches_plays
         self._ending = ending_procedure(self)
         self._watch_stones = self._ending.watches_stones
         self._phase = self._ending.first_phase
@@ -183,6 +184,11 @@ class Game:
     def stone_at(self, point: str) -> int | None:
         s = self._pos.stones[self.board.index(point)]
         return None if s == EMPTY else s - 1
+
+    def ko_analysis(self) -> list[dict[str, Any]]:
+        """The ko positions on the board (Jasiek's New Ko Rules; empty under other rules):
+        points, mouths, coupling, type, state, disturber, and the seat the fighting rule bars."""
+        return self._rule.ko_analysis()
 
     def consecutive_passes(self) -> int:
         """Passes at the end of the live game (since the phase began, in Lasker-Maas)."""
@@ -401,6 +407,10 @@ class Game:
         if phase_2:
             self._prisoners[seat] -= 1
         pos = self._pos
+        if self._rule_watches:
+            if probe is None:
+                probe = pos.probe(p, seat + 1)
+            self._rule.before_stone(seat, p, probe)
         removed = pos.place(p, seat + 1, probe)
         captures: tuple[str, ...] = ()
         if self._watch_stones:

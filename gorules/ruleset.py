@@ -21,6 +21,14 @@ class Repetition(str, Enum):
     POSITIONAL = "positional"      # no whole-board position may repeat
     SITUATIONAL = "situational"    # no position may repeat with the same player to move
     OWN_PREVIOUS = "own-previous"  # not the position the player left at his previous turn (ko)
+    NKR = "nkr"                    # Jasiek's New Ko Rules: ko analysis and rules R1-R4, no whole-board repetition
+
+
+class KoShapes(str, Enum):
+    """The ko mouth shapes of Jasiek's New Ko Rules (the text's diagrams are lost)."""
+
+    TWO_POINT = "two-point"            # the certain two-point mouth (Tier 1)
+    RECONSTRUCTED = "reconstructed"    # plus the 3- and 4-point shapes the text names (Tier 2, a reconstruction)
 
 
 class Suicide(str, Enum):
@@ -72,6 +80,7 @@ class Ruleset:
     handicap_bonus: HandicapBonus = HandicapBonus.NONE
     max_players: int | None = None
     setup: Mapping[str, int] = field(default_factory=dict)
+    ko_shapes: KoShapes = KoShapes.TWO_POINT
 
     @property
     def appeals(self) -> bool:
@@ -106,6 +115,8 @@ class Ruleset:
             out["superko"] = self.repetition.value
         if self.setup:
             out["setup"] = dict(self.setup)
+        if self.ko_shapes != base.ko_shapes:
+            out["ko_shapes"] = self.ko_shapes.value
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -156,7 +167,7 @@ def _handicap_mode(rules: Ruleset, value: Any) -> dict[str, Any]:
 
 
 def _superko(rules: Ruleset, value: Any) -> dict[str, Any]:
-    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS):
+    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS, Repetition.NKR):
         raise RulesetError(f"{rules.name} has its own repetition rule; superko cannot be changed")
     if value not in ("positional", "situational"):
         raise RulesetError(f"superko must be 'positional' or 'situational', got {value!r}")
@@ -170,8 +181,17 @@ def _setup(rules: Ruleset, value: Any) -> dict[str, Any]:
     return {"setup": dict(value)}
 
 
+def _ko_shapes(rules: Ruleset, value: Any) -> dict[str, Any]:
+    if rules.repetition is not Repetition.NKR:
+        raise RulesetError(f"ko_shapes is an option of Jasiek's New Ko Rules (jasiek-nkr), not of {rules.name}")
+    try:
+        return {"ko_shapes": KoShapes(value)}
+    except ValueError:
+        raise RulesetError(f"ko_shapes must be 'two-point' or 'reconstructed', got {value!r}") from None
+
+
 OPTIONS = {"komi": _komi, "handicap": _handicap, "handicap_mode": _handicap_mode,
-           "superko": _superko, "setup": _setup}
+           "superko": _superko, "setup": _setup, "ko_shapes": _ko_shapes}
 
 PRESETS: dict[str, Ruleset] = {
     "kee": Ruleset("kee", Repetition.KEE, Suicide.BOARD_CHANGING),
@@ -188,6 +208,7 @@ PRESETS: dict[str, Ruleset] = {
                         scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
     "nieminen": Ruleset("nieminen", Repetition.OWN_PREVIOUS, Suicide.FORBIDDEN,
                         scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
+    "jasiek-nkr": Ruleset("jasiek-nkr", Repetition.NKR, Suicide.BOARD_CHANGING, komi=7.5, max_players=2),
 }
 
 

@@ -8,6 +8,7 @@ hold a rule text beside its module:
     kee.py       Kee rules 11-14: the cycle prohibition, appealing passes, rescission
     superko.py   positional and situational superko
     ko.py        the position the player left at his previous turn (Nieminen N7a, japanese)
+    jasiek/      Jasiek's New Ko Rules: ko shapes, ko types and the four rules
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..ruleset import Repetition
+from .jasiek import NewKoRules
 from .kee import CycleProhibition
 from .ko import OwnPreviousPosition
 from .rule import RepetitionRule
@@ -23,7 +25,8 @@ from .superko import Superko
 if TYPE_CHECKING:
     from ..game import Game
 
-__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "OwnPreviousPosition", "Superko"]
+__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "OwnPreviousPosition", "Superko",
+           "NewKoRules"]
 
 
 def repetition_rule(game: "Game") -> RepetitionRule:
@@ -33,4 +36,6 @@ def repetition_rule(game: "Game") -> RepetitionRule:
         return CycleProhibition(game)
     if kind is Repetition.OWN_PREVIOUS:
         return OwnPreviousPosition(game)
+    if kind is Repetition.NKR:
+        return NewKoRules(game)
     return Superko(game, situational=kind is Repetition.SITUATIONAL)

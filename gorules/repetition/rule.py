@@ -22,6 +22,8 @@ class RepetitionRule:
 
     #: the reason a player may appeal against (Kee rule 12), or None where there are no appeals
     appealable: Reason | None = None
+    #: call :meth:`before_stone` before every stone play (checked once, when the game is built)
+    watches_plays = False
 
     def __init__(self, game: "Game"):
         self.game = game
@@ -32,6 +34,9 @@ class RepetitionRule:
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         """Why ``seat`` may not place a stone on empty point ``p`` now (``probe`` is that play)."""
         raise NotImplementedError
+
+    def before_stone(self, seat: int, p: int, probe: Probe) -> None:
+        """A stone play of ``seat`` on ``p`` (``probe``) is about to change the position."""
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         """A stone play at live index ``index`` has changed the position and passed the turn."""
@@ -49,6 +54,10 @@ class RepetitionRule:
     def explain(self, reason: Reason, point: str, player: str) -> str:
         """A sentence saying why ``player`` may not play ``point`` (for ``IllegalMove``)."""
         return f"{point} is not allowed ({reason.value})"
+
+    def ko_analysis(self) -> list[dict]:
+        """The ko positions on the board, for rules that analyse kos (Jasiek's NKR); else none."""
+        return []
 
     def copy(self, game: "Game") -> "RepetitionRule":
         """The same rule and history, for ``game`` (a copy of this rule's game)."""

@@ -1,0 +1,210 @@
+"""Jasiek's New Ko Rules (preset jasiek-nkr): every case of the spec (NKR-01..14), the ko
+types, the four rules and their refusal sentences.
+
+Gadget boards follow the spec's convention: a main string is two nodes ``s``-``s'``; a ko
+between black ``b`` and white ``w`` is ``b-xK-yK-w`` (white-held: a stone on ``xK``;
+black-held: on ``yK``); an eye ``e`` of ``s`` is the edge ``e-s``; spare moves elsewhere are
+``tK-lK`` (White plays ``tK``) and ``sK-mK`` (Black plays ``sK``). Cases marked R depend on
+the reconstructed (Tier 2) shapes, ``ko_shapes="reconstructed"``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gorules import Board, Game, IllegalMove, Reason, Ruleset, RulesetError
+
+BLACK, WHITE = 0, 1
+
+
+class Gadget:
+    """A graph board built from main strings, eyes, kos and spare moves."""
+
+    def __init__(self) -> None:
+        self.points: list[str] = []
+        self.edges: list[tuple[str, str]] = []
+        self.setup: dict[str, int] = {}
+
+    def node(self, name: str, seat: int | None = None) -> str:
+        if name not in self.points:
+            self.points.append(name)
+        if seat is not None:
+            self.setup[name] = seat
+        return name
+
+    def edge(self, a: str, b: str) -> None:
+        self.edges.append((self.node(a), self.node(b)))
+
+    def string(self, name: str, seat: int, eye: bool = False) -> None:
+        self.node(name, seat)
+        self.node(name + "'", seat)
+        self.edge(name, name + "'")
+        if eye:
+            self.edge(name, "e" + name)
+
+    def ko(self, k: int, b: str, w: str, held: int) -> None:
+        x, y = f"x{k}", f"y{k}"
+        self.edge(b, x)
+        self.edge(x, y)
+        self.edge(y, w)
+        self.node(x if held == WHITE else y, held)
+
+    def spares(self, n: int) -> None:
+        for k in range(1, n + 1):
+            self.edge(f"t{k}", f"l{k}")
+            self.edge(f"s{k}", f"m{k}")
+
+    def game(self, **options) -> Game:
+        board = Board(self.points, self.edges)
+        return Game(board, rules="jasiek-nkr", setup=self.setup, **options)
+
+
+def refused(g: Game, move: str) -> str:
+    with pytest.raises(IllegalMove) as info:
+        g.play(move)
+    assert g.why_illegal(move) == info.value.reason.value
+    return info.value.reason.value
+
+
+def kos(g: Game) -> list[tuple[list[str], str, str | None]]:
+    return [(k["points"], k["type"], k["state"]) for k in g.ko_analysis()]
+
+
+def play_all(g: Game, moves: str) -> None:
+    for move in moves.split():
+        g.play(move)
+
+
+# --- boards of the spec ---------------------------------------------------------------------
+
+def ko7() -> Game:
+    """KO7, White to play (Black passes first)."""
+    g = Game(Board.grid(7, 5), rules="jasiek-nkr",
+             setup={"C4": 0, "B3": 0, "C2": 0, "D4": 1, "E3": 1, "D2": 1})
+    g.play("pass")
+    return g
+
+
+def dko() -> Gadget:
+    gad = Gadget()
+    gad.string("b", BLACK)
+    gad.string("w", WHITE)
+    gad.ko(1, "b", "w", WHITE)
+    gad.ko(2, "b", "w", BLACK)
+    gad.edge("s", "b")
+    gad.edge("s", "w")
+    return gad
+
+
+def robin() -> Gadget:
+    gad = Gadget()
+    for name, seat in (("B1", BLACK), ("W1", WHITE), ("B2", BLACK), ("W2", WHITE)):
+        gad.string(name, seat, eye=True)
+    gad.ko(1, "B1", "W1", WHITE)
+    gad.ko(2, "B2", "W1", BLACK)
+    gad.ko(3, "B2", "W2", WHITE)
+    gad.ko(4, "B1", "W2", BLACK)
+    return gad
+
+
+def eternal() -> Gadget:
+    gad = Gadget()
+    gad.string("W1", WHITE)
+    gad.string("B1", BLACK)
+    for a, b in (("Q", "P"), ("P", "R"), ("R", "T"), ("Q", "W1"), ("P", "W1"), ("Lw", "W1"),
+                 ("R", "B1"), ("T", "B1"), ("Lb", "B1")):
+        gad.edge(a, b)
+    gad.node("P", BLACK)
+    gad.node("T", WHITE)
+    gad.spares(2)
+    return gad
+
+
+def s2r1(**options) -> Game:
+    """S2R1: row 2 ``O O X . .``, row 1 ``. X . X .`` on a 5x3 grid, Black to play."""
+    return Game(Board.grid(5, 3), rules="jasiek-nkr",
+                setup={"A2": 1, "B2": 1, "C2": 0, "B1": 0, "D1": 0}, **options)
+
+
+def edge() -> Game:
+    """EDGE: 4x3, row 3 ``. X O .``, row 2 ``X . X O``, row 1 ``. X O .``."""
+    return Game(Board.grid(4, 3), rules="jasiek-nkr",
+                setup={"B3": 0, "C3": 1, "A2": 0, "C2": 0, "D2": 1, "B1": 0, "C1": 1})
+
+
+# --- the cases -------------------------------------------------------------------------------
+
+def test_nkr_01_basic_ko_and_the_intervening_move() -> None:
+    g = ko7()
+    assert kos(g) == []
+    g.play("C3")                               # creates the ko: R2 does not apply
+    assert kos(g) == [(["C3", "D3"], "fighting", None)]
+    g.play("D3")
+    assert refused(g, "C3") == "basic-ko"
+    play_all(g, "A1 G5 C3")
+    assert refused(g, "D3") == "basic-ko"
+
+
+def test_nkr_01_a_pass_is_enough_before_the_recapture() -> None:
+    g = ko7()
+    play_all(g, "C3 D3 pass G5")
+    assert g.why_illegal("C3") is None
+    g.play("C3")
+
+
+def test_nkr_05_double_ko_seki_is_stable_disturbing_life() -> None:
+    g = dko().game()
+    assert kos(g) == [(["x1", "y1", "x2", "y2"], "disturbing-life", "stable")]
+    (ko,) = g.ko_analysis()
+    assert ko["coupling"] == ["b", "w"] and ko["mouths"] == [["x1", "y1"], ["x2", "y2"]]
+
+
+def test_nkr_07_round_robin_prohibited_in_the_second_round() -> None:
+    g = robin().game()
+    assert sorted(kos(g)) == sorted([([f"x{k}", f"y{k}"], "fighting", None) for k in range(1, 5)])
+    start = g.stones()
+    play_all(g, "y1 x2 y3 x4 y2 x1 y4 x3")
+    assert g.stones() == start
+    play_all(g, "y1 x2 y3 x4")
+    assert len(g.history) == 12
+    assert refused(g, "y2") == "prohibition"
+
+
+def test_nkr_09_two_point_mouths_at_the_edges() -> None:
+    g = edge()
+    mouths = sorted(m for k in g.ko_analysis() for m in k["mouths"])
+    assert mouths == [["B2", "C2"], ["C1", "D1"], ["C3", "D3"]]
+
+
+def test_nkr_11_eternal_life_tier_1_needs_a_move_elsewhere_from_black() -> None:
+    g = eternal().game()
+    assert kos(g) == []
+    play_all(g, "Q R P T")
+    assert refused(g, "Q") == "prohibition"
+    play_all(g, "s1 t1 Q R P T")
+    assert refused(g, "Q") == "prohibition"
+
+
+def test_nkr_12_sending_two_returning_one_tier_1() -> None:
+    g = s2r1()
+    assert kos(g) == []
+    play_all(g, "A1 C1 B1 pass")
+    assert refused(g, "A1") == "prohibition"
+
+
+def test_nkr_13_eternal_life_tier_2_is_a_fighting_ko() -> None:
+    """R: with the reconstructed shapes Q-P-R-T is a 4-in-a-row mouth with two ko strings."""
+    g = eternal().game(ko_shapes="reconstructed")
+    assert kos(g) == [(["Q", "P", "R", "T"], "fighting", None)]
+    g.play("Q")
+    assert refused(g, "R") == "fighting"
+
+
+def test_nkr_14_sending_two_returning_one_tier_2_is_a_single_disturbing_life() -> None:
+    """R: {A1, B1, C1} is a 3-in-a-row mouth holding the single ko stone B1."""
+    g = s2r1(ko_shapes="reconstructed")
+    assert kos(g) == [(["A1", "B1", "C1"], "disturbing-life", "single")]
+    g.play("A1")
+    assert g.ko_analysis()[0]["disturber"] == BLACK
+    play_all(g, "C1 B1 pass")
+    assert refused(g, "A1") == "prohibition"
