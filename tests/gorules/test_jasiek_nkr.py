@@ -208,3 +208,136 @@ def test_nkr_14_sending_two_returning_one_tier_2_is_a_single_disturbing_life() -
     assert g.ko_analysis()[0]["disturber"] == BLACK
     play_all(g, "C1 B1 pass")
     assert refused(g, "A1") == "prohibition"
+
+
+# --- the rules beyond the spec's table ---------------------------------------------------------
+
+def coupled(*held: int, eye_w: bool = False) -> Gadget:
+    """Main strings b and w coupled by one ko per entry of ``held`` (the seat holding it)."""
+    gad = Gadget()
+    gad.string("b", BLACK)
+    gad.string("w", WHITE, eye=eye_w)
+    for k, seat in enumerate(held, 1):
+        gad.ko(k, "b", "w", seat)
+    gad.spares(1)
+    return gad
+
+
+def test_triple_ko_is_one_fighting_ko_and_the_fighting_rule_holds_it() -> None:
+    """Three kos coupling b and w (b in atari): one fighting ko of three mouths. Black's ko
+    stone y2 bars White from every ko stone in it at the next move, not only the recapture."""
+    g = coupled(BLACK, WHITE, WHITE).game()
+    assert kos(g) == [(["x1", "y1", "x2", "y2", "x3", "y3"], "fighting", None)]
+    g.play("y2")
+    assert g.ko_analysis()[0]["fighting_bar"] == WHITE
+    assert refused(g, "x1") == "fighting"
+    assert refused(g, "x2") == "basic-ko"     # R1 comes first where both apply
+    with pytest.raises(IllegalMove, match=r"fighting ko \(x1\).*\(fighting rule\)"):
+        g.play("x1")
+    g.play("t1")
+    assert g.ko_analysis()[0]["fighting_bar"] is None
+
+
+def test_disturber_rule_bars_the_disturber_once_the_ko_repeats() -> None:
+    """Three kos between b and w (w with an eye) in stable disturbing life. Black's first
+    disturbance ends with his move elsewhere; White becomes the disturber with x2, and once the
+    stones of the ko position are as they were just before (after Black's y1) he may not
+    disturb again; the move that repeated was legal."""
+    g = coupled(WHITE, BLACK, BLACK, eye_w=True).game()
+    assert kos(g) == [(["x1", "y1", "x2", "y2", "x3", "y3"], "disturbing-life", "stable")]
+    g.play("y1")
+    assert g.ko_analysis()[0]["disturber"] == BLACK
+    g.play("x3")
+    g.play("t1")                                 # the ko stone move-sequence ends
+    assert g.ko_analysis()[0]["disturber"] is None
+    g.play("x2")
+    assert g.ko_analysis()[0]["disturber"] == WHITE
+    play_all(g, "y3 x1 y2 x3 y1")
+    ko = g.ko_analysis()[0]   # (Black's t1 with l1 empty is a two-point mouth of its own, after it)
+    assert ko["disturber"] == WHITE and ko["disturber_barred"]
+    assert refused(g, "x2") == "disturber"
+    with pytest.raises(IllegalMove, match=r"white is its disturber.*\(disturber rule\)"):
+        g.play("x2")
+
+
+def test_a_pass_ends_the_disturbers_sequence() -> None:
+    g = coupled(WHITE, BLACK, BLACK, eye_w=True).game()
+    g.play("y1")
+    g.play("pass")
+    assert g.ko_analysis()[0]["disturber"] is None
+
+
+def test_prohibition_counts_each_action_once_per_class_and_says_which() -> None:
+    g = s2r1()
+    play_all(g, "A1 C1 B1 pass")
+    with pytest.raises(IllegalMove, match=r"black has already played a stone on this point.*\(prohibition rule\)"):
+        g.play("A1")
+    g = s2r1(ko_shapes="reconstructed")
+    play_all(g, "A1 C1 B1 pass")
+    with pytest.raises(IllegalMove, match=r"already become the disturber of this disturbing ko"):
+        g.play("A1")
+
+
+def test_the_first_ko_stone_in_a_fighting_ko_is_ignored_by_the_prohibition() -> None:
+    """In the round robin the first ko stone of each ko is free: Black's y1 of the second
+    round is his first counted ko stone in ko 1, so it is allowed; y2 is his second in ko 2."""
+    g = robin().game()
+    play_all(g, "y1 x2 y3 x4 y2 x1 y4 x3")
+    assert g.why_illegal("y1") is None
+
+
+def test_single_stone_suicide_is_refused_and_multi_stone_suicide_is_a_legal_play() -> None:
+    g = Game(Board.grid(3, 3), rules="jasiek-nkr", setup={"A2": 1, "B1": 1})
+    assert refused(g, "A1") == "suicide"            # a lone stone that would vanish
+    board = Board(["a", "b", "c", "d", "e"], [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")])
+    g = Game(board, rules="jasiek-nkr", setup={"a": 0, "c": 1, "d": 1})
+    g.play("b")                                      # a-b has no liberty left: both go
+    assert g.stones() == {"c": 1, "d": 1}
+    assert g.prisoners == [2, 0]
+
+
+def test_preset_parts_options_and_json_round_trip() -> None:
+    r = Ruleset.from_json({"name": "jasiek-nkr"})
+    parts = r.parts()
+    assert (parts["repetition"], parts["suicide"], parts["scoring"], parts["ending"], parts["komi"],
+            parts["max_players"], parts["ko_shapes"]) == ("nkr", "board-changing", "area", "marking", 7.5, 2,
+                                                          "two-point")
+    r2 = r.with_options(ko_shapes="reconstructed", komi=8)
+    assert r2.to_json() == {"name": "jasiek-nkr", "komi": 8.0, "ko_shapes": "reconstructed"}
+    assert Ruleset.from_json(r2.to_json()) == r2
+    with pytest.raises(RulesetError, match="ko_shapes must be"):
+        r.with_options(ko_shapes="diagrams")
+    with pytest.raises(RulesetError, match="ko_shapes is an option of Jasiek"):
+        Ruleset.from_json({"name": "chinese", "ko_shapes": "two-point"})
+    with pytest.raises(RulesetError, match="own repetition rule"):
+        r.with_options(superko="positional")
+    with pytest.raises(RulesetError, match="2 players"):
+        Game(Board.grid(5, 5), rules="jasiek-nkr", players=3)
+
+
+def test_record_replays_the_ko_state() -> None:
+    g = coupled(WHITE, BLACK, BLACK, eye_w=True).game()
+    play_all(g, "y1 x3 t1 x2 y3 x1 y2 x3 y1")
+    again = Game.from_record(g.to_record())
+    assert again.ko_analysis() == g.ko_analysis()
+    assert again.why_illegal("x2") == "disturber"
+    copy = g.copy()
+    copy.play("pass")
+    assert g.ko_analysis()[0]["disturber"] == WHITE and copy.ko_analysis()[0]["disturber"] is None
+
+
+def test_other_rules_have_no_ko_analysis() -> None:
+    g = Game(Board.grid(7, 5), rules="chinese", setup={"C4": 0, "B3": 0, "C2": 0, "D4": 1, "E3": 1, "D2": 1})
+    g.play("pass")
+    g.play("C3")
+    assert g.ko_analysis() == []
+
+
+def test_reconstructed_shapes_on_a_grid() -> None:
+    """R: the bent 4 and the block are mouths on grids; a two-point mouth is one in both tiers."""
+    g = ko7()
+    g.play("C3")
+    assert kos(g) == [(["C3", "D3"], "fighting", None)]
+    g2 = Game(Board.grid(7, 5), rules="jasiek-nkr", ko_shapes="reconstructed",
+              setup={"C4": 0, "B3": 0, "C2": 0, "D4": 1, "E3": 1, "D2": 1, "C3": 1})
+    assert [k["points"] for k in g2.ko_analysis()] == [["C3", "D3"]]

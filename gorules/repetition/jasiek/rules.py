@@ -56,6 +56,7 @@ class NewKoRules(RepetitionRule):
     def __init__(self, game: "Game"):
         super().__init__(game)
         self.shapes = shapes_for(game.board, game.rules.ko_shapes is KoShapes.RECONSTRUCTED)
+        self._rows = any(t.row4 for t in self.shapes.templates)
 
     def reset(self) -> None:
         self.had_two: set[frozenset[int]] = set()
@@ -175,6 +176,8 @@ class NewKoRules(RepetitionRule):
 
     def _note_row4(self) -> None:
         """J8: a 4-in-a-row mouth that has had two ko strings on it after a move."""
+        if not self._rows:
+            return
         pos, nbrs = self.game._pos, self.shapes.nbrs
         board = Scratch(pos.stones)
         for m, t in self.analysis.mouths().items():
