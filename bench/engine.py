@@ -15,6 +15,10 @@ whose neighbours are all its own stones), and passes when there is none, until t
 ``--opening`` plays (sparse boards, small chains: where sgfmill's flood fills are cheapest) and
 the whole games. Times are CPU time of this process (other work on the machine disturbs them
 less than wall time), the best of ``--repeat`` runs, polygo and sgfmill measured alternately.
+
+``jasiek-nkr`` (Jasiek's New Ko Rules) keeps a ko analysis up to date play by play: the last
+table shows how many ko types each play recomputed (only ko positions a play touched), and
+what a full classification from scratch costs on positions with several kos.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gorules import Board, Game  # noqa: E402
 from gorules.board import COLUMNS  # noqa: E402
 
-RULES = ("kee", "lasker-maas", "chinese")
+RULES = ("kee", "lasker-maas", "chinese", "jasiek-nkr")
 BOARDS = ("19", "torus:19x19", "hex5")
 
 
@@ -171,6 +175,100 @@ def bench(board: Board, rules: str, games: list[list[str]], args: argparse.Names
     }
 
 
+def ko_grid(kos: int) -> dict[str, int]:
+    """A 19x19 set-up with ``kos`` simple kos (the KO7 shape, White's stone in the mouth)."""
+    setup: dict[str, int] = {}
+    shape = {(2, 3): 0, (1, 2): 0, (2, 1): 0, (3, 3): 1, (4, 2): 1, (3, 1): 1, (2, 2): 1}
+    for k in range(kos):
+        x0, y0 = 6 * (k % 3), 4 * (k // 3)
+        for (x, y), seat in shape.items():
+            setup[f"{COLUMNS[x0 + x]}{y0 + y + 1}"] = seat
+    return setup
+
+
+def ko_gadgets(copies: int) -> tuple[Board, dict[str, int]]:
+    """A graph of ``copies`` double kos in seki and triple kos (the spec's gadgets, main strings
+    of two nodes): the coupled ko positions whose types need the search of J6-J7."""
+    points: list[str] = []
+    edges: list[tuple[str, str]] = []
+    setup: dict[str, int] = {}
+
+    def edge(a: str, b: str) -> None:
+        for p in (a, b):
+            if p not in points:
+                points.append(p)
+        edges.append((a, b))
+
+    for c in range(copies):
+        for kind, held in (("d", (1, 0)), ("t", (0, 1, 1))):
+            b, w = f"{kind}{c}b", f"{kind}{c}w"
+            edge(b, b + "'")
+            edge(w, w + "'")
+            setup.update({b: 0, b + "'": 0, w: 1, w + "'": 1})
+            for k, seat in enumerate(held):
+                x, y = f"{kind}{c}x{k}", f"{kind}{c}y{k}"
+                edge(b, x)
+                edge(x, y)
+                edge(y, w)
+                setup[x if seat == 1 else y] = seat
+            if kind == "d":
+                edge(f"{kind}{c}s", b)
+                edge(f"{kind}{c}s", w)
+    return Board(points, edges), setup
+
+
+def time_full_analysis(board: Board, setup: dict[str, int], repeat: int) -> tuple[int, float, float]:
+    """(ko positions, seconds per full analysis from scratch, of which the rest after finding
+    the mouths: strings, couplings, ko positions and their types)."""
+    from gorules.repetition.jasiek.analysis import Analysis
+    from gorules.repetition.jasiek.shapes import Scratch, matches
+    g = Game(board, rules="jasiek-nkr", setup=setup)
+    rule = g._rule
+
+    def run(with_types: bool) -> float:
+        start = time.process_time()
+        for _ in range(20):
+            a = Analysis(rule.shapes)
+            if with_types:
+                a.rebuild(g._pos, rule.had_two)
+            else:   # the mouths alone: every template matched
+                board = Scratch(g._pos.stones)
+                a.matched = {i for i, t in enumerate(rule.shapes.templates) if matches(board, t)}
+        return (time.process_time() - start) / 20
+
+    full = best(lambda: run(True), repeat)
+    return len(g.ko_analysis()), full, full - best(lambda: run(False), repeat)
+
+
+def nkr_incremental(board: Board, games: list[list[str]]) -> tuple[int, int, int]:
+    """(plays, ko positions seen after the plays in all, types computed) over the games."""
+    plays = seen = computed = 0
+    for moves in games:
+        g = Game(board, rules="jasiek-nkr", players=2)
+        before = g._rule.analysis.classified
+        for move in moves:
+            g.play(move)
+            plays += 1
+            seen += len(g._rule.analysis.kos)
+        computed += g._rule.analysis.classified - before
+    return plays, seen, computed
+
+
+def report_nkr(args: argparse.Namespace) -> None:
+    board = Board.standard(19)
+    games = [random_game(board, "jasiek-nkr", args.seed + i, args.cap) for i in range(args.games)]
+    plays, seen, computed = nkr_incremental(board, games)
+    print(f"\njasiek-nkr on 19x19, {len(games)} playouts: {plays} plays, {seen} ko positions on the board after "
+          f"them in all, {computed} types computed ({computed / max(seen, 1):.0%} of the ko positions standing; "
+          f"the rest kept from the play before)")
+    print(f"{'position':<40} {'kos':>4} {'full analysis':>14} {'of it: types':>13} {'per ko':>9}")
+    rows = [(f"19x19, {n} simple kos", board, ko_grid(n)) for n in (3, 12)]
+    rows += [(f"graph, {2 * n} double/triple kos in seki", *ko_gadgets(n)) for n in (2, 8)]
+    for name, b, setup in rows:
+        kos, full, types = time_full_analysis(b, setup, args.repeat)
+        print(f"{name:<40} {kos:>4} {us(full, 14)} {us(types, 13)} {us(types / max(kos, 1), 9)}")
+
+
 def us(seconds: object, width: int) -> str:
     return f"{'-':>{width}}" if seconds is None else f"{seconds * 1e6:{width}.1f}"
 
@@ -211,6 +309,8 @@ sgfmill:     sgfmill.boards.Board.play per stone play of the same games (capture
 why_illegal: per empty point, at every 10th position of the games
 legal_moves: per call at every 10th position: the mean, and the slowest position (max)
 mid-game:    legal_moves at the middle of the first game, and the stones then on the board (target < 1 ms)""")
+    if "jasiek-nkr" in args.rules:
+        report_nkr(args)
     return 0
 
 

@@ -256,16 +256,20 @@ def best_min_breaths(board: Scratch, shapes: Shapes, reps: list[int], owner: int
                      skip: int = -1) -> int:
     """The most, over ``owner``'s moves (a pass included; not ``skip``; none that empties
     ``keep`` or takes a breath from one of the strings), of the fewest breaths among the
-    strings at ``reps``. A string without breaths stays at none (J12's note)."""
+    strings at ``reps``, counted up to 2 (the verdicts only ask ">= 2" and "<= 1"). A string
+    without breaths stays at none (J12's note). Only a play on a breath of a string with fewer
+    than two, or a capture next to it, can raise the fewest."""
     nbrs = shapes.nbrs
-    libs_now = [string(board, nbrs, r)[1] for r in reps]
-    best = min(len(libs) for libs in libs_now)
-    if best == 0:
-        return 0
+    best = min(len(string(board, nbrs, r, 2)[1]) for r in reps)
+    if best == 0 or best >= 2:
+        return best
+    strings = [string(board, nbrs, r) for r in reps]
     moves: set[int] = set()
-    for r, libs in zip(reps, libs_now):
+    for stones, libs in strings:
+        if len(libs) >= 2:
+            continue
         moves |= libs
-        for s in string(board, nbrs, r)[0]:
+        for s in stones:
             for n in nbrs[s]:
                 if board[n] == 3 - owner:
                     other = string(board, nbrs, n)[1]
@@ -277,9 +281,10 @@ def best_min_breaths(board: Scratch, shapes: Shapes, reps: list[int], owner: int
         if after is None or (keep >= 0 and after[keep] == EMPTY):
             continue
         counts = [len(string(after, nbrs, r)[1]) if after[r] == owner else 0 for r in reps]
-        if any(n < len(libs) for n, libs in zip(counts, libs_now)):
+        if any(n < len(libs) for n, (_, libs) in zip(counts, strings)):
             continue
-        best = max(best, min(counts))
+        if min(counts) >= 2:
+            return 2
     return best
 
 

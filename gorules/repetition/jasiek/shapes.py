@@ -54,8 +54,12 @@ class Scratch:
         return all(self[k] == other[k] for k in self.changes.keys() | other.changes.keys())
 
 
-def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int) -> tuple[list[int], set[int]]:
-    """The stones of the string at ``p`` and its breaths (liberties)."""
+def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, enough: int = 0) -> tuple[list[int], set[int]]:
+    """The stones of the string at ``p`` and its breaths (liberties).
+
+    With ``enough``, the search stops once it has found that many breaths (then the stones
+    are only part of the string): a question like "is it in atari?" reads few points, and a
+    verdict that read few points is kept longer."""
     colour = board[p]
     stones, seen, libs = [p], {p}, set()
     i = 0
@@ -64,6 +68,8 @@ def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int) -> tuple[list[
             s = board[r]
             if s == EMPTY:
                 libs.add(r)
+                if enough and len(libs) >= enough:
+                    return stones, libs
             elif s == colour and r not in seen:
                 seen.add(r)
                 stones.append(r)
@@ -79,13 +85,13 @@ def play(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, colour: int) -> 
     for q in nbrs[p]:
         s = after[q]
         if s != EMPTY and s != colour and q not in removed:
-            stones, libs = string(after, nbrs, q)
+            stones, libs = string(after, nbrs, q, 1)
             if not libs:
                 removed.update(dict.fromkeys(stones, EMPTY))
     if removed:
         after.changes.update(removed)
         return after
-    stones, libs = string(after, nbrs, p)
+    stones, libs = string(after, nbrs, p, 1)
     if not libs:
         if len(stones) == 1:
             return None
