@@ -238,7 +238,8 @@ class Model:
 
     def after_stone(self, seat: int) -> int:
         """Who moves after ``seat``'s stone play: ``seat`` again while free handicap stones remain."""
-        placed = sum(e[0] == "stone" for e in self.live)
+        # in lasker-maas a pass during free placement uses up one of Black's moves too
+        placed = len(self.live) if self.rules.passes_any_time else sum(e[0] == "stone" for e in self.live)
         if self.rules.handicap_mode.value == "free" and self.rules.handicap - placed > 1:
             return seat
         for step in range(1, self.seats + 1):
