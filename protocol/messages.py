@@ -48,6 +48,7 @@ class RoomSettings:
     handicap: int = number(0, 25, default=0)
     handicap_mode: str = text(8, default="fixed")
     superko: str | None = text(16, default=None)
+    ko_shapes: str | None = text(16, default=None)
     clock: str | dict | None = sized(CLOCK_MAX, default=None)
     private: bool = False
     title: str = text(TITLE_MAX, min_len=0, default="")
@@ -70,6 +71,8 @@ def engine_options(settings: dict[str, Any]) -> dict[str, Any]:
         options["handicap_mode"] = settings.get("handicap_mode") or "fixed"
     if settings.get("superko") is not None:
         options["superko"] = settings["superko"]
+    if settings.get("ko_shapes") is not None:
+        options["ko_shapes"] = settings["ko_shapes"]
     return options
 
 

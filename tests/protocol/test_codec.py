@@ -121,7 +121,7 @@ def test_settings_defaults():
     message = decode_client('{"type": "create", "settings": {"rules": "chinese"}}')
     assert message.settings.to_json() == {"rules": "chinese", "board": "19", "players": 2, "komi": None,
                                           "handicap": 0, "handicap_mode": "fixed", "superko": None,
-                                          "clock": None, "private": False, "title": ""}
+                                          "ko_shapes": None, "clock": None, "private": False, "title": ""}
 
 
 @pytest.mark.parametrize("clock", ["none", "absolute:600", "byoyomi:600+5x30", "fischer:300+10",
