@@ -87,3 +87,16 @@ def test_scoring_and_result_are_shown(make_view):
     view.result = {"reason": "passes", "ranking": [1, 2], "score": [9.0, 0.5]}
     text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
     assert "GAME OVER (passes)" in text and "score: black 9, white 0.5" in text
+
+
+def test_jasiek_ko_positions_are_marked_and_refusals_explained(make_view):
+    game = Game(Board.grid(7, 5), rules="jasiek-nkr")
+    for move in ("C4", "D4", "B3", "E3", "C2", "D2", "pass", "C3"):
+        game.play(move)
+    assert board_lines(game, Style(color=False))[3] == " 3 . B(W)k W . . 3"
+    game.play("D3")
+    assert prohibited(game) == {"C3": "basic-ko"}
+    assert board_lines(game, Style(color=False))[3] == " 3 . B *(B)W . . 3"
+    text = "\n".join(screen(make_view(game, ["ann", "bob"]), [1], 0.0, Style(color=False)))
+    assert "prohibited: C3 basic-ko" in text
+    assert "ko C3-D3: fighting, closed to white this move" in text
