@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--handicap", type=int)
         p.add_argument("--handicap-mode", choices=["fixed", "free"])
         p.add_argument("--superko", choices=["situational", "positional"])
+        p.add_argument("--ko-shapes", choices=["two-point", "reconstructed"], help="jasiek-nkr's ko mouths")
         p.add_argument("--clock", help="none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+300/25")
         p.add_argument("--private", action="store_true", help="unlisted room joined by invitation code")
         p.add_argument("--title", default="")
@@ -126,7 +127,7 @@ def settings_from(args: argparse.Namespace, players: int | None = None) -> RoomS
     values: dict[str, Any] = {"rules": args.rules or "kee", "board": board,
                               "players": args.players or players or 2, "private": args.private,
                               "title": args.title}
-    for key in ("komi", "handicap", "handicap_mode", "superko", "clock"):
+    for key in ("komi", "handicap", "handicap_mode", "superko", "ko_shapes", "clock"):
         value = getattr(args, key)
         if value is not None:
             values[key] = value

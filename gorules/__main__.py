@@ -23,6 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--handicap", type=int)
     replay.add_argument("--handicap-mode", choices=["fixed", "free"])
     replay.add_argument("--superko", choices=["positional", "situational"])
+    replay.add_argument("--ko-shapes", choices=["two-point", "reconstructed"], help="jasiek-nkr's ko mouths")
     replay.add_argument("--record", metavar="FILE", help="read a game record JSON ('-' for stdin)")
     return parser
 
@@ -56,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             options = {key: value for key, value in (
                 ("komi", args.komi), ("handicap", args.handicap),
-                ("handicap_mode", args.handicap_mode), ("superko", args.superko)) if value is not None}
+                ("handicap_mode", args.handicap_mode), ("superko", args.superko),
+                ("ko_shapes", args.ko_shapes)) if value is not None}
             game = game_from_options(args.board, args.rules, _players(args.players), options)
             moves = args.moves
         for line in referee(game, moves):

@@ -12,6 +12,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from .board import Board
 from .errors import IllegalMove
 from .game import Game
+from .ruleset import Repetition
 
 
 def split_seat(text: str, players: tuple[str, ...]) -> tuple[int | None, str]:
@@ -46,6 +47,8 @@ def referee(game: Game, moves: Iterable[Any]) -> Iterator[dict[str, Any]]:
             report["rescinded"] = [i for i, p in enumerate(game.history, 1) if p.rescinded]
         report["to_move"] = game.to_move
         report["phase"] = game.phase
+        if game.rules.repetition is Repetition.NKR:
+            report["kos"] = game.ko_analysis()
         yield report
     yield summary(game)
 

@@ -341,3 +341,16 @@ def test_reconstructed_shapes_on_a_grid() -> None:
     g2 = Game(Board.grid(7, 5), rules="jasiek-nkr", ko_shapes="reconstructed",
               setup={"C4": 0, "B3": 0, "C2": 0, "D4": 1, "E3": 1, "D2": 1, "C3": 1})
     assert [k["points"] for k in g2.ko_analysis()] == [["C3", "D3"]]
+
+
+def test_referee_reports_refusals_and_the_ko_analysis(capsys) -> None:
+    import json
+
+    from gorules.__main__ import main
+
+    assert main(["replay", "--rules", "jasiek-nkr", "--board", "7x5", "--ko-shapes", "reconstructed",
+                 "C4", "D4", "B3", "E3", "C2", "D2", "pass", "C3", "D3", "C3"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[8]["kos"][0]["points"] == ["C3", "D3"] and lines[8]["kos"][0]["fighting_bar"] == 1
+    assert lines[9]["ok"] is False and lines[9]["reason"] == "basic-ko"
+    assert "(basic ko rule)" in lines[9]["message"]
