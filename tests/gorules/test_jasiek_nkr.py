@@ -354,3 +354,13 @@ def test_referee_reports_refusals_and_the_ko_analysis(capsys) -> None:
     assert lines[8]["kos"][0]["points"] == ["C3", "D3"] and lines[8]["kos"][0]["fighting_bar"] == 1
     assert lines[9]["ok"] is False and lines[9]["reason"] == "basic-ko"
     assert "(basic ko rule)" in lines[9]["message"]
+
+
+def test_block_of_4_mouth_with_triple_ko_stones() -> None:
+    """R: the 2x2 block split 3+1 holding triple ko stones not in a row (C3 empty) is a ko
+    position only with the reconstructed shapes; once White captures, Black can answer but White
+    has no ko stone move left, so no endless sequence exists: a single disturbing life."""
+    setup = {"B3": 0, "C2": 0, "D3": 0, "C4": 0, "D4": 0, "E3": 1, "D2": 1, "B4": 1, "C5": 1, "E4": 1, "D5": 1}
+    assert Game(Board.grid(6, 6), rules="jasiek-nkr", setup=setup).ko_analysis() == []
+    g = Game(Board.grid(6, 6), rules="jasiek-nkr", setup=setup, ko_shapes="reconstructed")
+    assert kos(g) == [(["C3", "D3", "C4", "D4"], "disturbing-life", "single")]

@@ -263,6 +263,7 @@ def graph_templates(nbrs: Sequence[Sequence[int]]) -> list[Template]:
 
 
 _cache: dict[tuple, Shapes] = {}
+_CACHED_BOARDS = 64   # a server with many custom graph boards keeps only the recent ones
 
 
 def shapes_for(board, reconstructed: bool) -> Shapes:
@@ -279,4 +280,6 @@ def shapes_for(board, reconstructed: bool) -> Shapes:
             else:
                 templates += graph_templates(nbrs)
         shapes = _cache[key] = Shapes(nbrs, templates)
+        while len(_cache) > _CACHED_BOARDS:
+            del _cache[next(iter(_cache))]
     return shapes
