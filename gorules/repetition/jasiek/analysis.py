@@ -47,7 +47,7 @@ class Analysis:
 
     def update(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> None:
         """After a play that changed the stones on ``changed``."""
-        board = Scratch(pos.stones)
+        board = pos.stones   # matching needs no read log: the list itself is quicker
         templates, near, matched = self.shapes.templates, self.shapes.near, self.matched
         for i in {i for c in changed for i in near[c]}:
             if matches(board, templates[i]):
@@ -65,6 +65,10 @@ class Analysis:
         return out
 
     def _derive(self, pos: Position, had_two: set[frozenset[int]]) -> None:
+        if not self.matched:   # no ko on the board (most positions of a game)
+            self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
+            self.union, self.class_key = frozenset(), (frozenset(), pos.hash)
+            return
         stones, nbrs, chains = pos.stones, self.shapes.nbrs, pos.chain
         mouths = self.mouths()
         self.ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}

@@ -43,6 +43,10 @@ class Facts(NamedTuple):
     config: tuple[int, ...]     # the stones on ``ko`` before the play
 
 
+def _plain(p: int) -> Facts:
+    return Facts(None, p, None, False, False, False, ())
+
+
 @dataclass
 class Disturber:
     seat: int
@@ -130,7 +134,8 @@ class NewKoRules(RepetitionRule):
     # --- what happened --------------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
-        facts = self._facts(seat, p, probe)
+        # a play outside every ko position is no ko stone move in one: its facts are plain
+        facts = self._facts(seat, p, probe) if p in self.analysis.ko_at else _plain(p)
         changed = {p, *(q for chain in probe.captured for q in chain.stones)}
         if probe.suicide:
             changed.update(q for chain in probe.own for q in chain.stones)

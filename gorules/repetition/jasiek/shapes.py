@@ -111,7 +111,7 @@ class Template(NamedTuple):
     row4: bool              # 4 points in a row (NKR J8's special clause)
 
 
-def matches(board: Scratch, t: Template) -> bool:
+def matches(board: "Scratch | Sequence[int]", t: Template) -> bool:
     """Is the template a ko mouth on this board? X is the colour walling side a."""
     x = 0
     for n in t.out_a:
