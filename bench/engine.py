@@ -7,6 +7,7 @@ a mid-game 19×19 under 1 ms. This is a benchmark to run by hand, not a timed te
 
     python bench/engine.py                    # the default boards and rulesets
     python bench/engine.py --games 2 --opening 200 --boards 19 hex5 --rules kee
+    python bench/engine.py --gnugo --boards 19 --rules chinese jasiek-nkr   # GNU Go games instead
 
 Games are seeded random playouts, the "random legal game" of Go programs' Monte Carlo search:
 each player plays a random legal point that does not fill one of its own eyes (an empty point
@@ -25,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -56,6 +59,55 @@ def random_game(board: Board, rules: str, seed: int, cap: int) -> list[str]:
         g.play(move)
         played.append(move)
     return played
+
+
+GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
+
+
+def gnugo_game(size: int, seed: int, cap: int) -> list[str]:
+    """A GNU Go self-play game (level 0, seeded): real play with its kos, where random playouts
+    have few real ones. GNU Go plays under its own (Japanese) ko rule; the benchmark cuts a game
+    at the first move a timed ruleset refuses."""
+    proc = subprocess.Popen([str(GNUGO), "--mode", "gtp", "--level", "0", "--never-resign", "--seed", str(seed)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask(command: str) -> str:
+        proc.stdin.write(command + "\n")
+        proc.stdin.flush()
+        lines = []
+        while True:
+            line = proc.stdout.readline()
+            if not line or (line == "\n" and lines):
+                break
+            if line.strip():
+                lines.append(line.strip())
+        return lines[0].lstrip("=? ").strip() if lines else ""
+
+    ask(f"boardsize {size}")
+    moves: list[str] = []
+    try:
+        while len(moves) < cap:
+            answer = ask(f"genmove {'bw'[len(moves) % 2]}").lower()
+            if answer in ("resign", ""):
+                break
+            moves.append("pass" if answer == "pass" else answer.upper())
+            if moves[-2:] == ["pass", "pass"]:
+                break
+    finally:
+        ask("quit")
+        proc.wait()
+    return moves
+
+
+def playable(board: Board, rules: tuple[str, ...], moves: list[str]) -> list[str]:
+    """The longest start of ``moves`` that every ruleset in ``rules`` accepts."""
+    games = [Game(board, rules=r, players=2) for r in rules]
+    for i, move in enumerate(moves):
+        if any(g.why_illegal(move) is not None for g in games):
+            return moves[:i]
+        for g in games:
+            g.play(move)
+    return moves
 
 
 def best(run: Callable[[], float], repeat: int) -> float:
@@ -256,9 +308,13 @@ def nkr_incremental(board: Board, games: list[list[str]]) -> tuple[int, int, int
 
 def report_nkr(args: argparse.Namespace) -> None:
     board = Board.standard(19)
-    games = [random_game(board, "jasiek-nkr", args.seed + i, args.cap) for i in range(args.games)]
+    if args.gnugo:
+        games = [playable(board, ("jasiek-nkr",), gnugo_game(19, args.seed + i, args.cap)) for i in range(args.games)]
+    else:
+        games = [random_game(board, "jasiek-nkr", args.seed + i, args.cap) for i in range(args.games)]
     plays, seen, computed = nkr_incremental(board, games)
-    print(f"\njasiek-nkr on 19x19, {len(games)} playouts: {plays} plays, {seen} ko positions on the board after "
+    kind = "GNU Go games" if args.gnugo else "playouts"
+    print(f"\njasiek-nkr on 19x19, {len(games)} {kind}: {plays} plays, {seen} ko positions on the board after "
           f"them in all, {computed} types computed ({computed / max(seen, 1):.0%} of the ko positions standing; "
           f"the rest kept from the play before)")
     print(f"{'position':<40} {'kos':>4} {'full analysis':>14} {'of it: types':>13} {'per ko':>9}")
@@ -283,8 +339,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cap", type=int, default=2000, help="plays per game at most (default: %(default)s)")
     parser.add_argument("--repeat", type=int, default=7, help="timing runs; the best is shown (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--gnugo", action="store_true",
+                        help="time GNU Go self-play games (level 0) instead of random playouts (square grids)")
     args = parser.parse_args(argv)
-    print(f"python {sys.version.split()[0]}; {args.games} seeded random games per row (seed {args.seed}); "
+    if args.gnugo and GNUGO is None:
+        parser.error("--gnugo needs GNU Go on the PATH or in /usr/games (apt-get install gnugo)")
+    kind = "GNU Go self-play games (level 0)" if args.gnugo else "seeded random games"
+    print(f"python {sys.version.split()[0]}; {args.games} {kind} per row (seed {args.seed}); "
           f"CPU time, best of {args.repeat}; µs")
     header = (f"{'board':<12} {'rules':<12} {'part':<8} {'plays':>6} {'play':>7} {'sgfmill':>8} {'ratio':>6} "
               f"{'why_illegal':>11} {'legal_moves':>11} {'max':>7} {'mid-game':>8} {'(stones)':>8}")
@@ -293,7 +354,11 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.boards:
         board = Board.parse(spec)
         for rules in args.rules:
-            whole = [random_game(board, rules, args.seed + i, args.cap) for i in range(args.games)]
+            if args.gnugo:
+                whole = [playable(board, (rules,), gnugo_game(board.width, args.seed + i, args.cap))
+                         for i in range(args.games)]
+            else:
+                whole = [random_game(board, rules, args.seed + i, args.cap) for i in range(args.games)]
             for part, games in (("opening", [g[:args.opening] for g in whole]), ("game", whole)):
                 r = bench(board, rules, games, args)
                 ratio = f"{r['play'] / r['sgfmill']:6.2f}" if r["sgfmill"] else f"{'-':>6}"

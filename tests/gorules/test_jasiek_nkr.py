@@ -364,3 +364,29 @@ def test_block_of_4_mouth_with_triple_ko_stones() -> None:
     assert Game(Board.grid(6, 6), rules="jasiek-nkr", setup=setup).ko_analysis() == []
     g = Game(Board.grid(6, 6), rules="jasiek-nkr", setup=setup, ko_shapes="reconstructed")
     assert kos(g) == [(["C3", "D3", "C4", "D4"], "disturbing-life", "single")]
+
+
+def two_kos_b_with_an_eye(*held: int) -> Game:
+    gad = Gadget()
+    gad.string("b", BLACK, eye=True)
+    gad.string("w", WHITE)
+    for k, seat in enumerate(held, 1):
+        gad.ko(k, "b", "w", seat)
+    return gad.game()
+
+
+def test_stable_disturbing_death_and_its_disturber() -> None:
+    """Two kos coupling b (an eye: two breaths) and w (one breath, on the verge of removal), a
+    ko stone of each colour: stable disturbing death (J10). Only the owner of the dying string
+    disturbs it (J16 c): White's capture x2 makes White the disturber."""
+    g = two_kos_b_with_an_eye(WHITE, BLACK)
+    assert kos(g) == [(["x1", "y1", "x2", "y2"], "disturbing-death", "stable")]
+    g.play("pass")
+    g.play("x2")
+    assert g.ko_analysis()[0]["disturber"] == WHITE
+
+
+def test_instable_disturbing_death() -> None:
+    """Both kos held by White: w's breaths are exactly the empty points of the ko position (J11)."""
+    g = two_kos_b_with_an_eye(WHITE, WHITE)
+    assert kos(g) == [(["x1", "y1", "x2", "y2"], "disturbing-death", "instable")]
