@@ -8,6 +8,7 @@ a mid-game 19×19 under 1 ms. This is a benchmark to run by hand, not a timed te
     python bench/engine.py                    # the default boards and rulesets
     python bench/engine.py --games 2 --opening 200 --boards 19 hex5 --rules kee
     python bench/engine.py --boards 19 --rules chinese hansen-sst   # Hansen beside its peer
+    python bench/engine.py --gnugo --boards 19 --rules chinese jasiek-nkr   # GNU Go games instead
 
 Games are seeded random playouts, the "random legal game" of Go programs' Monte Carlo search:
 each player plays a random legal point that does not fill one of its own eyes (an empty point
@@ -16,12 +17,18 @@ whose neighbours are all its own stones), and passes when there is none, until t
 ``--opening`` plays (sparse boards, small chains: where sgfmill's flood fills are cheapest) and
 the whole games. Times are CPU time of this process (other work on the machine disturbs them
 less than wall time), the best of ``--repeat`` runs, polygo and sgfmill measured alternately.
+
+``jasiek-nkr`` (Jasiek's New Ko Rules) keeps a ko analysis up to date play by play: the last
+table shows how many ko types each play recomputed (only ko positions a play touched), and
+what a full classification from scratch costs on positions with several kos.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gorules import Board, Game  # noqa: E402
 from gorules.board import COLUMNS  # noqa: E402
 
-RULES = ("kee", "lasker-maas", "chinese", "hansen-sst", "nieminen")
+RULES = ("kee", "lasker-maas", "chinese", "hansen-sst", "nieminen", "jasiek-nkr")
 BOARDS = ("19", "torus:19x19", "hex5")
 
 
@@ -53,6 +60,55 @@ def random_game(board: Board, rules: str, seed: int, cap: int) -> list[str]:
         g.play(move)
         played.append(move)
     return played
+
+
+GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
+
+
+def gnugo_game(size: int, seed: int, cap: int) -> list[str]:
+    """A GNU Go self-play game (level 0, seeded): real play with its kos, where random playouts
+    have few real ones. GNU Go plays under its own (Japanese) ko rule; the benchmark cuts a game
+    at the first move a timed ruleset refuses."""
+    proc = subprocess.Popen([str(GNUGO), "--mode", "gtp", "--level", "0", "--never-resign", "--seed", str(seed)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask(command: str) -> str:
+        proc.stdin.write(command + "\n")
+        proc.stdin.flush()
+        lines = []
+        while True:
+            line = proc.stdout.readline()
+            if not line or (line == "\n" and lines):
+                break
+            if line.strip():
+                lines.append(line.strip())
+        return lines[0].lstrip("=? ").strip() if lines else ""
+
+    ask(f"boardsize {size}")
+    moves: list[str] = []
+    try:
+        while len(moves) < cap:
+            answer = ask(f"genmove {'bw'[len(moves) % 2]}").lower()
+            if answer in ("resign", ""):
+                break
+            moves.append("pass" if answer == "pass" else answer.upper())
+            if moves[-2:] == ["pass", "pass"]:
+                break
+    finally:
+        ask("quit")
+        proc.wait()
+    return moves
+
+
+def playable(board: Board, rules: tuple[str, ...], moves: list[str]) -> list[str]:
+    """The longest start of ``moves`` that every ruleset in ``rules`` accepts."""
+    games = [Game(board, rules=r, players=2) for r in rules]
+    for i, move in enumerate(moves):
+        if any(g.why_illegal(move) is not None for g in games):
+            return moves[:i]
+        for g in games:
+            g.play(move)
+    return moves
 
 
 def best(run: Callable[[], float], repeat: int) -> float:
@@ -172,6 +228,104 @@ def bench(board: Board, rules: str, games: list[list[str]], args: argparse.Names
     }
 
 
+def ko_grid(kos: int) -> dict[str, int]:
+    """A 19x19 set-up with ``kos`` simple kos (the KO7 shape, White's stone in the mouth)."""
+    setup: dict[str, int] = {}
+    shape = {(2, 3): 0, (1, 2): 0, (2, 1): 0, (3, 3): 1, (4, 2): 1, (3, 1): 1, (2, 2): 1}
+    for k in range(kos):
+        x0, y0 = 6 * (k % 3), 4 * (k // 3)
+        for (x, y), seat in shape.items():
+            setup[f"{COLUMNS[x0 + x]}{y0 + y + 1}"] = seat
+    return setup
+
+
+def ko_gadgets(copies: int) -> tuple[Board, dict[str, int]]:
+    """A graph of ``copies`` double kos in seki and triple kos (the spec's gadgets, main strings
+    of two nodes): the coupled ko positions whose types need the search of J6-J7."""
+    points: list[str] = []
+    edges: list[tuple[str, str]] = []
+    setup: dict[str, int] = {}
+
+    def edge(a: str, b: str) -> None:
+        for p in (a, b):
+            if p not in points:
+                points.append(p)
+        edges.append((a, b))
+
+    for c in range(copies):
+        for kind, held in (("d", (1, 0)), ("t", (0, 1, 1))):
+            b, w = f"{kind}{c}b", f"{kind}{c}w"
+            edge(b, b + "'")
+            edge(w, w + "'")
+            setup.update({b: 0, b + "'": 0, w: 1, w + "'": 1})
+            for k, seat in enumerate(held):
+                x, y = f"{kind}{c}x{k}", f"{kind}{c}y{k}"
+                edge(b, x)
+                edge(x, y)
+                edge(y, w)
+                setup[x if seat == 1 else y] = seat
+            if kind == "d":
+                edge(f"{kind}{c}s", b)
+                edge(f"{kind}{c}s", w)
+    return Board(points, edges), setup
+
+
+def time_full_analysis(board: Board, setup: dict[str, int], repeat: int) -> tuple[int, float, float]:
+    """(ko positions, seconds per full analysis from scratch, of which the rest after finding
+    the mouths: strings, couplings, ko positions and their types)."""
+    from gorules.repetition.jasiek.analysis import Analysis
+    from gorules.repetition.jasiek.shapes import Scratch, matches
+    g = Game(board, rules="jasiek-nkr", setup=setup)
+    rule = g._rule
+
+    def run(with_types: bool) -> float:
+        start = time.process_time()
+        for _ in range(20):
+            a = Analysis(rule.shapes)
+            if with_types:
+                a.rebuild(g._pos, rule.had_two)
+            else:   # the mouths alone: every template matched
+                board = Scratch(g._pos.stones)
+                a.matched = {i for i, t in enumerate(rule.shapes.templates) if matches(board, t)}
+        return (time.process_time() - start) / 20
+
+    full = best(lambda: run(True), repeat)
+    return len(g.ko_analysis()), full, full - best(lambda: run(False), repeat)
+
+
+def nkr_incremental(board: Board, games: list[list[str]]) -> tuple[int, int, int]:
+    """(plays, ko positions seen after the plays in all, types computed) over the games."""
+    plays = seen = computed = 0
+    for moves in games:
+        g = Game(board, rules="jasiek-nkr", players=2)
+        before = g._rule.analysis.classified
+        for move in moves:
+            g.play(move)
+            plays += 1
+            seen += len(g._rule.analysis.kos)
+        computed += g._rule.analysis.classified - before
+    return plays, seen, computed
+
+
+def report_nkr(args: argparse.Namespace) -> None:
+    board = Board.standard(19)
+    if args.gnugo:
+        games = [playable(board, ("jasiek-nkr",), gnugo_game(19, args.seed + i, args.cap)) for i in range(args.games)]
+    else:
+        games = [random_game(board, "jasiek-nkr", args.seed + i, args.cap) for i in range(args.games)]
+    plays, seen, computed = nkr_incremental(board, games)
+    kind = "GNU Go games" if args.gnugo else "playouts"
+    print(f"\njasiek-nkr on 19x19, {len(games)} {kind}: {plays} plays, {seen} ko positions on the board after "
+          f"them in all, {computed} types computed ({computed / max(seen, 1):.0%} of the ko positions standing; "
+          f"the rest kept from the play before)")
+    print(f"{'position':<40} {'kos':>4} {'full analysis':>14} {'of it: types':>13} {'per ko':>9}")
+    rows = [(f"19x19, {n} simple kos", board, ko_grid(n)) for n in (3, 12)]
+    rows += [(f"graph, {2 * n} double/triple kos in seki", *ko_gadgets(n)) for n in (2, 8)]
+    for name, b, setup in rows:
+        kos, full, types = time_full_analysis(b, setup, args.repeat)
+        print(f"{name:<40} {kos:>4} {us(full, 14)} {us(types, 13)} {us(types / max(kos, 1), 9)}")
+
+
 def us(seconds: object, width: int) -> str:
     return f"{'-':>{width}}" if seconds is None else f"{seconds * 1e6:{width}.1f}"
 
@@ -186,8 +340,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cap", type=int, default=2000, help="plays per game at most (default: %(default)s)")
     parser.add_argument("--repeat", type=int, default=7, help="timing runs; the best is shown (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--gnugo", action="store_true",
+                        help="time GNU Go self-play games (level 0) instead of random playouts (square grids)")
     args = parser.parse_args(argv)
-    print(f"python {sys.version.split()[0]}; {args.games} seeded random games per row (seed {args.seed}); "
+    if args.gnugo and GNUGO is None:
+        parser.error("--gnugo needs GNU Go on the PATH or in /usr/games (apt-get install gnugo)")
+    kind = "GNU Go self-play games (level 0)" if args.gnugo else "seeded random games"
+    print(f"python {sys.version.split()[0]}; {args.games} {kind} per row (seed {args.seed}); "
           f"CPU time, best of {args.repeat}; µs")
     header = (f"{'board':<12} {'rules':<12} {'part':<8} {'plays':>6} {'play':>7} {'sgfmill':>8} {'ratio':>6} "
               f"{'why_illegal':>11} {'legal_moves':>11} {'max':>7} {'mid-game':>8} {'(stones)':>8}")
@@ -196,7 +355,11 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.boards:
         board = Board.parse(spec)
         for rules in args.rules:
-            whole = [random_game(board, rules, args.seed + i, args.cap) for i in range(args.games)]
+            if args.gnugo:
+                whole = [playable(board, (rules,), gnugo_game(board.width, args.seed + i, args.cap))
+                         for i in range(args.games)]
+            else:
+                whole = [random_game(board, rules, args.seed + i, args.cap) for i in range(args.games)]
             for part, games in (("opening", [g[:args.opening] for g in whole]), ("game", whole)):
                 r = bench(board, rules, games, args)
                 ratio = f"{r['play'] / r['sgfmill']:6.2f}" if r["sgfmill"] else f"{'-':>6}"
@@ -212,6 +375,8 @@ sgfmill:     sgfmill.boards.Board.play per stone play of the same games (capture
 why_illegal: per empty point, at every 10th position of the games
 legal_moves: per call at every 10th position: the mean, and the slowest position (max)
 mid-game:    legal_moves at the middle of the first game, and the stones then on the board (target < 1 ms)""")
+    if "jasiek-nkr" in args.rules:
+        report_nkr(args)
     return 0
 
 

@@ -5,7 +5,8 @@ coordinates are drawn on a character grid, each point shown by its name while em
 without coordinates (or too crowded to draw) become a list of points with their stones and
 neighbours, a page at a time. Each player has a letter and, unless colours are off (NO_COLOR), a
 colour; the last stone played is bracketed, stones marked dead are in lower case, and points the
-player to move may not play are marked `*` and explained beside the board.
+player to move may not play are marked `*` and explained beside the board. Under Jasiek's New Ko
+Rules the empty points of ko positions are marked `k` and each ko position is described beside it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ ANSI = {"black": "1;90", "white": "1;97", "red": "1;31", "blue": "1;34", "green"
         "yellow": "1;33", "purple": "1;35", "magenta": "1;35", "cyan": "1;36", "orange": "38;5;208"}
 FALLBACK_ANSI = ("1;36", "1;35", "1;33", "1;32")
 
-MARKED_REASONS = ("cycle", "superko", "ko", "suicide", "rescinded", "cycle-set", "disallowed", "tko")
+MARKED_REASONS = ("cycle", "superko", "ko", "suicide", "rescinded", "cycle-set", "disallowed", "tko",
+                  "basic-ko", "fighting", "disturber", "prohibition")
 """The reasons a point is marked prohibited on the board (an occupied point needs no mark)."""
 
 
@@ -77,6 +79,21 @@ def prohibited(game: Game) -> dict[str, str]:
     return out
 
 
+def ko_lines(game: Game) -> list[str]:
+    """Jasiek's New Ko Rules: one line per ko position (its type, its disturber, the fighting rule)."""
+    lines = []
+    for ko in game.ko_analysis()[:3]:
+        text = f"ko {'-'.join(ko['points'][:4])}{'...' if len(ko['points']) > 4 else ''}: {ko['type']}"
+        if ko["state"]:
+            text += f" ({ko['state']})"
+        if ko["disturber"] is not None:
+            text += f", disturber {game.players[ko['disturber']]}" + (" (barred)" if ko["disturber_barred"] else "")
+        if ko["fighting_bar"] is not None:
+            text += f", closed to {game.players[ko['fighting_bar']]} this move"
+        lines.append(text)
+    return lines
+
+
 def board_lines(game: Game, style: Style, max_rows: int = BOARD_ROWS) -> list[str]:
     """The board as lines: a grid, a drawing from coordinates, or a list of points."""
     board = game.board
@@ -89,10 +106,13 @@ def board_lines(game: Game, style: Style, max_rows: int = BOARD_ROWS) -> list[st
     return _point_list(game, style, max_rows)
 
 
-def _cell(game: Game, point: str, style: Style, marks: dict[str, str], letter_of: list[str]) -> str:
+def _cell(game: Game, point: str, style: Style, marks: dict[str, str], letter_of: list[str],
+          kos: frozenset[str] = frozenset()) -> str:
     seat = game.stone_at(point)
     if seat is None:
-        return style.paint("*", "2") if point in marks else "."
+        if point in marks:
+            return style.paint("*", "2")
+        return style.paint("k", "2") if point in kos else "."
     letter = letter_of[seat]
     if point in game.dead:
         letter = letter.lower()
@@ -104,6 +124,7 @@ def _grid(game: Game, style: Style) -> list[str]:
     assert board.width is not None and board.height is not None
     cols = "ABCDEFGHJKLMNOPQRSTUVWXYZ"[: board.width]
     marks = prohibited(game)
+    kos = frozenset(p for ko in game.ko_analysis() for p in ko["points"])
     letter_of = letters(game.players)
     last = game.last_move
     header = "   " + " ".join(cols)
@@ -113,7 +134,7 @@ def _grid(game: Game, style: Style) -> list[str]:
         row = [f"{y:>2}"]
         for x, point in enumerate(names):
             row.append("(" if point == last else (")" if x and names[x - 1] == last else " "))
-            row.append(_cell(game, point, style, marks, letter_of))
+            row.append(_cell(game, point, style, marks, letter_of, kos))
         row.append(")" if names[-1] == last else " ")
         lines.append("".join(row) + f"{y}")
     lines.append(header)
@@ -236,6 +257,7 @@ def info_lines(view: RoomView, mine: list[int], now: float, style: Style) -> lis
         lines.append(f"* prohibited: {shown}" + (" ..." if len(marks) > 4 else ""))
         if "cycle" in marks.values():
             lines.append("  (cycle: 'appeal P' asks for it)")
+    lines.extend(ko_lines(game))
     if game.phase == "scoring":
         lines.append(f"mark dead: 'dead P', then 'done'; dead: {' '.join(game.dead) or 'none'}")
         lines.append(f"accepted: {', '.join(game.players[s] for s in game.accepted) or 'nobody yet'}")

@@ -24,7 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--handicap-mode", choices=["fixed", "free"])
     replay.add_argument("--superko", choices=["positional", "situational"])
     replay.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="any other ruleset option, e.g. a1=off, a3=true, move_cap_per_point=5 "
+                        help="any other ruleset option, e.g. a1=off, a3=true, move_cap_per_point=5, ko_shapes=reconstructed "
                              "(VALUE read as JSON when it is JSON, else as a string)")
     replay.add_argument("--record", metavar="FILE", help="read a game record JSON ('-' for stdin)")
     return parser

@@ -40,6 +40,10 @@ class Reason(str, Enum):
     OWNER_CANNOT_PASS = "owner-cannot-pass"  # Nieminen N14b: the owner answers a play
     NO_GIVE = "no-give"                      # Nieminen A9: a give answers an attacker's play only
     PROVEN_ALIVE = "proven-alive"            # Nieminen N14c, A8: the chain survived a dispute
+    BASIC_KO = "basic-ko"          # Jasiek NKR R1
+    FIGHTING = "fighting"          # Jasiek NKR R2
+    DISTURBER = "disturber"        # Jasiek NKR R3
+    PROHIBITION = "prohibition"    # Jasiek NKR R4
 
 
 class GoRulesError(ValueError):

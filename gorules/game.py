@@ -191,6 +191,11 @@ class Game:
         s = self._pos.stones[self.board.index(point)]
         return None if s == EMPTY else s - 1
 
+    def ko_analysis(self) -> list[dict[str, Any]]:
+        """The ko positions on the board (Jasiek's New Ko Rules; empty under other rules):
+        points, mouths, coupling, type, state, disturber, and the seat the fighting rule bars."""
+        return self._rule.ko_analysis()
+
     def consecutive_passes(self) -> int:
         """Passes at the end of the live game (since the phase began, in Lasker-Maas)."""
         count = 0

@@ -12,6 +12,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from .board import Board
 from .errors import IllegalMove
 from .game import Game
+from .ruleset import Repetition
 
 
 def split_seat(text: str, players: tuple[str, ...]) -> tuple[int | None, str]:
@@ -48,6 +49,8 @@ def referee(game: Game, moves: Iterable[Any]) -> Iterator[dict[str, Any]]:
         report["phase"] = game.phase
         if game.disputed:
             report["disputed"] = game.disputed
+        if game.rules.repetition is Repetition.NKR:
+            report["kos"] = game.ko_analysis()
         yield report
     yield summary(game)
 

@@ -23,6 +23,14 @@ class Repetition(str, Enum):
     OWN_PREVIOUS = "own-previous"  # not the position the player left at his previous turn (ko)
     HANSEN = "hansen"              # Hansen's SST ko rules: cycle sets (rule 9), disallowed captures (15)
     NIEMINEN = "nieminen"          # own-previous ko, dispute superko, "no result" for loops (N7a, N14a, N12)
+    NKR = "nkr"                    # Jasiek's New Ko Rules: ko analysis and rules R1-R4, no whole-board repetition
+
+
+class KoShapes(str, Enum):
+    """The ko mouth shapes of Jasiek's New Ko Rules (the text's diagrams are lost)."""
+
+    TWO_POINT = "two-point"            # the certain two-point mouth (Tier 1)
+    RECONSTRUCTED = "reconstructed"    # plus the 3- and 4-point shapes the text names (Tier 2, a reconstruction)
 
 
 class Suicide(str, Enum):
@@ -84,6 +92,7 @@ class Ruleset:
     keying: str | None = None      # a cycle set belongs to the capture and the "config" it leaves, or its "identity"
     counter: str | None = None     # a potentially disallowed move is counteracted by the "immediate" reply or "later"
     no_result_at: int = 0          # N12: the occurrence of a situation that ends the game; 0: never
+    ko_shapes: KoShapes = KoShapes.TWO_POINT
 
     @property
     def appeals(self) -> bool:
@@ -118,6 +127,8 @@ class Ruleset:
             out["superko"] = self.repetition.value
         if self.setup:
             out["setup"] = dict(self.setup)
+        if self.ko_shapes != base.ko_shapes:
+            out["ko_shapes"] = self.ko_shapes.value
         for key in ("move_cap_per_point", "no_result_at", *HANSEN_OPTIONS):
             if getattr(self, key) != getattr(base, key):
                 out[key] = getattr(self, key)
@@ -171,7 +182,8 @@ def _handicap_mode(rules: Ruleset, value: Any) -> dict[str, Any]:
 
 
 def _superko(rules: Ruleset, value: Any) -> dict[str, Any]:
-    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS, Repetition.HANSEN, Repetition.NIEMINEN):
+    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS, Repetition.HANSEN, Repetition.NIEMINEN,
+                            Repetition.NKR):
         raise RulesetError(f"{rules.name} has its own repetition rule; superko cannot be changed")
     if value not in ("positional", "situational"):
         raise RulesetError(f"superko must be 'positional' or 'situational', got {value!r}")
@@ -216,9 +228,18 @@ def _no_result_at(rules: Ruleset, value: Any) -> dict[str, Any]:
     return {"no_result_at": value}
 
 
+def _ko_shapes(rules: Ruleset, value: Any) -> dict[str, Any]:
+    if rules.repetition is not Repetition.NKR:
+        raise RulesetError(f"ko_shapes is an option of Jasiek's New Ko Rules (jasiek-nkr), not of {rules.name}")
+    try:
+        return {"ko_shapes": KoShapes(value)}
+    except ValueError:
+        raise RulesetError(f"ko_shapes must be 'two-point' or 'reconstructed', got {value!r}") from None
+
+
 OPTIONS = {"komi": _komi, "handicap": _handicap, "handicap_mode": _handicap_mode,
            "superko": _superko, "setup": _setup, "move_cap_per_point": _move_cap,
-           "no_result_at": _no_result_at, **{key: _hansen(key) for key in HANSEN_OPTIONS}}
+           "no_result_at": _no_result_at, "ko_shapes": _ko_shapes, **{key: _hansen(key) for key in HANSEN_OPTIONS}}
 
 PRESETS: dict[str, Ruleset] = {
     "kee": Ruleset("kee", Repetition.KEE, Suicide.BOARD_CHANGING),
@@ -238,6 +259,7 @@ PRESETS: dict[str, Ruleset] = {
                         no_result_at=3),
     "hansen-sst": Ruleset("hansen-sst", Repetition.HANSEN, Suicide.BOARD_CHANGING, komi=7.5, max_players=2,
                           move_cap_per_point=10, a1="basic-ko", a3=False, keying="config", counter="immediate"),
+    "jasiek-nkr": Ruleset("jasiek-nkr", Repetition.NKR, Suicide.BOARD_CHANGING, komi=7.5, max_players=2),
 }
 
 

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from gorules import Board, Game
+from gorules.ruleset import Repetition
 from protocol import RoomSettings, engine_options
 
 from .clock import ClockSettings, Clocks
@@ -117,7 +118,16 @@ def game_view(game: Game) -> dict[str, Any]:
     }
     if board.spec:
         view["board_spec"] = board.spec
+    kos = ko_view(game)
+    if kos is not None:
+        view["kos"] = kos
     return view
+
+
+def ko_view(game: Game) -> list[dict[str, Any]] | None:
+    """The ko positions on the board (Jasiek's New Ko Rules), None in rooms of other rules: a
+    client draws them and knows which ko the fighting rule closes, without a rules engine."""
+    return game.ko_analysis() if game.rules.repetition is Repetition.NKR else None
 
 
 def proposal_view(game: Game) -> dict[str, Any] | None:

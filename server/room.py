@@ -19,7 +19,7 @@ from gorules import IllegalMove
 from protocol import Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, Snapshot
 
 from .clock import Clocks
-from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, game_view,
+from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, game_view, ko_view,
                     new_game, proposal_view, replay, result_view, stone_point)
 from .sessions import Session
 
@@ -396,8 +396,12 @@ class Room:
     # -- the machinery ---------------------------------------------------------------------------------
 
     def _state(self) -> dict[str, Any]:
-        return {"to_move": self.game.to_move, "phase": self.game.phase, "prisoners": self.game.prisoners,
-                "clocks": self._clocks_view()}
+        state = {"to_move": self.game.to_move, "phase": self.game.phase, "prisoners": self.game.prisoners,
+                 "clocks": self._clocks_view()}
+        kos = ko_view(self.game)
+        if kos is not None:
+            state["kos"] = kos
+        return state
 
     def _ended(self) -> dict[str, Any] | None:
         """The result if the last change ended the game (and mark the room ended)."""

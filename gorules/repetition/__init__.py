@@ -11,6 +11,7 @@ hold a rule text beside its module:
     ko.py        the position the player left at his previous turn (Nieminen N7a, japanese)
     hansen.py    Hansen's SST ko rules: cycle sets (rule 9), disallowed captures (rule 15), A1', A3'
     nieminen.py  Nieminen's ko, dispute superko (N14a) and "no result" for endless loops (N12)
+    jasiek/      Jasiek's New Ko Rules: ko shapes, ko types and the four rules
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..ruleset import Repetition
 from .hansen import CycleSets
+from .jasiek import NewKoRules
 from .kee import CycleProhibition
 from .ko import OwnPreviousPosition
 from .nieminen import NieminenRepetition
@@ -28,9 +30,8 @@ from .superko import Superko
 if TYPE_CHECKING:
     from ..game import Game
 
-__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "CycleSets", "NieminenRepetition",
-           "OwnPreviousPosition",
-           "Superko"]
+__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "CycleSets", "NewKoRules",
+           "NieminenRepetition", "OwnPreviousPosition", "Superko"]
 
 
 def repetition_rule(game: "Game") -> RepetitionRule:
@@ -44,4 +45,6 @@ def repetition_rule(game: "Game") -> RepetitionRule:
         return CycleSets(game)
     if kind is Repetition.NIEMINEN:
         return NieminenRepetition(game)
+    if kind is Repetition.NKR:
+        return NewKoRules(game)
     return Superko(game, situational=kind is Repetition.SITUATIONAL)

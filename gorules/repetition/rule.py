@@ -60,6 +60,10 @@ class RepetitionRule:
         """A sentence saying why ``player`` may not play ``point`` (for ``IllegalMove``)."""
         return f"{point} is not allowed ({reason.value})"
 
+    def ko_analysis(self) -> list[dict]:
+        """The ko positions on the board, for rules that analyse kos (Jasiek's NKR); else none."""
+        return []
+
     def copy(self, game: "Game") -> "RepetitionRule":
         """The same rule and history, for ``game`` (a copy of this rule's game)."""
         raise NotImplementedError

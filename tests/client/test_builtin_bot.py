@@ -179,7 +179,7 @@ def play_out(game: Game, seed: int, limit: int = 2000) -> Game:
 GAMES = [
     ("kee", "7x7", 3), ("kee", "5x5", 2), ("kee", "hex5", 4), ("kee", "petersen", 3),
     ("lasker-maas", "7x7", 2), ("tromp-taylor", "7x7", 2), ("chinese", "7x7", 2),
-    ("tromp-taylor", "torus:6x6", 2),
+    ("tromp-taylor", "torus:6x6", 2), ("jasiek-nkr", "7x7", 2), ("jasiek-nkr", "hex5", 2),
 ]
 
 
@@ -201,6 +201,26 @@ def test_lasker_maas_reaches_phase_two():
         seat = game.to_move
         game.play(choose_move(game, seat, rngs[seat]), seat=seat)
     assert {"phase-1", "phase-2"} <= phases
+
+
+def test_jasiek_nkr_bots_never_send_a_refused_ko_play():
+    """Under Jasiek's New Ko Rules the bot picks from `legal_moves()`, so a ko capture barred by
+    the basic ko, fighting or prohibition rule is never sent: after Black's capture in the
+    ko, White's recapture is the best capture but refused, and the bot plays elsewhere."""
+    board, setup = drawn("""
+        . . . . . . .
+        . . X O . . .
+        . X O . O . .
+        . . X O . . .
+        . . . . . . .
+    """)
+    game = Game(board, rules="jasiek-nkr", setup=setup)
+    game.play("D3")                                  # Black captures C3: a ko
+    assert game.why_illegal("C3") == "basic-ko"
+    for seed in range(5):
+        move = choose_move(game, 1, random.Random(seed))
+        assert move != "C3" and game.why_illegal(move) is None
+    play_out(game, seed=4)
 
 
 def test_every_preset_is_playable():

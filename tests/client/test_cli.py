@@ -166,3 +166,23 @@ def test_settings_the_engine_refuses_are_usage_errors_before_connecting(flags, w
 
     with pytest.raises(UsageError, match=words):
         settings_from(build_parser().parse_args(["play", *flags]))
+
+
+async def test_jasiek_nkr_room_played_by_bots_exports_a_record_that_replays(server):
+    from client_cli.bots import BuiltinBot
+    from client_cli.sdk import run_bot
+    from gorules import Game
+
+    async with Client(server.url, name="host") as host:
+        room = (await host.create(RoomSettings(rules="jasiek-nkr", board="5x5", options={"ko_shapes": "reconstructed"}))).room
+    await asyncio.gather(*(run_bot(BuiltinBot(seed=s), server.url, room=room, seat=s, name=f"b{s}")
+                           for s in range(2)))
+    as_json = await asyncio.to_thread(polygo, "export", room, "--format", "json", "--server", server.url)
+    assert as_json.returncode == 0
+    record = __import__("json").loads(as_json.stdout)
+    assert record["record"]["rules"] == "jasiek-nkr"
+    assert record["record"]["options"] == {"ko_shapes": "reconstructed"}
+    game = Game.from_record(record["record"])
+    assert game.result is not None and list(game.result.ranking) == record["result"]["ranking"]
+    as_sgf = await asyncio.to_thread(polygo, "export", room, "--format", "sgf", "--server", server.url)
+    assert as_sgf.returncode == 0 and "RU[jasiek-nkr]" in as_sgf.stdout

@@ -113,3 +113,16 @@ def test_a_nieminen_dispute_is_shown(make_view):
     text = "\n".join(screen(make_view(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
     assert "phase: dispute" in text and "dispute of C3" in text and "'give'" in text
     assert "to move: you" in text
+
+
+def test_jasiek_ko_positions_are_marked_and_refusals_explained(make_view):
+    game = Game(Board.grid(7, 5), rules="jasiek-nkr")
+    for move in ("C4", "D4", "B3", "E3", "C2", "D2", "pass", "C3"):
+        game.play(move)
+    assert board_lines(game, Style(color=False))[3] == " 3 . B(W)k W . . 3"
+    game.play("D3")
+    assert prohibited(game) == {"C3": "basic-ko"}
+    assert board_lines(game, Style(color=False))[3] == " 3 . B *(B)W . . 3"
+    text = "\n".join(screen(make_view(game, ["ann", "bob"]), [1], 0.0, Style(color=False)))
+    assert "prohibited: C3 basic-ko" in text
+    assert "ko C3-D3: fighting, closed to white this move" in text

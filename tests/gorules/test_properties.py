@@ -20,12 +20,14 @@ from hypothesis import strategies as st
 
 from gorules import PRESETS, Board, Game, IllegalMove, RulesetError
 from gorules.position import EMPTY, Position
+from gorules.repetition.jasiek.analysis import Analysis
 
 # About 250 random games in all, shared among the presets, keep the file near 30 s.
 PRESET_SETTINGS = settings(max_examples=max(20, 250 // len(PRESETS)), deadline=None,
                            suppress_health_check=[HealthCheck.too_slow])
 SETTINGS = settings(PRESET_SETTINGS, max_examples=50)
-STONE_REASONS = {"suicide", "cycle", "superko", "ko", "rescinded", "cycle-set", "disallowed", "tko"}
+STONE_REASONS = {"suicide", "cycle", "superko", "ko", "rescinded", "cycle-set", "disallowed", "tko", "basic-ko",
+                 "fighting", "disturber", "prohibition"}
 JUNK = ["", "   ", "Z99", "appeal", "appeal pass", "pass pass", "rank x", "rank", "dead", "accept",
         "reject", "done", "resign", "rank 1 1", "rank 9 9", "appeal Z99", "dead Z99", 7, None]
 
@@ -57,10 +59,10 @@ tiny_boards = st.one_of(
 
 @st.composite
 def games(draw: st.DrawFn, rules: str, board_strategy: st.SearchStrategy[Board] = boards,
-          most_players: int = 4) -> Game:
+          most_players: int = 4, **extra: Any) -> Game:
     board = draw(board_strategy)
     players = 2 if PRESETS[rules].max_players == 2 else draw(st.integers(2, most_players))
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = dict(extra)
     if players == 2 and draw(st.integers(0, 4)) == 0:
         options.update(handicap=draw(st.integers(2, 3)), handicap_mode="free")
     if PRESETS[rules].repetition.value == "hansen":
@@ -288,6 +290,8 @@ class Model:
         after = self.place(now, point, seat)
         if point not in after and (self.rules.suicide.value == "forbidden" or after == now):
             return "suicide"
+        if self.rules.repetition.value == "nkr":
+            return None  # only suicide is modelled for Jasiek's NKR
         stones = [(-1, self.initial, self.first_turn)] + [
             (i, e[3], e[4]) for i, e in enumerate(self.live) if e[0] == "stone"]
         if self.rules.repetition.value == "kee":
@@ -457,15 +461,35 @@ class HansenModel:
 
 
 def check_model(g: Game, model: Model) -> None:
-    """While play goes on, the engine's position and stone verdicts equal the model's."""
+    """While play goes on, the engine's position and stone verdicts equal the model's.
+
+    Jasiek's NKR has no whole-board model here: its suicide verdicts are compared, and its
+    incremental ko analysis with one built from scratch on the same position."""
     if g.phase == "ended":
         return
     assert g.stones() == model.position
+    if g.rules.repetition.value == "nkr":
+        check_ko_analysis(g)
     if g.to_move is None:
         return
     for point in g.board.points:
         if point not in model.position:
+            if g.rules.repetition.value == "nkr":
+                assert (g.why_illegal(point) == "suicide") == (model.reason(g.to_move, point, False) == "suicide")
+                continue
             assert g.why_illegal(point) == model.reason(g.to_move, point, g.phase == "dispute"), point
+
+
+def check_ko_analysis(g: Game) -> None:
+    """The analysis kept up to date play by play equals one made from scratch."""
+    rule = g._rule
+    fresh = Analysis(rule.shapes)
+    fresh.rebuild(g._pos, rule.had_two)
+    kept = rule.analysis
+    assert kept.kos == fresh.kos
+    assert kept.kinds == fresh.kinds
+    assert kept.class_key == fresh.class_key
+    assert len(g.ko_analysis()) == len(fresh.kos)
 
 
 def check_replay(g: Game) -> None:
@@ -579,6 +603,7 @@ def play_random_game(g: Game, data: st.DataObject, steps: int) -> None:
             with pytest.raises(IllegalMove) as info:
                 g.play(move, seat=seat)
             assert info.value.reason.value == reason
+            assert str(info.value)
             assert snapshot(g) == before, f"refused {move!r} changed the game"
         check_position(g)
         check_score(g, offsets)
@@ -634,6 +659,29 @@ def test_nieminen_games_with_disputes_end(data: st.DataObject) -> None:
         g.play(move, seat=seat)
     assert g.phase == "ended"
     check_replay(g)
+
+
+@settings(PRESET_SETTINGS, max_examples=25)
+@given(data=st.data())
+def test_jasiek_nkr_with_the_reconstructed_shapes(data: st.DataObject) -> None:
+    g = data.draw(games("jasiek-nkr", tiny_boards | boards, ko_shapes="reconstructed"))
+    play_random_game(g, data, steps=60)
+
+
+@settings(PRESET_SETTINGS, max_examples=25)
+@given(data=st.data())
+def test_jasiek_nkr_games_end_without_passes_forced(data: st.DataObject) -> None:
+    """R4 ensures a finite game (J-A18): players who pass only when no stone play is legal
+    still reach the end, on boards small enough to exhaust the classes."""
+    board = data.draw(tiny_boards)
+    g = Game(board, rules="jasiek-nkr", ko_shapes=data.draw(st.sampled_from(["two-point", "reconstructed"])))
+    for _ in range(5000):
+        legal = g.legal_moves()
+        if not legal:
+            break
+        stones = [m for m in legal if m != "pass"]
+        g.play(data.draw(st.sampled_from(stones)) if stones else "pass")
+    assert g.over
 
 
 def test_a_stone_captures_two_opponents_chains_at_once() -> None:

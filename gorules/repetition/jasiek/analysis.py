@@ -1,0 +1,135 @@
+"""The ko analysis of the position on the board: mouths, ko strings, couplings, ko positions
+(NKR J1-J5), their types (J6-J15) and the prohibition rule's class of the position (R4).
+
+Kept up to date play by play: a play changes the stones on a few points (the stone and what it
+captured); only the mouth templates near those points are matched again, the ko positions are
+regrouped (there are few mouths), and a ko position's type is computed again only when a
+changed point is among the points its last classification read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...position import EMPTY, Position
+from .kinds import Kind, KoPosition, classify
+from .shapes import Scratch, Shapes, Template, matches
+
+
+class Analysis:
+    """The analysis of one position (mutable: :meth:`update` moves it on by a play)."""
+
+    def __init__(self, shapes: Shapes):
+        self.shapes = shapes
+        self.matched: set[int] = set()          # templates that are mouths now
+        self.kos: dict[frozenset[int], KoPosition] = {}
+        self.kinds: dict[frozenset[int], Kind] = {}
+        self.ko_at: dict[int, list[frozenset[int]]] = {}
+        self.ko_stones: set[int] = set()
+        self.union: frozenset[int] = frozenset()
+        self.class_key: tuple[frozenset[int], int] = (frozenset(), 0)
+        self._cache: dict[tuple, tuple[Kind, set[int]]] = {}
+        self.classified = 0                      # classifications computed (not from the cache)
+
+    def copy(self) -> "Analysis":
+        other = object.__new__(Analysis)
+        other.__dict__.update(self.__dict__)
+        other.matched = set(self.matched)
+        other._cache = dict(self._cache)
+        return other
+
+    def rebuild(self, pos: Position, had_two: set[frozenset[int]]) -> None:
+        """From scratch: every template matched, every type computed."""
+        board = Scratch(pos.stones)
+        self.matched = {i for i, t in enumerate(self.shapes.templates) if matches(board, t)}
+        self._cache = {}
+        self._derive(pos, had_two)
+
+    def update(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> None:
+        """After a play that changed the stones on ``changed``."""
+        board = pos.stones   # matching needs no read log: the list itself is quicker
+        templates, near, matched = self.shapes.templates, self.shapes.near, self.matched
+        for i in {i for c in changed for i in near[c]}:
+            if matches(board, templates[i]):
+                matched.add(i)
+            else:
+                matched.discard(i)
+        self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
+        self._derive(pos, had_two)
+
+    def mouths(self) -> dict[frozenset[int], Template]:
+        templates = self.shapes.templates
+        out: dict[frozenset[int], Template] = {}
+        for i in sorted(self.matched):
+            out.setdefault(templates[i].points, templates[i])
+        return out
+
+    def _derive(self, pos: Position, had_two: set[frozenset[int]]) -> None:
+        if not self.matched:   # no ko on the board (most positions of a game)
+            self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
+            self.union, self.class_key = frozenset(), (frozenset(), pos.hash)
+            return
+        stones, nbrs, chains = pos.stones, self.shapes.nbrs, pos.chain
+        mouths = self.mouths()
+        self.ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}
+        reps: dict[int, int] = {}
+        groups: dict[frozenset[int], list[Template]] = {}
+        for m, t in mouths.items():
+            adjacent = set()
+            for p in m:
+                for n in nbrs[p]:
+                    if n not in m and stones[n] != EMPTY and n not in self.ko_stones:
+                        chain = chains[n]
+                        rep = reps.get(id(chain))
+                        if rep is None:
+                            rep = reps[id(chain)] = min(chain.stones)
+                        adjacent.add(rep)
+            groups.setdefault(frozenset(adjacent), []).append(t)
+        kos: dict[frozenset[int], KoPosition] = {}
+        for adjacent, ts in groups.items():
+            ts.sort(key=lambda t: sorted(t.points))
+            if len(ts) >= 2 and adjacent:
+                points = frozenset().union(*(t.points for t in ts))
+                kos.setdefault(points, KoPosition(points, tuple(ts), tuple(sorted(adjacent))))
+            else:
+                for t in ts:
+                    kos.setdefault(t.points, KoPosition(t.points, (t,), ()))
+        self.kos = kos
+        self.kinds = {k: self._kind(pos, ko, had_two) for k, ko in kos.items()}
+        self.ko_at = {}
+        for k in sorted(kos, key=sorted):
+            for p in k:
+                self.ko_at.setdefault(p, []).append(k)
+        self.union = frozenset().union(*kos) if kos else frozenset()
+        z = pos._z
+        outside = pos.hash
+        for u in self.union:
+            if stones[u] != EMPTY:
+                outside ^= z[stones[u]][u]
+        self.class_key = (self.union, outside)
+
+    def _kind(self, pos: Position, ko: KoPosition, had_two: set[frozenset[int]]) -> Kind:
+        rows = frozenset(m.points for m in ko.mouths if m.row4 and m.points in had_two)
+        key = (ko.points, tuple(m.side_a for m in ko.mouths), ko.coupling, rows)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit[0]
+        reads: set[int] = set()
+        kind = classify(Scratch(pos.stones, reads=reads), self.shapes, ko, frozenset(had_two))
+        self._cache[key] = (kind, reads)
+        self.classified += 1
+        return kind
+
+    def config(self, pos: Position, ko: frozenset[int]) -> tuple[int, ...]:
+        """The stones on a ko position's points (R3's "ko position with the stones on it")."""
+        return tuple(pos.stones[p] for p in sorted(ko))
+
+    def describe(self, names: tuple[str, ...]) -> list[dict[str, Any]]:
+        out = []
+        for k in sorted(self.kos, key=sorted):
+            ko, kind = self.kos[k], self.kinds[k]
+            out.append({"points": [names[p] for p in sorted(k)],
+                        "mouths": [[names[p] for p in sorted(m.points)] for m in ko.mouths],
+                        "coupling": [names[p] for p in ko.coupling],
+                        "type": kind.type, "state": kind.state})
+        return out

@@ -1,0 +1,251 @@
+"""The four rules of Jasiek's New Ko Rules (1998): basic ko, fighting, disturber, prohibition.
+
+Read beside ``shared/rule-texts/jasiek-new-ko-rules-1998.txt`` and its spec. A stone play is
+checked against R1, R2, R3 and R4 in that order, one reason per refusal (J-A15). Whatever a
+play needs from the position before it (is it a ko stone move, in which ko position, is it
+disturbing, which action of R4 it is) is worked out once, by :meth:`NewKoRules.refuse` or the
+pre-play hook :meth:`NewKoRules.before_stone`, and used again by :meth:`stone_played`.
+
+Terms: a *ko stone move in K* is a board play on a point of ko position K (of the position
+before it) whose stone is a ko stone after it; K is known by its point set (J-A16). R4's
+*class* of a position is the set of points of all ko positions with the stones outside it
+(J-A14); the class of a move is the class of the position it is played from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ...errors import Reason
+from ...position import EMPTY, Probe
+from ...ruleset import KoShapes
+from ..rule import RepetitionRule
+from .analysis import Analysis
+from .kinds import disturbing
+from .shapes import Scratch, shapes_for, string
+
+if TYPE_CHECKING:
+    from ...game import Game
+
+Ko = frozenset  # a ko position, known by its points
+
+
+class Facts(NamedTuple):
+    """What a stone play would be under the rules, from the position before it."""
+
+    reason: Reason | None
+    action: Any                 # R4's action: a point, ("fighting", K) or ("disturber", K)
+    ko: Ko | None               # the ko position it is a ko stone move in
+    first: bool                 # the first ko stone in this fighting ko from this class (ignored by R4)
+    disturbs: bool              # J16
+    becomes: bool               # and so becomes the disturber (R3)
+    config: tuple[int, ...]     # the stones on ``ko`` before the play
+
+
+def _plain(p: int) -> Facts:
+    return Facts(None, p, None, False, False, False, ())
+
+
+@dataclass
+class Disturber:
+    seat: int
+    seen: set[tuple[int, ...]] = field(default_factory=set)   # configurations since just before he began
+    barred: bool = False
+
+
+class NewKoRules(RepetitionRule):
+    watches_before_stone = True
+
+    def __init__(self, game: "Game"):
+        super().__init__(game)
+        self.shapes = shapes_for(game.board, game.rules.ko_shapes is KoShapes.RECONSTRUCTED)
+        self._rows = any(t.row4 for t in self.shapes.templates)
+
+    def reset(self) -> None:
+        self.had_two: set[frozenset[int]] = set()
+        self.analysis = Analysis(self.shapes)
+        self.analysis.rebuild(self.game._pos, self.had_two)
+        self._note_row4()   # the set-up position counts as one "after a move" (J8)
+        self._basic: tuple[int, int] | None = None        # R1: (capturing stone, captured point)
+        self._fight: tuple[Ko, int] | None = None         # R2: (fighting ko, the seat it bars next)
+        self._disturbers: dict[Ko, Disturber] = {}        # R3
+        self._done: dict[tuple, tuple[set, set]] = {}     # R4: class -> actions per seat
+        self._first: dict[tuple, set[Ko]] = {}            # R4: class -> fighting kos with a first ko stone
+        self._memo: dict[tuple[int, int], Facts] = {}
+        self._pending: tuple[int, Facts, set[int], int] | None = None
+        self._now = self._done.setdefault(self.analysis.class_key, (set(), set()))
+
+    # --- the hot path -----------------------------------------------------------------------
+
+    def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
+        if p not in self.analysis.ko_at:
+            # not in a ko position: no ko stone move in one, and no recapture (R1-R3 pass)
+            return Reason.PROHIBITION if p in self._now[seat] else None
+        return self._facts(seat, p, probe).reason
+
+    def _facts(self, seat: int, p: int, probe: Probe) -> Facts:
+        facts = self._memo.get((seat, p))
+        if facts is None:
+            facts = self._memo[(seat, p)] = self._work_out(seat, p, probe)
+        return facts
+
+    def _work_out(self, seat: int, p: int, probe: Probe) -> Facts:
+        pos, a, shapes = self.game._pos, self.analysis, self.shapes
+        colour = seat + 1
+        changes = {p: colour}
+        for chain in probe.captured:
+            changes.update(dict.fromkeys(chain.stones, EMPTY))
+        if probe.suicide:
+            changes[p] = EMPTY
+            for chain in probe.own:
+                changes.update(dict.fromkeys(chain.stones, EMPTY))
+        before = Scratch(pos.stones)
+        after = before.with_changes(changes)
+        ko_stone = after[p] == colour and shapes.in_mouth(after, p)
+        kos = a.ko_at.get(p, []) if ko_stone else []
+        ko = kos[0] if kos else None
+        config = a.config(pos, ko) if ko is not None else ()
+        action: Any = p
+        first = disturbs = becomes = False
+        reason = None
+        if self._basic is not None and any(c.stones == [self._basic[0]] for c in probe.captured):
+            reason = Reason.BASIC_KO
+        elif self._fight is not None and self._fight[1] == seat and any(k == self._fight[0] for k in kos):
+            reason = Reason.FIGHTING
+        if ko is not None:
+            kind = a.kinds[ko]
+            if not kind.disturbing:
+                action = ("fighting", ko)
+                first = ko not in self._first.get(a.class_key, ())
+            else:
+                disturbs = disturbing(before, after, shapes, a.kos[ko], kind, colour, p)
+                current = self._disturbers.get(ko)
+                if disturbs:
+                    if current is not None and current.seat == seat and current.barred and reason is None:
+                        reason = Reason.DISTURBER
+                    becomes = current is None or (current.seat != seat and current.barred)
+                    if becomes:
+                        action = ("disturber", ko)
+        if reason is None and not first and action in self._now[seat]:
+            reason = Reason.PROHIBITION
+        return Facts(reason, action, ko, first, disturbs, becomes, config)
+
+    # --- what happened --------------------------------------------------------------------
+
+    def before_stone(self, seat: int, p: int, probe: Probe) -> None:
+        # a play outside every ko position is no ko stone move in one: its facts are plain
+        facts = self._facts(seat, p, probe) if p in self.analysis.ko_at else _plain(p)
+        changed = {p, *(q for chain in probe.captured for q in chain.stones)}
+        if probe.suicide:
+            changed.update(q for chain in probe.own for q in chain.stones)
+        captured = probe.captured[0].stones if len(probe.captured) == 1 else []
+        single_ko = captured[0] if len(captured) == 1 and captured[0] in self.analysis.ko_stones else -1
+        self._pending = (p, facts, changed, single_ko)
+
+    def stone_played(self, index: int, seat: int, p: int) -> None:
+        pending, self._pending = self._pending, None
+        assert pending is not None and pending[0] == p, "NewKoRules needs before_stone before stone_played"
+        _, facts, changed, single_ko = pending
+        a, pos = self.analysis, self.game._pos
+        # R4: the action counts in the class of the position it was played from
+        if facts.first:
+            self._first.setdefault(a.class_key, set()).add(facts.ko)
+        else:
+            self._now[seat].add(facts.action)
+        a.update(pos, changed, self.had_two)
+        self._note_row4()
+        # R1: a single ko stone that has captured a single ko stone
+        chain = pos.chain[p]
+        single = chain is not None and len(chain.stones) == 1 and p in a.ko_stones
+        self._basic = (p, single_ko) if single and single_ko >= 0 else None
+        # R2: a ko stone in a fighting ko that existed before and is still one after
+        ko = facts.ko
+        still = ko is not None and ko in a.kos
+        fought = isinstance(facts.action, tuple) and facts.action[0] == "fighting"
+        self._fight = (ko, 1 - seat) if fought and still and not a.kinds[ko].disturbing else None
+        # R3: only the disturber of the ko whose ko stone move-sequence goes on stays
+        disturbers = {}
+        if still and a.kinds[ko].disturbing:
+            current = self._disturbers.get(ko)
+            if facts.becomes:
+                current = Disturber(seat, {facts.config})
+            if current is not None:
+                config = a.config(pos, ko)
+                current.barred = current.barred or config in current.seen
+                current.seen.add(config)
+                disturbers[ko] = current
+        self._disturbers = disturbers
+        self._memo = {}
+        self._now = self._done.setdefault(a.class_key, (set(), set()))
+
+    def _note_row4(self) -> None:
+        """J8: a 4-in-a-row mouth that has had two ko strings on it after a move."""
+        if not self._rows:
+            return
+        pos, nbrs = self.game._pos, self.shapes.nbrs
+        board = Scratch(pos.stones)
+        for m, t in self.analysis.mouths().items():
+            if not t.row4 or m in self.had_two:
+                continue
+            seen: set[int] = set()
+            count = 0
+            for q in sorted(m):
+                if pos.stones[q] != EMPTY and q not in seen:
+                    seen.update(string(board, nbrs, q)[0])
+                    count += 1
+            if count >= 2:
+                self.had_two.add(m)
+                self.analysis.update(pos, set(), self.had_two)
+
+    def passed(self, index: int, seat: int, appealing: bool) -> None:
+        # a pass ends every ko stone move-sequence and is the opponent's next move (R1, R2, R3)
+        self._basic = None
+        self._fight = None
+        self._disturbers = {}
+        self._memo = {}
+
+    # --- words and data -------------------------------------------------------------------
+
+    def explain(self, reason: Reason, point: str, player: str) -> str:
+        if reason is Reason.BASIC_KO:
+            return (f"{point} would recapture at once the single ko stone that has just captured a single "
+                    f"ko stone (basic ko rule)")
+        if reason is Reason.FIGHTING:
+            return (f"{player} may not play a ko stone in this fighting ko ({point}) right after the "
+                    f"opponent's ko stone in it (fighting rule)")
+        if reason is Reason.DISTURBER:
+            return (f"{point} would disturb this disturbing ko again, but {player} is its disturber and its "
+                    f"stones have repeated since {player} began (disturber rule)")
+        if reason is Reason.PROHIBITION:
+            seat = self.game.players.index(player)
+            facts = self._memo.get((seat, self.game.board.index(point)))
+            what = "played a stone on this point"
+            if facts is not None and isinstance(facts.action, tuple):
+                what = ("played a ko stone in this fighting ko" if facts.action[0] == "fighting"
+                        else "become the disturber of this disturbing ko")
+            return (f"{point}: {player} has already {what} from a board position of this class "
+                    f"(the same ko positions and the same stones outside them) (prohibition rule)")
+        return super().explain(reason, point, player)
+
+    def ko_analysis(self) -> list[dict[str, Any]]:
+        out = self.analysis.describe(self.game.board.points)
+        for entry, ko in zip(out, sorted(self.analysis.kos, key=sorted)):
+            d = self._disturbers.get(ko)
+            entry["disturber"] = d.seat if d is not None else None
+            entry["disturber_barred"] = bool(d and d.barred)
+            entry["fighting_bar"] = self._fight[1] if self._fight is not None and self._fight[0] == ko else None
+        return out
+
+    def copy(self, game: "Game") -> "NewKoRules":
+        other = object.__new__(NewKoRules)
+        other.__dict__.update(self.__dict__)
+        other.game = game
+        other.had_two = set(self.had_two)
+        other.analysis = self.analysis.copy()
+        other._disturbers = {k: Disturber(d.seat, set(d.seen), d.barred) for k, d in self._disturbers.items()}
+        other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
+        other._first = {k: set(v) for k, v in self._first.items()}
+        other._memo = dict(self._memo)
+        other._now = other._done.setdefault(other.analysis.class_key, (set(), set()))
+        return other

@@ -1,0 +1,285 @@
+"""Ko mouths (NKR J1) and a scratch board to try plays on.
+
+The text defines a ko mouth by shape diagrams that are lost. polygo reads a mouth structurally
+(spec J-A1): a connected set M of points split into two sides, every outside neighbour of one
+side of colour X and of the other of colour Y != X, the stones of the X-walled side all Y and
+of the Y-walled side all X, with at least one stone and one empty point in M (J-A2). Points
+cut off by the edge simply have fewer outside neighbours, so the edge clause comes for free.
+
+- Tier 1 (always): every pair of adjacent points, split one and one: the two-point mouth of
+  the basic ko, certain and structural on any board graph.
+- Tier 2 (``ko_shapes="reconstructed"``): the 3- and 4-point shapes the text names: 3 in a row
+  (2+1), 4 in a row (2+2, 3+1), the bent 4 and the 2x2 block (3+1). On grids and tori they
+  are placed by coordinates; on other graphs "in a row" is an induced path and the block an
+  induced 4-cycle. A reconstruction that cannot be checked against the lost diagrams.
+
+Analyses must also look at positions that are not on the board (a play and its answer), and
+must know which points they read, so that a cached verdict is kept until one of those points
+changes: :class:`Scratch` is a stones list with changes on top and an optional read log.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+EMPTY = 0
+_MISSING = -1
+
+
+class Scratch:
+    """A board to try plays on: ``base`` (never changed) plus ``changes``; reads of ``base``
+    points are added to ``reads`` when it is a set."""
+
+    __slots__ = ("base", "changes", "reads")
+
+    def __init__(self, base: Sequence[int], changes: dict[int, int] | None = None,
+                 reads: set[int] | None = None):
+        self.base = base
+        self.changes = {} if changes is None else changes
+        self.reads = reads
+
+    def __getitem__(self, i: int) -> int:
+        v = self.changes.get(i, _MISSING)
+        if v != _MISSING:
+            return v
+        if self.reads is not None:
+            self.reads.add(i)
+        return self.base[i]
+
+    def with_changes(self, more: dict[int, int]) -> "Scratch":
+        return Scratch(self.base, {**self.changes, **more}, self.reads)
+
+    def same_as(self, other: "Scratch") -> bool:
+        """Same stones everywhere (both boards must share ``base``)."""
+        return all(self[k] == other[k] for k in self.changes.keys() | other.changes.keys())
+
+
+def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, enough: int = 0) -> tuple[list[int], set[int]]:
+    """The stones of the string at ``p`` and its breaths (liberties).
+
+    With ``enough``, the search stops once it has found that many breaths (then the stones
+    are only part of the string): a question like "is it in atari?" reads few points, and a
+    verdict that read few points is kept longer."""
+    colour = board[p]
+    stones, seen, libs = [p], {p}, set()
+    i = 0
+    while i < len(stones):
+        for r in nbrs[stones[i]]:
+            s = board[r]
+            if s == EMPTY:
+                libs.add(r)
+                if enough and len(libs) >= enough:
+                    return stones, libs
+            elif s == colour and r not in seen:
+                seen.add(r)
+                stones.append(r)
+        i += 1
+    return stones, libs
+
+
+def play(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, colour: int) -> Scratch | None:
+    """The board after ``colour`` plays on empty ``p``: captures, then a multi-stone suicide
+    removes its own string; None for a single-stone suicide, which is refused (NKR 1.4)."""
+    after = board.with_changes({p: colour})
+    removed: dict[int, int] = {}
+    for q in nbrs[p]:
+        s = after[q]
+        if s != EMPTY and s != colour and q not in removed:
+            stones, libs = string(after, nbrs, q, 1)
+            if not libs:
+                removed.update(dict.fromkeys(stones, EMPTY))
+    if removed:
+        after.changes.update(removed)
+        return after
+    stones, libs = string(after, nbrs, p, 1)
+    if not libs:
+        if len(stones) == 1:
+            return None
+        after.changes.update(dict.fromkeys(stones, EMPTY))
+    return after
+
+
+class Template(NamedTuple):
+    """A place a ko mouth may be: its points split into two sides, and each side's outside
+    neighbours (its walls)."""
+
+    points: frozenset[int]
+    side_a: tuple[int, ...]
+    side_b: tuple[int, ...]
+    out_a: tuple[int, ...]
+    out_b: tuple[int, ...]
+    row4: bool              # 4 points in a row (NKR J8's special clause)
+
+
+def matches(board: "Scratch | Sequence[int]", t: Template) -> bool:
+    """Is the template a ko mouth on this board? X is the colour walling side a."""
+    x = 0
+    for n in t.out_a:
+        v = board[n]
+        if v == EMPTY or (x and v != x):
+            return False
+        x = v
+    for n in t.out_b:
+        v = board[n]
+        if v == EMPTY:
+            return False
+        v = 3 - v
+        if x and v != x:
+            return False
+        x = v
+    stone = empty = False
+    for a in t.side_a:
+        v = board[a]
+        if v == EMPTY:
+            empty = True
+            continue
+        stone = True
+        v = 3 - v
+        if x and v != x:
+            return False
+        x = v
+    for b in t.side_b:
+        v = board[b]
+        if v == EMPTY:
+            empty = True
+            continue
+        stone = True
+        if x and v != x:
+            return False
+        x = v
+    return stone and empty
+
+
+class Shapes:
+    """The mouth templates of one board and catalogue, indexed by point."""
+
+    def __init__(self, nbrs: Sequence[Sequence[int]], templates: list[Template]):
+        self.nbrs = nbrs
+        self.templates = templates
+        n = len(nbrs)
+        self.containing: list[list[int]] = [[] for _ in range(n)]  # templates with p in M
+        self.near: list[list[int]] = [[] for _ in range(n)]        # templates with p in M or its walls
+        for i, t in enumerate(templates):
+            for p in t.points:
+                self.containing[p].append(i)
+            for p in t.points | set(t.out_a) | set(t.out_b):
+                self.near[p].append(i)
+
+    def in_mouth(self, board: Scratch, p: int) -> bool:
+        """Is ``p`` a point of some ko mouth on ``board``?"""
+        templates = self.templates
+        return any(matches(board, templates[i]) for i in self.containing[p])
+
+
+def _template(nbrs: Sequence[Sequence[int]], a: Sequence[int], b: Sequence[int], row4: bool = False) -> Template:
+    points = frozenset(a) | frozenset(b)
+    out_a = tuple(sorted({n for p in a for n in nbrs[p] if n not in points}))
+    out_b = tuple(sorted({n for p in b for n in nbrs[p] if n not in points}))
+    return Template(points, tuple(sorted(a)), tuple(sorted(b)), out_a, out_b, row4)
+
+
+def two_point_templates(nbrs: Sequence[Sequence[int]]) -> list[Template]:
+    return [_template(nbrs, (p,), (q,)) for p in range(len(nbrs)) for q in nbrs[p] if p < q]
+
+
+# Tier 2 on coordinates: cells of each shape in order, and its splits (indices of side a).
+_SHAPES = {
+    "row3": ([(0, 0), (1, 0), (2, 0)], [(0, 1)]),
+    "row4": ([(0, 0), (1, 0), (2, 0), (3, 0)], [(0, 1), (0, 1, 2), (0,)]),
+    "bent4": ([(0, 0), (1, 0), (2, 0), (2, 1)], [(0, 1, 2), (0,)]),
+    "block": ([(0, 0), (1, 0), (1, 1), (0, 1)], [(0,), (1,), (2,), (3,)]),
+}
+
+
+def _symmetries(cells: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    out = []
+    for sx in (1, -1):
+        for sy in (1, -1):
+            for swap in (False, True):
+                out.append([((y * sx, x * sy) if swap else (x * sx, y * sy)) for x, y in cells])
+    return out
+
+
+def grid_templates(nbrs: Sequence[Sequence[int]], coords: dict[int, tuple[int, int]], width: int,
+                   height: int, wrap: bool) -> list[Template]:
+    at = {xy: i for i, xy in coords.items()}
+    seen: set[tuple[frozenset[int], frozenset[int]]] = set()
+    out = []
+    for name, (cells, splits) in _SHAPES.items():
+        for shape in _symmetries(cells):
+            for (x0, y0) in list(at):
+                placed = []
+                for dx, dy in shape:
+                    x, y = x0 + dx, y0 + dy
+                    if wrap:
+                        x, y = x % width, y % height
+                    placed.append(at.get((x, y)))
+                if None in placed or len(set(placed)) != len(placed):
+                    continue
+                for split in splits:
+                    a = [placed[i] for i in split]
+                    b = [p for i, p in enumerate(placed) if i not in split]
+                    key = (frozenset(placed), frozenset(a))
+                    if key in seen or (frozenset(placed), frozenset(b)) in seen:
+                        continue
+                    seen.add(key)
+                    out.append(_template(nbrs, a, b, row4=name == "row4"))
+    return out
+
+
+def graph_templates(nbrs: Sequence[Sequence[int]]) -> list[Template]:
+    """Tier 2 on a graph without a grid's geometry: induced paths of 3 and 4 points ("in a
+    row") and induced 4-cycles ("block"), with the same splits."""
+    adj = [set(n) for n in nbrs]
+    out, seen = [], set()
+
+    def add(a: Sequence[int], b: Sequence[int], row4: bool = False) -> None:
+        key = frozenset([frozenset(a), frozenset(b)])
+        if key not in seen:
+            seen.add(key)
+            out.append(_template(nbrs, a, b, row4))
+
+    for b in range(len(nbrs)):
+        for a in adj[b]:
+            for c in adj[b]:
+                if a < c and c not in adj[a]:
+                    add((a, b), (c,))
+                    add((a,), (b, c))
+    for b in range(len(nbrs)):
+        for c in adj[b]:
+            for a in adj[b] - {c}:
+                for d in adj[c] - {b, a}:
+                    if c in adj[a] or d in adj[b]:
+                        continue
+                    if d in adj[a]:
+                        if a < c:  # an induced 4-cycle a-b-c-d: each point alone against the rest
+                            for single in (a, b, c, d):
+                                add((single,), tuple(p for p in (a, b, c, d) if p != single))
+                        continue
+                    add((a, b), (c, d), True)
+                    add((a, b, c), (d,), True)
+                    add((a,), (b, c, d), True)
+    return out
+
+
+_cache: dict[tuple, Shapes] = {}
+_CACHED_BOARDS = 64   # a server with many custom graph boards keeps only the recent ones
+
+
+def shapes_for(board, reconstructed: bool) -> Shapes:
+    """The templates of ``board`` (a gorules Board), built once per board and catalogue."""
+    nbrs = board.neighbour_indices
+    key = (board.points, nbrs, reconstructed)
+    shapes = _cache.get(key)
+    if shapes is None:
+        templates = two_point_templates(nbrs)
+        if reconstructed:
+            if board.kind in ("grid", "torus") and board.coords:
+                coords = {board.exact_index[name]: (int(x), int(y)) for name, (x, y) in board.coords.items()}
+                templates += grid_templates(nbrs, coords, board.width, board.height, board.kind == "torus")
+            else:
+                templates += graph_templates(nbrs)
+        shapes = _cache[key] = Shapes(nbrs, templates)
+        while len(_cache) > _CACHED_BOARDS:
+            del _cache[next(iter(_cache))]
+    return shapes
