@@ -45,6 +45,7 @@ class ErrorCode(str, Enum):
     # moves
     ILLEGAL_MOVE = "illegal-move"            # the engine refused it; "reason" holds its reason code
     STALE_SEQ = "stale-seq"                  # a move's seq is not above the last one and is unknown
+    SEQ_REUSED = "seq-reused"                # a seq already applied, sent with another move
     TIMEOUT = "timeout"                      # the move came after the player's flag fell
     NO_UNDO = "no-undo"                      # nothing the session may take back / no request pending
     # records

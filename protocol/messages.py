@@ -310,6 +310,7 @@ class Snapshot(ServerMessage):
     game: dict
     clocks: dict | None = None
     undo: dict | None = None     # the pending undo request
+    you: dict | None = None      # to a seated session: {"seat", "last_seq"}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -104,6 +104,8 @@ class Connection:
             data = decode_frame(frame, max_size=self.hub.config.max_frame)
             message = parse_client(data)
         except ProtocolError as exc:
+            if exc.code is ErrorCode.TOO_LARGE:
+                data = _readable(frame)
             ref = data.get("type") if isinstance(data, dict) and isinstance(data.get("type"), str) else None
             self.send(Error(id=request_id(data), code=exc.code.value, message=exc.message, field=exc.field,
                             ref=ref[:40] if ref else None))
@@ -195,6 +197,15 @@ class Connection:
 
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
+
+
+def _readable(frame: bytes | str) -> Any:
+    """What a frame over the message limit holds, if it decodes: its id and type go into the
+    error. Such a frame is below the websocket's hard limit, and costs its sender a rate token."""
+    try:
+        return decode_frame(frame, max_size=len(frame) * 4)
+    except ProtocolError:
+        return None
 
 
 def _now() -> float:

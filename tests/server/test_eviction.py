@@ -155,7 +155,7 @@ async def test_unfinished_rooms_are_never_evicted(server, players, connect_clien
 
     black, white = await connect_client(), await connect_client()
     seats = (await black.ok("hello", protocol=1, token=tokens[0]))["seats"]
-    assert seats == [{"room": r, "seat": 0} for r in sorted([playing, waiting])]
+    assert [(s["room"], s["seat"]) for s in seats] == [(r, 0) for r in sorted([playing, waiting])]
     await white.ok("hello", protocol=1, token=tokens[1])
     snapshot = await white.ok("watch", room=playing)
     assert snapshot["status"] == "playing" and snapshot["game"]["stones"] == {"E5": 0}

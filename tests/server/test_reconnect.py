@@ -15,7 +15,7 @@ async def test_reconnect_resumes_from_a_version(players, seat, connect_client):
     assert (await white.move(room, "C3", 1))["type"] == "ack"
     again = await connect_client()
     welcome = await again.ok("hello", protocol=1, token=black.token)
-    assert welcome["name"] == "p0" and welcome["seats"] == [{"room": room, "seat": 0}]
+    assert welcome["name"] == "p0" and welcome["seats"] == [{"room": room, "seat": 0, "last_seq": 1}]
     missed = await again.ok("watch", room=room, since=seen)
     assert missed["type"] == "events"
     assert [e["version"] for e in missed["events"]] == [seen + 1]

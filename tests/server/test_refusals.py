@@ -104,7 +104,7 @@ async def test_register_and_login(connect_client):
     room = (await guest.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
     await guest.ok("sit", room=room, seat=0)
     again = await other.ok("hello", protocol=1, user="alice", password="correct horse")
-    assert again["seats"] == [{"room": room, "seat": 0}]
+    assert again["seats"] == [{"room": room, "seat": 0, "last_seq": None}]
 
 
 async def test_boards_and_options_reach_the_engine(players):
