@@ -56,7 +56,11 @@ class ErrorCode(str, Enum):
 
 
 class ProtocolError(Exception):
-    """A refused message: a code, a sentence, the field at fault and the engine's reason if any."""
+    """A refused message: a code, a sentence, the field at fault and the engine's reason if any.
+
+    A frame refused before it became a message still has the `id` and `type` it was sent with,
+    when they can be read: `request_id` and `ref` carry them into the error reply.
+    """
 
     def __init__(self, code: ErrorCode, message: str, *, field: str | None = None,
                  reason: str | None = None) -> None:
@@ -65,6 +69,8 @@ class ProtocolError(Exception):
         self.message = message
         self.field = field
         self.reason = reason
+        self.request_id: int | None = None
+        self.ref: str | None = None
 
     def __str__(self) -> str:
         return f"{self.code.value}: {self.message}"

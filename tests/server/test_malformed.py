@@ -27,7 +27,9 @@ BAD_FRAMES = [
     (json.dumps({"type": "create", "settings": "kee"}), "bad-field"),
     ('{"type": "create", "settings": {"rules": "kee", "komi": Infinity}}', "bad-frame"),
     ("[" * 100_000 + "]" * 100_000, "too-large"),
-    ("[" * 30_000 + "]" * 30_000, "bad-frame"),
+    ("[" * 30_000 + "]" * 30_000, "bad-message"),       # a list, read no deeper than its first byte
+    ('{"type": "create", "settings": {"rules": "kee", "board": {"a": ' + "[" * 30_000 + "]" * 30_000 + "}}}",
+     "bad-frame"),                                         # nested past the decoder's depth limit
     (msgpack.packb({"type": "move", "room": "r", "move": b"D4", "seq": 1}), "bad-field"),
     (b"\xd4\x01\x00", "bad-frame"),
     (msgpack.packb({1: "x"}), "bad-frame"),
