@@ -14,6 +14,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import Server
 from server.config import Config
+from protocol import PROTOCOL_VERSION
 
 WAIT = 5.0  # seconds any single expected message may take before the test fails
 
@@ -60,7 +61,7 @@ class Client:
         return reply
 
     async def hello(self, name: str) -> dict:
-        welcome = await self.ok("hello", protocol=1, name=name)
+        welcome = await self.ok("hello", protocol=PROTOCOL_VERSION, name=name)
         self.token = welcome["token"]
         return welcome
 
