@@ -6,8 +6,9 @@ it after changing a message with:
     python -m protocol.jsonschema > docs/schema/protocol.json
 
 Client messages are described exactly as the server checks them (types, bounds, unknown fields
-refused). Server messages are described as a client may rely on them: a client must ignore
-fields it does not know, so their schemas allow more.
+refused), from `protocol.messages`. Server messages are described down to every event kind from
+`protocol.views` (which the server tests check every message against), as a client may rely on
+them: a client must ignore fields it does not know, so their schemas allow more.
 """
 
 import json
@@ -16,23 +17,31 @@ from typing import Any, Union
 
 import msgspec
 
-from . import PROTOCOL_VERSION
-from .messages import CLIENT_MESSAGES, SERVER_MESSAGES
+from . import PROTOCOL_VERSION, views
+from .messages import CLIENT_MESSAGES
 
 
 def schema() -> dict[str, Any]:
-    """One schema document: `$defs` holds every message; `ClientMessage` and `ServerMessage` are
-    the unions a frame from either side must match."""
+    """One schema document: `$defs` holds every message and its parts; `ClientMessage` and
+    `ServerMessage` are what a frame from either side matches."""
     client = Union[tuple(CLIENT_MESSAGES.values())]
-    server = Union[tuple(SERVER_MESSAGES.values())]
-    (client_ref, server_ref), defs = msgspec.json.schema_components(
-        [client, server], ref_template="#/$defs/{name}")
-    event = defs["Event"]
-    del event["properties"]["data"]
-    event["additionalProperties"] = True
-    event["description"] += " Each kind's own fields (docs/protocol.md, Events) are not listed here."
+    (client_ref, server_ref, event_ref), defs = msgspec.json.schema_components(
+        [client, views.AnyMessage, views.AnyEvent], ref_template="#/$defs/{name}")
+    head = msgspec.json.schema_components([views.EventHead], ref_template="#/$defs/{name}")[1]["EventHead"]
+    client_names = _names(client_ref, defs)
+    for name, definition in defs.items():
+        if name not in client_names:
+            definition.pop("additionalProperties", None)     # clients ignore fields they do not know
+    head.pop("additionalProperties", None)
+    defs["EventHead"] = head
+    defs["Event"] = {"title": "Event", "description": "A room's event: the head, and one kind's fields beside it.",
+                     "allOf": [{"$ref": "#/$defs/EventHead"}, {"$ref": "#/$defs/EventKind"}]}
+    defs["EventKind"] = event_ref
     defs["ClientMessage"] = client_ref
-    defs["ServerMessage"] = server_ref
+    discriminator = server_ref["discriminator"]
+    discriminator["mapping"]["event"] = "#/$defs/Event"
+    defs["ServerMessage"] = {"anyOf": [*server_ref["anyOf"], {"$ref": "#/$defs/Event"}],
+                             "discriminator": discriminator}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"polygo wire protocol, version {PROTOCOL_VERSION}",
@@ -40,6 +49,25 @@ def schema() -> dict[str, Any]:
         "anyOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
         "$defs": dict(sorted(defs.items())),
     }
+
+
+def _names(root: dict[str, Any], defs: dict[str, Any]) -> set[str]:
+    """The definitions `root` refers to, directly or through others."""
+    seen: set[str] = set()
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                name = ref.rsplit("/", 1)[1]
+                if name not in seen:
+                    seen.add(name)
+                    todo.append(defs[name])
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return seen
 
 
 def text() -> str:

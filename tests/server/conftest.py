@@ -9,12 +9,13 @@ import json
 from typing import Any
 
 import msgpack
+import msgspec
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
+from protocol import PROTOCOL_VERSION, views
 from server.app import Server
 from server.config import Config
-from protocol import PROTOCOL_VERSION
 
 WAIT = 5.0  # seconds any single expected message may take before the test fails
 
@@ -28,12 +29,17 @@ class Client:
         self.replies: asyncio.Queue[dict] = asyncio.Queue()
         self.events: asyncio.Queue[dict] = asyncio.Queue()
         self.token: str | None = None
+        self.undescribed: list[str] = []    # messages not as protocol.views describes them
         self._reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
                 data = json.loads(frame) if isinstance(frame, str) else msgpack.unpackb(frame, raw=False)
+                try:
+                    views.check(data)
+                except msgspec.ValidationError as exc:
+                    self.undescribed.append(f"{exc}: {data}")
                 (self.events if data.get("type") == "event" else self.replies).put_nowait(data)
         except Exception:
             pass
@@ -121,6 +127,8 @@ async def connect_client(server):
     yield make
     for client in clients:
         await client.close()
+    undescribed = [m for client in clients for m in client.undescribed]
+    assert not undescribed, f"the server sent messages protocol/views.py does not describe: {undescribed[:3]}"
 
 
 @pytest.fixture

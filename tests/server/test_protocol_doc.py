@@ -4,7 +4,7 @@ drift from the server again.
 The page's ```exchange blocks are read as the page describes ("How to read the examples"): each
 block is a scenario of its own with fresh connections named on the left; `→` lines are sent as
 they are written (after `$name` substitution), `←` lines must match a message that connection
-receives.
+receives. Every message received must also be as protocol/views.py (the JSON Schema) describes it.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from websockets.asyncio.client import connect
+
+from protocol import views
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 BLOCK = re.compile(r"^```exchange\n(.*?)^```", re.M | re.S)
@@ -80,12 +83,18 @@ class Peer:
     def __init__(self, ws: Any) -> None:
         self.ws = ws
         self.inbox: list[Any] = []
+        self.undescribed: list[str] = []
         self.arrived = asyncio.Event()
         self.reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
         async for frame in self.ws:
-            self.inbox.append(json.loads(frame))
+            message = json.loads(frame)
+            try:
+                views.check(message)
+            except msgspec.ValidationError as exc:
+                self.undescribed.append(f"{exc}: {message}")
+            self.inbox.append(message)
             self.arrived.set()
 
     async def expect(self, expected: Any, names: dict[str, Any], where: str) -> None:
@@ -127,6 +136,8 @@ async def test_example_exchange(server, first, steps):
                 await peers[who].ws.send(json.dumps(substitute(message, names)))
             else:
                 await peers[who].expect(message, names, where)
+        for who, peer in peers.items():
+            assert not peer.undescribed, f"{who} got messages protocol/views.py does not describe"
     finally:
         for peer in peers.values():
             await peer.ws.close()
