@@ -24,6 +24,9 @@ import msgpack
 from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from protocol import PROTOCOL_VERSION  # noqa: E402
 
 SERVER = """
 import asyncio, logging, sys
@@ -51,7 +54,7 @@ def free_port() -> int:
 async def open_one(port: int, i: int):
     ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"], compression=None,
                        ping_interval=None, open_timeout=60)
-    await ws.send(msgpack.packb({"type": "hello", "protocol": 1, "name": f"idle{i}"}))
+    await ws.send(msgpack.packb({"type": "hello", "protocol": PROTOCOL_VERSION, "name": f"idle{i}"}))
     reply = msgpack.unpackb(await ws.recv(), raw=False)
     assert reply["type"] == "welcome", reply
     return ws

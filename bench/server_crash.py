@@ -27,7 +27,7 @@ from pathlib import Path
 import msgpack
 from websockets.asyncio.client import connect
 
-from server_load import free_port, script
+from server_load import PROTOCOL_VERSION, free_port, script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,7 +47,7 @@ def start(port: int, db: str) -> subprocess.Popen:
 
 async def hello(port: int, **fields) -> tuple[object, dict]:
     ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"], compression=None)
-    await ws.send(msgpack.packb({"type": "hello", "protocol": 1, **fields}))
+    await ws.send(msgpack.packb({"type": "hello", "protocol": PROTOCOL_VERSION, **fields}))
     return ws, msgpack.unpackb(await ws.recv(), raw=False)
 
 

@@ -35,6 +35,8 @@ from websockets.asyncio.server import serve
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from protocol import PROTOCOL_VERSION  # noqa: E402
+
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 
 
@@ -164,7 +166,7 @@ async def open_game(port: int, index: int, game: Game):
     clients = []
     for seat in range(2):
         ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"], compression=None)
-        await request(ws, {"type": "hello", "protocol": 1, "name": f"g{index}s{seat}"})
+        await request(ws, {"type": "hello", "protocol": PROTOCOL_VERSION, "name": f"g{index}s{seat}"})
         clients.append(ws)
     room = (await request(clients[0], {"type": "create", "settings": {"rules": "chinese", "board": "19"}}))["room"]
     return room, clients

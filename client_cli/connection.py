@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import itertools
 
 import websockets
@@ -59,7 +58,7 @@ class Connection:
         try:
             if self.closed:
                 raise ConnectionFailed("the connection to the server is closed")
-            frame = encode(client_to_wire(dataclasses.replace(message, id=ident)), self.codec)
+            frame = encode(client_to_wire(message, id=ident), self.codec)
             try:
                 await self.ws.send(frame)
             except websockets.ConnectionClosed:

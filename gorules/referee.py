@@ -27,7 +27,13 @@ def split_seat(text: str, players: tuple[str, ...]) -> tuple[int | None, str]:
 
 
 def referee(game: Game, moves: Iterable[Any]) -> Iterator[dict[str, Any]]:
-    """One report per move, then a summary of the game as it stands."""
+    """One report per move, then a summary of the game as it stands.
+
+    ``n`` counts the moves given, from 1, refused ones included (as a reader counts lines);
+    ``index`` is an accepted move's place in ``Game.history`` and ``rescinded`` the history entries
+    the move took out of the live game, both from 0 as on the wire (docs/protocol.md).
+    """
+    rescinded = {i for i, p in enumerate(game.history) if p.rescinded}
     for number, item in enumerate(moves, 1):
         if isinstance(item, (list, tuple)) and len(item) == 2:
             seat, move = item
@@ -40,11 +46,14 @@ def referee(game: Game, moves: Iterable[Any]) -> Iterator[dict[str, Any]]:
             yield {"n": number, "move": move, "seat": actor, "ok": False,
                    "reason": exc.reason.value, "message": exc.message}
             continue
-        report: dict[str, Any] = {"n": number, "move": play.move, "seat": play.seat, "ok": True}
+        history = game.history
+        report: dict[str, Any] = {"n": number, "index": len(history) - 1, "move": play.move, "seat": play.seat,
+                                  "ok": True}
         if play.captures:
             report["captures"] = list(play.captures)
         if play.rescinded:
-            report["rescinded"] = [i for i, p in enumerate(game.history, 1) if p.rescinded]
+            report["rescinded"] = [i for i, p in enumerate(history) if p.rescinded and i not in rescinded]
+            rescinded.update(report["rescinded"])
         report["to_move"] = game.to_move
         report["phase"] = game.phase
         if game.disputed:

@@ -134,6 +134,18 @@ class Ruleset:
                 out[key] = getattr(self, key)
         return out
 
+    def family_options(self) -> dict[str, Any]:
+        """The options of this ruleset's own rule family with their values, defaults included: what
+        a record needs to replay the same even if a preset's defaults change later."""
+        out: dict[str, Any] = {"move_cap_per_point": self.move_cap_per_point} if self.move_cap_per_point else {}
+        if self.repetition is Repetition.NIEMINEN:
+            out["no_result_at"] = self.no_result_at
+        if self.repetition is Repetition.NKR:
+            out["ko_shapes"] = self.ko_shapes.value
+        if self.repetition is Repetition.HANSEN:
+            out.update((key, getattr(self, key)) for key in HANSEN_OPTIONS)
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, **self.options()}
 

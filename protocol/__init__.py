@@ -14,7 +14,7 @@ from .messages import (CLIENT_MESSAGES, SERVER_MESSAGES, Ack, Chat, ClientMessag
                        ListRooms, Move, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
                        Snapshot, Undo, UndoReply, Watch, Welcome, engine_options)
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 """The version this package speaks; a hello with another version is refused."""
 
 __all__ = [

@@ -1,112 +1,120 @@
-"""Frames to maps and back: msgpack in binary frames, JSON in text frames.
+"""Frames to messages and back: msgpack in binary frames, JSON in text frames, both with msgspec.
 
 The codec is chosen per connection by websocket subprotocol ("polygo.msgpack", the default, or
 "polygo.json") and used for everything the server sends. Inbound, the frame's own kind decides: a
-binary frame is read as msgpack, a text frame as JSON, whatever was negotiated. Decoding never
-raises anything but `ProtocolError`.
+binary frame is read as msgpack, a text frame as JSON, whatever was negotiated.
+
+A client frame is decoded and checked in one pass: msgspec reads the bytes straight into the
+message's Struct, checking types and bounds as it goes (docs/protocol.md, "Validation", has the
+measurements). Its errors name the field by its path (`$.settings.komi`); they become
+`ProtocolError`s with the protocol's codes, the same field path ("settings.komi") and a sentence.
+Decoding never raises anything but `ProtocolError`.
 """
 
-from __future__ import annotations
+import re
+from typing import Any, Union
 
-import dataclasses
-import json
-from typing import Any
-
-import msgpack
+import msgspec
 
 from .errors import ErrorCode, ProtocolError
 from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, ClientMessage, Event, ServerMessage
-from .schema import schema_of
 
 MSGPACK = "polygo.msgpack"
 JSON = "polygo.json"
 SUBPROTOCOLS = (MSGPACK, JSON)
 MAX_FRAME = 64 * 1024
 
+_ANY_CLIENT = Union[tuple(CLIENT_MESSAGES.values())]
 
-def _no_ext(code: int, data: bytes) -> Any:
+
+def _no_ext(code: int, data: memoryview) -> Any:
     raise ValueError(f"msgpack extension type {code} is not allowed")
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed")
+class _Head(msgspec.Struct):
+    """The two fields an error reply repeats, read from a frame that failed its checks."""
+
+    type: Any = None
+    id: Any = None
 
 
-def _no_lone_surrogates(value: Any) -> None:
-    """JSON may escape half of a UTF-16 pair ("\\ud800"); such a string is no text, and msgpack,
-    SQLite and every peer would fail on it later, far from the client that sent it. (msgpack frames
-    cannot hold one: raw=False decodes strictly.)"""
-    try:
-        json.dumps(value, ensure_ascii=False).encode()
-    except UnicodeEncodeError:
-        raise ValueError("a string holds a lone UTF-16 surrogate escape; strings must be Unicode text") from None
+_JSON_CLIENT = msgspec.json.Decoder(_ANY_CLIENT)
+_MSGPACK_CLIENT = msgspec.msgpack.Decoder(_ANY_CLIENT, ext_hook=_no_ext)
+_JSON_ANY = msgspec.json.Decoder()
+_MSGPACK_ANY = msgspec.msgpack.Decoder(ext_hook=_no_ext)
+_JSON_HEAD = msgspec.json.Decoder(_Head)
+_MSGPACK_HEAD = msgspec.msgpack.Decoder(_Head, ext_hook=_no_ext)
+_JSON_ENCODER = msgspec.json.Encoder()
+_MSGPACK_ENCODER = msgspec.msgpack.Encoder()
 
 
-def decode_frame(frame: bytes | str, *, max_size: int = MAX_FRAME) -> Any:
-    """The value a frame holds: msgpack for bytes, JSON for text."""
+def _check_size(frame: bytes | str, max_size: int) -> None:
     size = len(frame)
     if isinstance(frame, str) and size <= max_size and not frame.isascii():
         size = len(frame.encode("utf-8", "surrogatepass"))      # the limit is in bytes, as on the wire
     if size > max_size:
         raise ProtocolError(ErrorCode.TOO_LARGE, f"frame of {size} bytes is over the limit of {max_size}")
+
+
+def _bad_frame(frame: bytes | str, exc: Exception) -> ProtocolError:
+    kind = "JSON" if isinstance(frame, str) else "msgpack"
+    reason = str(exc) or type(exc).__name__
+    return ProtocolError(ErrorCode.BAD_FRAME, f"frame is not valid {kind}: {reason}")
+
+
+def decode_frame(frame: bytes | str, *, max_size: int = MAX_FRAME) -> Any:
+    """The value a frame holds, unchecked: msgpack for bytes, JSON for text."""
+    _check_size(frame, max_size)
     try:
         if isinstance(frame, str):
-            value = json.loads(frame, parse_constant=_no_constant)
-            if "\\u" in frame:
-                _no_lone_surrogates(value)
-            return value
-        return msgpack.unpackb(frame, raw=False, strict_map_key=True, ext_hook=_no_ext)
-    except (ValueError, TypeError, RecursionError, msgpack.UnpackException) as exc:
-        kind = "JSON" if isinstance(frame, str) else "msgpack"
-        reason = str(exc) or type(exc).__name__
-        raise ProtocolError(ErrorCode.BAD_FRAME, f"frame is not valid {kind}: {reason}") from None
-
-
-def encode(data: dict[str, Any], codec: str = MSGPACK) -> bytes | str:
-    """A map as a frame in the given codec (bytes for msgpack, text for JSON)."""
-    if codec == JSON:
-        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return msgpack.packb(data, use_bin_type=True)
-
-
-def encode_message(message: ServerMessage | ClientMessage, codec: str = MSGPACK) -> bytes | str:
-    """A message as a frame."""
-    if isinstance(message, ServerMessage):
-        return encode(message.to_wire(), codec)
-    return encode(client_to_wire(message), codec)
-
-
-def client_to_wire(message: ClientMessage) -> dict[str, Any]:
-    """A client message as a map, fields that are None left out (for clients and tests)."""
-    out: dict[str, Any] = {"type": message.TYPE}
-    for key, value in _fields(message).items():
-        if value is not None:
-            out[key] = value
-    return out
-
-
-def _fields(obj: Any) -> dict[str, Any]:
-    return {f.name: (_fields(getattr(obj, f.name)) if dataclasses.is_dataclass(getattr(obj, f.name))
-                     else getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-
-
-def parse_client(data: Any) -> ClientMessage:
-    """A decoded value checked into a client message, or `ProtocolError`."""
-    if not isinstance(data, dict):
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message must be a map")
-    kind = data.get("type")
-    if not isinstance(kind, str):
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, 'a message must have a string field "type"', field="type")
-    cls = CLIENT_MESSAGES.get(kind)
-    if cls is None:
-        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", field="type")
-    body = {k: v for k, v in data.items() if k != "type"}
-    return schema_of(cls).build(body)
+            return _JSON_ANY.decode(frame)
+        return _MSGPACK_ANY.decode(frame)
+    except (msgspec.DecodeError, ValueError, TypeError, RecursionError) as exc:
+        raise _bad_frame(frame, exc) from None
 
 
 def decode_client(frame: bytes | str, *, max_size: int = MAX_FRAME) -> ClientMessage:
-    """A frame from a client as a checked message, or `ProtocolError`."""
-    return parse_client(decode_frame(frame, max_size=max_size))
+    """A frame from a client as a checked message, or `ProtocolError`.
+
+    The error carries the frame's `id` and `type` (`request_id`, `ref`) whenever the frame
+    decodes and they are usable, also when the frame is over `max_size`.
+    """
+    try:
+        _check_size(frame, max_size)
+    except ProtocolError as exc:
+        raise _with_head(exc, frame) from None
+    try:
+        if isinstance(frame, str):
+            return _JSON_CLIENT.decode(frame)
+        return _MSGPACK_CLIENT.decode(frame)
+    except msgspec.ValidationError as exc:
+        raise _with_head(_refusal(str(exc)), frame) from None
+    except (msgspec.DecodeError, ValueError, TypeError, RecursionError) as exc:
+        raise _bad_frame(frame, exc) from None
+
+
+def parse_client(data: Any) -> ClientMessage:
+    """An already decoded value checked into a client message, or `ProtocolError`."""
+    try:
+        return msgspec.convert(data, _ANY_CLIENT)
+    except msgspec.ValidationError as exc:
+        error = _refusal(str(exc))
+        if isinstance(data, dict):
+            error.request_id, error.ref = request_id(data), _ref(data.get("type"))
+        raise error from None
+
+
+def _with_head(error: ProtocolError, frame: bytes | str) -> ProtocolError:
+    try:
+        head = (_JSON_HEAD if isinstance(frame, str) else _MSGPACK_HEAD).decode(frame)
+    except (msgspec.DecodeError, ValueError, TypeError, RecursionError):
+        return error
+    error.request_id, error.ref = request_id({"id": head.id}), _ref(head.type)
+    return error
+
+
+def _ref(kind: Any) -> str | None:
+    return kind[:40] if isinstance(kind, str) and kind else None
 
 
 def request_id(data: Any) -> int | None:
@@ -117,6 +125,97 @@ def request_id(data: Any) -> int | None:
             return value
     return None
 
+
+# -- msgspec's errors in the protocol's words ----------------------------------------------------
+
+_ERROR = re.compile(r"(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?", re.S)
+_TYPES = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+          "object": "a map", "array": "a list", "null": "null", "bytes": "binary data"}
+
+
+def _field(path: str, name: str | None = None) -> str:
+    """`$.settings.komi` -> "settings.komi"; with `name`, the field named inside that path."""
+    path = path.lstrip(".")
+    if name is not None:
+        path = f"{path}.{name}" if path else name
+    return path
+
+
+def _words(types: str) -> str:
+    """"`int | null`" -> "an integer or null"."""
+    return " or ".join(_TYPES.get(t.strip(), t.strip()) for t in types.split("|"))
+
+
+def _refusal(text: str) -> ProtocolError:
+    """A msgspec ValidationError's text as the protocol's error."""
+    if "got `ext`" in text:
+        return ProtocolError(ErrorCode.BAD_FRAME, "frame is not valid msgpack: extension types are not allowed")
+    if " - at `key` in " in text:
+        return ProtocolError(ErrorCode.BAD_FRAME, "frame is not valid msgpack: map keys must be strings")
+    match = _ERROR.fullmatch(text)
+    what, path = match["what"], match["path"] or ""
+    field = _field(path)
+    missing = re.fullmatch(r"Object missing required field `(.+)`", what)
+    if missing:
+        name = _field(path, missing[1])
+        if name == "type":
+            return ProtocolError(ErrorCode.BAD_MESSAGE, 'a message must have a string field "type"', field="type")
+        return ProtocolError(ErrorCode.MISSING_FIELD, f"field {name!r} is required", field=name)
+    unknown = re.fullmatch(r"Object contains unknown field `(.+)`", what)
+    if unknown:
+        name = _field(path, unknown[1])
+        return ProtocolError(ErrorCode.BAD_FIELD, f"unknown field {name!r}", field=name)
+    if field == "":
+        return ProtocolError(ErrorCode.BAD_MESSAGE, "a message must be a map")
+    if field == "type":
+        value = re.fullmatch(r"Invalid value '(.*)'", what, re.S)
+        if value:
+            return ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {value[1][:40]!r}", field="type")
+        return ProtocolError(ErrorCode.BAD_MESSAGE, 'a message must have a string field "type"', field="type")
+    expected = re.fullmatch(r"Expected `([^`]+)`(.*)", what, re.S)
+    if expected:
+        kind, rest = expected[1], expected[2]
+        got = re.fullmatch(r", got `([^`]+)`", rest)
+        size = re.fullmatch(r" of length ([<>])= (\d+)", rest)
+        if got:
+            rest = f", not {_words(got[1])}"
+        elif size:
+            unit = "characters" if kind == "str" else "entries"
+            rest = f" of at {'least' if size[1] == '>' else 'most'} {size[2]} {unit}"
+        return ProtocolError(ErrorCode.BAD_FIELD, f"field {field!r} must be {_words(kind)}{rest}", field=field)
+    return ProtocolError(ErrorCode.BAD_FIELD, f"field {field!r}: {what[:1].lower()}{what[1:]}", field=field)
+
+
+# -- sending ---------------------------------------------------------------------------------------
+
+def encode(data: dict[str, Any], codec: str = MSGPACK) -> bytes | str:
+    """A map as a frame in the given codec (bytes for msgpack, text for JSON)."""
+    if codec == JSON:
+        return _JSON_ENCODER.encode(data).decode()
+    return _MSGPACK_ENCODER.encode(data)
+
+
+def encode_message(message: ServerMessage | ClientMessage, codec: str = MSGPACK) -> bytes | str:
+    """A message as a frame."""
+    if isinstance(message, ServerMessage):
+        return encode(message.to_wire(), codec)
+    return encode(client_to_wire(message), codec)
+
+
+def client_to_wire(message: ClientMessage, *, id: int | None = None) -> dict[str, Any]:
+    """A client message as a map, fields that are None left out (for clients and tests); `id`
+    replaces the message's own."""
+    out: dict[str, Any] = {"type": message.TYPE}
+    for key in message.__struct_fields__:
+        value = getattr(message, key)
+        if key == "id" and id is not None:
+            value = id
+        if value is not None:
+            out[key] = msgspec.to_builtins(value) if isinstance(value, msgspec.Struct) else value
+    return out
+
+
+# -- reading the server (clients) -----------------------------------------------------------------------
 
 def parse_server(data: Any) -> ServerMessage:
     """A decoded value from the server as a message; unknown fields are ignored, unknown types refused."""
@@ -132,10 +231,9 @@ def parse_server(data: Any) -> ServerMessage:
             return Event(room=data["room"], version=data["version"], kind=data["kind"], data=rest)
         except KeyError as exc:
             raise ProtocolError(ErrorCode.MISSING_FIELD, f"event without {exc}") from None
-    names = {f.name for f in dataclasses.fields(cls)}
     try:
-        return cls(**{k: v for k, v in data.items() if k in names})
-    except TypeError as exc:
+        return msgspec.convert(data, cls)
+    except msgspec.ValidationError as exc:
         raise ProtocolError(ErrorCode.MISSING_FIELD, f"{data['type']}: {exc}") from None
 
 

@@ -45,6 +45,7 @@ class ErrorCode(str, Enum):
     # moves
     ILLEGAL_MOVE = "illegal-move"            # the engine refused it; "reason" holds its reason code
     STALE_SEQ = "stale-seq"                  # a move's seq is not above the last one and is unknown
+    SEQ_REUSED = "seq-reused"                # a seq already applied, sent with another move
     TIMEOUT = "timeout"                      # the move came after the player's flag fell
     NO_UNDO = "no-undo"                      # nothing the session may take back / no request pending
     # records
@@ -55,7 +56,11 @@ class ErrorCode(str, Enum):
 
 
 class ProtocolError(Exception):
-    """A refused message: a code, a sentence, the field at fault and the engine's reason if any."""
+    """A refused message: a code, a sentence, the field at fault and the engine's reason if any.
+
+    A frame refused before it became a message still has the `id` and `type` it was sent with,
+    when they can be read: `request_id` and `ref` carry them into the error reply.
+    """
 
     def __init__(self, code: ErrorCode, message: str, *, field: str | None = None,
                  reason: str | None = None) -> None:
@@ -64,6 +69,8 @@ class ProtocolError(Exception):
         self.message = message
         self.field = field
         self.reason = reason
+        self.request_id: int | None = None
+        self.ref: str | None = None
 
     def __str__(self) -> str:
         return f"{self.code.value}: {self.message}"

@@ -1,19 +1,17 @@
-"""The messages of the wire protocol, one frozen dataclass each.
+"""The messages of the wire protocol, one msgspec Struct each.
 
-Client messages are checked strictly (`protocol.schema`): unknown fields, wrong types and oversized
-values are refused. Server messages are read leniently by clients (`parse_server`): a client must
-ignore fields and event kinds it does not know, so the server can grow within a protocol version.
-Every client message may carry an integer `id`; the server copies it into its direct reply.
+Client messages are checked strictly, in the same pass that decodes them (`protocol.codec`):
+unknown fields, wrong types and oversized values are refused, each field's bounds are in its type
+below. Server messages are read leniently by clients (`parse_server`): a client must ignore fields
+and event kinds it does not know, so the server can grow within a protocol version. Every client
+message may carry an integer `id`; the server copies it into its direct reply. The JSON Schema in
+docs/schema/ is generated from these classes (`python -m protocol.jsonschema`).
 """
 
-from __future__ import annotations
+from typing import Annotated, Any, ClassVar
 
-import dataclasses
-import functools
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
-
-from .schema import number, sized, text
+import msgspec
+from msgspec import Meta, Struct
 
 NAME_MAX = 32            # display and user names
 TOKEN_MAX = 64
@@ -29,10 +27,33 @@ GRAPH_MAX = 4096         # entries in a board graph's "points" / "edges"
 CLOCK_MAX = 64           # a clock spec string ("fischer:300+10max600") or entries of its map form
 
 
+def text(max_len: int, *, min_len: int = 1, about: str = "") -> Any:
+    """A string of `min_len`..`max_len` characters."""
+    return Annotated[str, Meta(min_length=min_len, max_length=max_len, description=about or None)]
+
+
+def number(kind: type, low: float, high: float, about: str = "") -> Any:
+    """An integer or a number (`kind`) within [low, high]."""
+    return Annotated[kind, Meta(ge=low, le=high, description=about or None)]
+
+
+Name = text(NAME_MAX)
+RoomId = text(ROOM_MAX, about="a room id")
+Invite = text(ROOM_MAX, about="a private room's invitation code")
+RequestId = number(int, 0, ID_MAX, "copied into the direct reply")
+Seq = number(int, 0, SEQ_MAX)
+ChatText = text(CHAT_MAX)
+Graph = Annotated[dict[str, Any], Meta(max_length=GRAPH_MAX, description=
+                  'a board graph {"points": [...], "edges": [[a, b], ...], "coords": {...}}')]
+Options = Annotated[dict[str, Any], Meta(max_length=16, description=
+                    'any other option of the ruleset by its engine name, e.g. {"a1": "off"}')]
+ClockMap = Annotated[dict[str, Any], Meta(max_length=CLOCK_MAX, description=
+                     'a clock\'s map form {"kind": "fischer", "main": 300, "increment": 10}')]
+
+
 # ---------------------------------------------------------------------------------------- settings
 
-@dataclass(frozen=True, kw_only=True)
-class RoomSettings:
+class RoomSettings(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What `create` asks for; the engine decides whether the combination is playable.
 
     `board` is a spec string for `gorules.Board.parse` ("19", "9x9", "torus:9x9", a shipped graph
@@ -43,21 +64,21 @@ class RoomSettings:
     them.
     """
 
-    rules: str = text(32)
-    board: str | dict = sized(GRAPH_MAX, default="19")
-    players: int = number(2, PLAYERS_MAX, default=2)
-    komi: float | None = number(-1000, 1000, default=None)
-    handicap: int = number(0, 25, default=0)
-    handicap_mode: str = text(8, default="fixed")
-    superko: str | None = text(16, default=None)
-    options: dict | None = sized(16, default=None)
-    clock: str | dict | None = sized(CLOCK_MAX, default=None)
+    rules: text(32, about="a ruleset preset")
+    board: text(GRAPH_MAX, about="a board spec: 19, 9x9, torus:9x9, hex5") | Graph = "19"
+    players: number(int, 2, PLAYERS_MAX) = 2
+    komi: number(float, -1000, 1000) | None = None
+    handicap: number(int, 0, 25) = 0
+    handicap_mode: text(8, about="fixed or free") = "fixed"
+    superko: text(16, about="situational or positional") | None = None
+    options: Options | None = None
+    clock: text(CLOCK_MAX, about="a clock spec: none, absolute:600, byoyomi:600+5x30, ...") | ClockMap | None = None
     private: bool = False
-    title: str = text(TITLE_MAX, min_len=0, default="")
+    title: text(TITLE_MAX, min_len=0) = ""
 
     def to_json(self) -> dict[str, Any]:
         """The settings as a plain map (stored with the room, shown in listings)."""
-        return dataclasses.asdict(self)
+        return msgspec.structs.asdict(self)
 
 
 def engine_options(settings: dict[str, Any]) -> dict[str, Any]:
@@ -91,149 +112,119 @@ starts from an empty board)."""
 
 # ---------------------------------------------------------------------------------- client -> server
 
-@dataclass(frozen=True, kw_only=True)
-class ClientMessage:
-    """Base of the messages a client sends."""
+class ClientMessage(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
+    """Base of the messages a client sends; `TYPE` is its tag, the value of its "type" field."""
 
     TYPE: ClassVar[str] = ""
-    id: int | None = number(0, ID_MAX, default=None)
+    id: RequestId | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Hello(ClientMessage):
+class Hello(ClientMessage, tag="hello"):
     """First message. Exactly one of: `name` (new session), `token` (resume), `user`+`password`."""
 
-    TYPE: ClassVar[str] = "hello"
-    protocol: int = number(0, 1000)
-    name: str | None = text(NAME_MAX, default=None)
-    token: str | None = text(TOKEN_MAX, default=None)
-    user: str | None = text(NAME_MAX, default=None)
-    password: str | None = text(PASSWORD_MAX, default=None)
-    client: str | None = text(64, min_len=0, default=None)
+    protocol: number(int, 0, 1000, "the protocol version the client speaks")
+    name: Name | None = None
+    token: text(TOKEN_MAX) | None = None
+    user: Name | None = None
+    password: text(PASSWORD_MAX) | None = None
+    client: text(64, min_len=0, about="the client program's name") | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Register(ClientMessage):
+class Register(ClientMessage, tag="register"):
     """Bind the current session to a new registered user name with a password."""
 
-    TYPE: ClassVar[str] = "register"
-    user: str = text(NAME_MAX)
-    password: str = text(PASSWORD_MAX)
+    user: Name
+    password: text(PASSWORD_MAX)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ListRooms(ClientMessage):
+class ListRooms(ClientMessage, tag="list"):
     """Ask for the public rooms that are waiting for players or being played."""
 
-    TYPE: ClassVar[str] = "list"
 
-
-@dataclass(frozen=True, kw_only=True)
-class Create(ClientMessage):
+class Create(ClientMessage, tag="create"):
     """Create a room; the reply is `created` (the creator still has to `sit`)."""
 
-    TYPE: ClassVar[str] = "create"
     settings: RoomSettings
 
 
-@dataclass(frozen=True, kw_only=True)
-class Sit(ClientMessage):
+class Sit(ClientMessage, tag="sit"):
     """Take a seat (a given one or the first free); the reply is the room's snapshot."""
 
-    TYPE: ClassVar[str] = "sit"
-    room: str = text(ROOM_MAX)
-    seat: int | None = number(0, PLAYERS_MAX - 1, default=None)
-    invite: str | None = text(ROOM_MAX, default=None)
+    room: RoomId
+    seat: number(int, 0, PLAYERS_MAX - 1) | None = None
+    invite: Invite | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Watch(ClientMessage):
+class Watch(ClientMessage, tag="watch"):
     """Subscribe to a room's events; with `since`, get only the events after that version."""
 
-    TYPE: ClassVar[str] = "watch"
-    room: str = text(ROOM_MAX)
-    since: int | None = number(0, SEQ_MAX, default=None)
-    invite: str | None = text(ROOM_MAX, default=None)
+    room: RoomId
+    since: number(int, 0, SEQ_MAX) | None = None
+    invite: Invite | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Leave(ClientMessage):
+class Leave(ClientMessage, tag="leave"):
     """Stop watching a room; before the game starts, also give up the seat held there."""
 
-    TYPE: ClassVar[str] = "leave"
-    room: str = text(ROOM_MAX)
+    room: RoomId
 
 
-@dataclass(frozen=True, kw_only=True)
-class Move(ClientMessage):
+class Move(ClientMessage, tag="move"):
     """A move string for the sender's seat (see docs/engine.md); `seq` makes resending safe."""
 
-    TYPE: ClassVar[str] = "move"
-    room: str = text(ROOM_MAX)
-    move: str = text(MOVE_MAX)
-    seq: int = number(0, SEQ_MAX)
+    room: RoomId
+    move: text(MOVE_MAX, about="a move string: D4, pass, appeal D4, resign, dead D4, done, ...")
+    seq: Seq
 
 
-@dataclass(frozen=True, kw_only=True)
-class Undo(ClientMessage):
+class Undo(ClientMessage, tag="undo"):
     """Ask the other players to let the sender take back its last move."""
 
-    TYPE: ClassVar[str] = "undo"
-    room: str = text(ROOM_MAX)
+    room: RoomId
 
 
-@dataclass(frozen=True, kw_only=True)
-class UndoReply(ClientMessage):
+class UndoReply(ClientMessage, tag="undo_reply"):
     """Accept or refuse the pending undo request."""
 
-    TYPE: ClassVar[str] = "undo_reply"
-    room: str = text(ROOM_MAX)
+    room: RoomId
     accept: bool
 
 
-@dataclass(frozen=True, kw_only=True)
-class Chat(ClientMessage):
+class Chat(ClientMessage, tag="chat"):
     """A line of chat for everyone in the room."""
 
-    TYPE: ClassVar[str] = "chat"
-    room: str = text(ROOM_MAX)
-    text: str = text(CHAT_MAX)
+    room: RoomId
+    text: ChatText
 
 
-@dataclass(frozen=True, kw_only=True)
-class ListGames(ClientMessage):
+class ListGames(ClientMessage, tag="games"):
     """Ask for finished games, newest first."""
 
-    TYPE: ClassVar[str] = "games"
-    limit: int = number(1, 200, default=50)
-    offset: int = number(0, 10**9, default=0)
+    limit: number(int, 1, 200) = 50
+    offset: number(int, 0, 10**9) = 0
 
 
-@dataclass(frozen=True, kw_only=True)
-class GetGame(ClientMessage):
+class GetGame(ClientMessage, tag="game"):
     """Ask for one game's record, as a JSON map or as SGF text."""
 
-    TYPE: ClassVar[str] = "game"
-    room: str = text(ROOM_MAX)
-    format: str = text(8, default="json")
+    room: RoomId
+    format: text(8, about="json or sgf") = "json"
 
 
-CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
-    cls.TYPE: cls for cls in (Hello, Register, ListRooms, Create, Sit, Watch, Leave, Move, Undo,
-                              UndoReply, Chat, ListGames, GetGame)
-}
+def _by_tag(*classes: type) -> dict[str, Any]:
+    """The classes by their tag, each given its tag as `TYPE` (handlers and replies name it)."""
+    for cls in classes:
+        cls.TYPE = cls.__struct_config__.tag
+    return {cls.TYPE: cls for cls in classes}
+
+
+CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _by_tag(
+    Hello, Register, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, ListGames, GetGame)
 
 
 # ---------------------------------------------------------------------------------- server -> client
 
-@functools.lru_cache(maxsize=None)
-def _field_names(cls: type) -> tuple[str, ...]:
-    """A message class's field names (dataclasses.fields is too slow for every message sent)."""
-    return tuple(f.name for f in dataclasses.fields(cls))
-
-
-@dataclass(frozen=True, kw_only=True)
-class ServerMessage:
+class ServerMessage(Struct, frozen=True, kw_only=True, tag_field="type"):
     """Base of the messages the server sends; `id` echoes the request's id in direct replies."""
 
     TYPE: ClassVar[str] = ""
@@ -242,32 +233,28 @@ class ServerMessage:
     def to_wire(self) -> dict[str, Any]:
         """The message as a plain map, `type` first, fields that are None left out."""
         out: dict[str, Any] = {"type": self.TYPE}
-        for name in _field_names(type(self)):
+        for name in self.__struct_fields__:
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
         return out
 
 
-@dataclass(frozen=True, kw_only=True)
-class Welcome(ServerMessage):
+class Welcome(ServerMessage, tag="welcome"):
     """Reply to hello: the session's token (keep it), identity, seats held and the server's limits."""
 
-    TYPE: ClassVar[str] = "welcome"
     protocol: int
     token: str
     name: str
     user: str | None = None
-    seats: list = field(default_factory=list)
-    limits: dict = field(default_factory=dict)
+    seats: list[dict[str, Any]] = []
+    limits: dict[str, Any] = {}
     server: str = "polygo"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Error(ServerMessage):
+class Error(ServerMessage, tag="error"):
     """A refused message: `code` (protocol.ErrorCode), a sentence, and context when known."""
 
-    TYPE: ClassVar[str] = "error"
     code: str
     message: str
     ref: str | None = None       # the type of the refused message
@@ -277,99 +264,80 @@ class Error(ServerMessage):
     field: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Ok(ServerMessage):
+class Ok(ServerMessage, tag="ok"):
     """Success of a request that has no other reply (register, leave, undo, undo_reply, chat)."""
 
-    TYPE: ClassVar[str] = "ok"
     ref: str
     room: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Ack(ServerMessage):
+class Ack(ServerMessage, tag="ack"):
     """A move is durably stored and applied as event `version` of the room."""
 
-    TYPE: ClassVar[str] = "ack"
     room: str
     seq: int
     version: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class Created(ServerMessage):
+class Created(ServerMessage, tag="created"):
     """A new room; `invite` is the code to share for a private room."""
 
-    TYPE: ClassVar[str] = "created"
     room: str
     invite: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Rooms(ServerMessage):
+class Rooms(ServerMessage, tag="rooms"):
     """Reply to list."""
 
-    TYPE: ClassVar[str] = "rooms"
-    rooms: list = field(default_factory=list)
+    rooms: list[dict[str, Any]] = []
 
 
-@dataclass(frozen=True, kw_only=True)
-class Snapshot(ServerMessage):
+class Snapshot(ServerMessage, tag="snapshot"):
     """A room's whole state at `version`; events with higher versions follow."""
 
-    TYPE: ClassVar[str] = "snapshot"
     room: str
     version: int
     status: str                  # "waiting", "playing", "ended"
-    settings: dict
-    seats: list
-    game: dict
-    clocks: dict | None = None
-    undo: dict | None = None     # the pending undo request
+    settings: dict[str, Any]
+    seats: list[dict[str, Any]]
+    game: dict[str, Any]
+    clocks: dict[str, Any] | None = None
+    undo: dict[str, Any] | None = None     # the pending undo request
+    you: dict[str, Any] | None = None      # to a seated session: {"seat", "last_seq"}
 
 
-@dataclass(frozen=True, kw_only=True)
-class Events(ServerMessage):
+class Events(ServerMessage, tag="events"):
     """Reply to watch with `since`: the missed events, oldest first."""
 
-    TYPE: ClassVar[str] = "events"
     room: str
-    events: list = field(default_factory=list)
+    events: list[dict[str, Any]] = []
 
 
-@dataclass(frozen=True, kw_only=True)
-class Event(ServerMessage):
+class Event(ServerMessage, tag="event"):
     """One change in a room. On the wire its `data` fields sit beside room, version and kind."""
 
-    TYPE: ClassVar[str] = "event"
     room: str
     version: int
     kind: str
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = {}
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": "event", "room": self.room, "version": self.version, "kind": self.kind, **self.data}
 
 
-@dataclass(frozen=True, kw_only=True)
-class Games(ServerMessage):
+class Games(ServerMessage, tag="games"):
     """Reply to games: finished games, newest first."""
 
-    TYPE: ClassVar[str] = "games"
-    games: list = field(default_factory=list)
+    games: list[dict[str, Any]] = []
 
 
-@dataclass(frozen=True, kw_only=True)
-class GameRecord(ServerMessage):
+class GameRecord(ServerMessage, tag="game"):
     """Reply to game: `record` is a map (format "json") or SGF text (format "sgf")."""
 
-    TYPE: ClassVar[str] = "game"
     room: str
     format: str
     record: Any
 
 
-SERVER_MESSAGES: dict[str, type[ServerMessage]] = {
-    cls.TYPE: cls for cls in (Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, Event,
-                              Games, GameRecord)
-}
+SERVER_MESSAGES: dict[str, type[ServerMessage]] = _by_tag(
+    Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, Event, Games, GameRecord)

@@ -9,19 +9,18 @@ slow its rooms down.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from websockets.asyncio.connection import broadcast
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Chat, ClientMessage, Create, Error, ErrorCode,
                       GetGame, Hello, Leave, ListGames, ListRooms, Move, Ok, ProtocolError, Register,
-                      ServerMessage, Sit, Undo, UndoReply, Watch, Welcome, decode_frame, encode,
-                      parse_client, request_id)
+                      ServerMessage, Sit, Undo, UndoReply, Watch, Welcome, decode_client, encode)
 
 from .ratelimit import TokenBucket
 from .sessions import Session
@@ -99,14 +98,11 @@ class Connection:
             self.send(Error(code=ErrorCode.RATE_LIMITED.value,
                             message=f"over {self.hub.config.rate:g} messages per second; message dropped"))
             return
-        data: Any = None
         try:
-            data = decode_frame(frame, max_size=self.hub.config.max_frame)
-            message = parse_client(data)
+            message = decode_client(frame, max_size=self.hub.config.max_frame)
         except ProtocolError as exc:
-            ref = data.get("type") if isinstance(data, dict) and isinstance(data.get("type"), str) else None
-            self.send(Error(id=request_id(data), code=exc.code.value, message=exc.message, field=exc.field,
-                            ref=ref[:40] if ref else None))
+            self.send(Error(id=exc.request_id, code=exc.code.value, message=exc.message, field=exc.field,
+                            ref=exc.ref))
             return
         self.send(await self._handle(message))
 
@@ -126,7 +122,7 @@ class Connection:
                           reason=refused.reason, ref=message.TYPE, room=getattr(message, "room", None),
                           seq=getattr(message, "seq", None))
         if message.id is not None:
-            reply = dataclasses.replace(reply, id=message.id)
+            reply = msgspec.structs.replace(reply, id=message.id)
         return reply
 
     # -- handlers --------------------------------------------------------------------------------------

@@ -61,7 +61,11 @@ def new_game(settings: dict[str, Any]) -> Game:
 
 
 def normalize(settings: RoomSettings) -> dict[str, Any]:
-    """Checked settings as stored with the room, or SettingsError with the engine's sentence."""
+    """Checked settings as stored with the room, or SettingsError with the engine's sentence.
+
+    Every value is the effective one (the preset's komi, superko and no clock written out), so a
+    record replays the same even if a preset's default changes later.
+    """
     data = settings.to_json()
     try:
         clock = clock_of(settings.clock)
@@ -71,7 +75,45 @@ def normalize(settings: RoomSettings) -> dict[str, Any]:
         raise SettingsError(str(exc) or type(exc).__name__) from None
     if isinstance(data["board"], dict):
         data["board"] = game.board.describe()
+    return _effective(data, game)
+
+
+NO_CLOCK = {"kind": "none"}
+"""The stored clock of a room without one."""
+
+_SUPERKO = (Repetition.POSITIONAL, Repetition.SITUATIONAL)
+
+
+def effective_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """Stored settings with every default written out; rooms stored before the server wrote them
+    (komi, superko or clock null) get them from the engine's preset."""
+    if settings.get("komi") is not None and settings.get("clock") is not None:
+        return settings
+    return _effective(dict(settings), new_game(settings))
+
+
+def _effective(data: dict[str, Any], game: Game) -> dict[str, Any]:
+    rules = game.rules
+    data["komi"] = rules.komi
+    data["superko"] = rules.repetition.value if rules.repetition in _SUPERKO else None
+    data["handicap_mode"] = rules.handicap_mode.value
+    if data.get("clock") is None:
+        data["clock"] = dict(NO_CLOCK)
     return data
+
+
+def effective_options(game: Game) -> dict[str, Any]:
+    """Every ruleset option of `game`, defaults included: a record's `options` that replays the
+    same whatever the presets say later (`Game.from_record` takes them back)."""
+    rules = game.rules
+    options: dict[str, Any] = {"komi": rules.komi, "handicap": rules.handicap,
+                               "handicap_mode": rules.handicap_mode.value}
+    if rules.repetition in _SUPERKO:
+        options["superko"] = rules.repetition.value
+    if rules.setup:
+        options["setup"] = dict(rules.setup)
+    options.update(rules.family_options())
+    return options
 
 
 def live_moves(rows: list[list[Any]]) -> tuple[list[list[Any]], list[int]]:
@@ -115,6 +157,7 @@ def game_view(game: Game) -> dict[str, Any]:
         "proposal": proposal_view(game),
         "dropped": dropped(game),
         "result": result_view(game),
+        "legal": legal_view(game),
     }
     if board.spec:
         view["board_spec"] = board.spec
@@ -128,6 +171,21 @@ def ko_view(game: Game) -> list[dict[str, Any]] | None:
     """The ko positions on the board (Jasiek's New Ko Rules), None in rooms of other rules: a
     client draws them and knows which ko the fighting rule closes, without a rules engine."""
     return game.ko_analysis() if game.rules.repetition is Repetition.NKR else None
+
+
+def legal_view(game: Game) -> dict[str, Any] | None:
+    """What the player to move may play, so that no client needs a rules engine: the empty points
+    it may not play with each one's reason code, the points its appeals may name, and whether it
+    may pass. Every other empty point is a legal stone play. None when nobody is to move."""
+    seat = game.to_move
+    if seat is None:
+        return None
+    legal = game.legal_moves()
+    allowed = set(legal)
+    stones = game.stones()
+    prohibited = {p: game.why_illegal(p, seat) for p in game.board.points if p not in allowed and p not in stones}
+    appeals = [m[7:] for m in legal if m.startswith("appeal ")]
+    return {"seat": seat, "pass": "pass" in allowed, "prohibited": prohibited, "appeals": appeals}
 
 
 def proposal_view(game: Game) -> dict[str, Any] | None:

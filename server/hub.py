@@ -22,7 +22,7 @@ from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, Room
                       encode)
 
 from .config import Config
-from .games import SettingsError, normalize, replay
+from .games import SettingsError, effective_options, effective_settings, normalize, replay
 from .room import Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
@@ -107,7 +107,8 @@ class Hub:
         held = set(self._seats.get("t:" + session.token, ()))
         if session.user is not None:
             held |= self._seats.get("u:" + session.user, set())
-        return [{"room": r, "seat": s} for r, s in sorted(held)]
+        return [{"room": r, "seat": s, "last_seq": self.rooms[r].last_seq[s] if r in self.rooms else None}
+                for r, s in sorted(held)]
 
     def check_room_limit(self, session: Session, room_id: str | None) -> None:
         rooms = {entry["room"] for entry in self.seats_of(session)} | self._owned.get(session.token, set())
@@ -182,7 +183,8 @@ class Hub:
 
     async def finished(self, limit: int, offset: int) -> Games:
         rows = await self.store.finished_games(limit, offset, public=True)
-        games = [{"room": r["room_id"], "settings": r["settings"], "seats": _names(r["names"], r["settings"]),
+        games = [{"room": r["room_id"], "settings": effective_settings(r["settings"]),
+                  "seats": _names(r["names"], r["settings"]),
                   "result": r["result"], "moves": r["moves"], "created": r["created_at"],
                   "finished": r["finished_at"]}
                  for r in rows]
@@ -198,7 +200,9 @@ class Hub:
         names = _names(row["names"], row["settings"])
         history = game.history
         if fmt == "json":
-            record = {"room": room_id, "settings": row["settings"], "seats": names, "record": game.to_record(),
+            engine_record = dict(game.to_record(), options=effective_options(game))
+            record = {"room": room_id, "settings": effective_settings(row["settings"]), "seats": names,
+                      "record": engine_record,
                       "history": [[p.seat, p.move, p.rescinded] for p in history], "result": row["result"],
                       "created": row["created_at"], "finished": row["finished_at"]}
             return GameRecord(room=room_id, format=fmt, record=record)

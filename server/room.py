@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
-from gorules import IllegalMove
+from gorules import IllegalMove, parse_move
 from protocol import Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, Snapshot
 
 from .clock import Clocks
-from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, game_view, ko_view,
-                    new_game, proposal_view, replay, result_view, stone_point)
+from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
+                    game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
 from .sessions import Session
 
 if TYPE_CHECKING:
@@ -31,9 +31,6 @@ log = logging.getLogger("polygo.room")
 
 ACTIONS = frozenset({"resign", "dead", "alive", "done", "resume", "dispute", "rank", "accept", "reject"})
 """First words of the moves any seat may send out of turn."""
-
-SEQS_KEPT = 64
-"""Recent sequence numbers remembered per seat, to re-acknowledge resent moves."""
 
 
 @dataclass
@@ -51,9 +48,10 @@ class Room:
     def __init__(self, hub: Hub, room_id: str, settings: dict[str, Any], *, owner: str,
                  invite: str | None, rows: list[list[Any]] | None = None, version: int = 0,
                  seats: list[Seat | None] | None = None) -> None:
+        """`rows` are the stored moves, `[seat, move, seq, version]` each, in the order recorded."""
         self.hub = hub
         self.id = room_id
-        self.settings = settings
+        self.settings = effective_settings(settings)
         self.owner = owner
         self.invite = invite
         self.rows: list[list[Any]] = rows or []
@@ -67,11 +65,11 @@ class Room:
         self.clock_settings = clock_of(settings.get("clock"))
         self.clocks: Clocks | None = None
         self.undo: dict[str, Any] | None = None
-        self.last_seq: list[int] = [-1] * self.players
-        self.seq_versions: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(self.players)]
-        for seat, _move, seq in self.rows:
+        self.last_seq: list[int | None] = [None] * self.players
+        self.seqs: list[dict[int, tuple[int, str]]] = [{} for _ in range(self.players)]
+        for seat, move, seq, moved_at in self.rows:
             if seq is not None:
-                self._remember_seq(seat, seq, version)
+                self._remember_seq(seat, seq, moved_at, move)
         self.status = "waiting"
         if all(self.seats):
             self.status = "ended" if self.game.result is not None else "playing"
@@ -137,13 +135,19 @@ class Room:
                 "seats": [s.name if s else None for s in self.seats], "status": self.status,
                 "version": self.version}
 
-    def snapshot(self) -> Snapshot:
+    def snapshot(self, session: Session | None = None) -> Snapshot:
+        """The room's state; for a seated `session`, also its seat and last acknowledged seq."""
         colours = self.game.players
         seats = [{"seat": i, "colour": colours[i], "name": s.name if s else None, "user": s.user if s else None}
                  for i, s in enumerate(self.seats)]
         undo = None if self.undo is None else {"seat": self.undo["seat"], "accepted": sorted(self.undo["accepted"])}
+        game = game_view(self.game)
+        if self.status == "waiting":
+            game["to_move"] = game["legal"] = None
+        held = None if session is None else self.seat_of(session)
+        you = None if held is None else {"seat": held, "last_seq": self.last_seq[held]}
         return Snapshot(room=self.id, version=self.version, status=self.status, settings=self.settings,
-                        seats=seats, game=game_view(self.game), clocks=self._clocks_view(), undo=undo)
+                        seats=seats, game=game, clocks=self._clocks_view(), undo=undo, you=you)
 
     def _subscribe(self, conn: Connection) -> None:
         if not conn.closed:
@@ -168,7 +172,7 @@ class Room:
             if seat is not None and seat != held:
                 raise ProtocolError(ErrorCode.ALREADY_SEATED, f"you already sit at seat {held} of this room")
             self._subscribe(conn)
-            return self.snapshot()
+            return self.snapshot(session)
         if self.status != "waiting":
             raise ProtocolError(ErrorCode.ROOM_FULL, "every seat of this room is taken")
         if seat is not None:
@@ -186,7 +190,7 @@ class Room:
         if all(self.seats):
             await self._start()
         self._subscribe(conn)
-        return self.snapshot()
+        return self.snapshot(session)
 
     async def _start(self) -> None:
         now = self._now()
@@ -195,14 +199,14 @@ class Room:
             self.clocks = Clocks(self.clock_settings, self.players)
         self._sync_clocks(now, mover=None)
         await self._commit("start", {"to_move": self.game.to_move, "phase": self.game.phase,
-                                     "clocks": self._clocks_view()}, clocks=True)
+                                     "clocks": self._clocks_view(), "legal": legal_view(self.game)}, clocks=True)
 
     async def watch(self, conn: Connection, session: Session, since: int | None,
                     invite: str | None) -> ServerMessage:
         self._check_invite(session, invite)
         self._subscribe(conn)
         if since is None or since > self.version:
-            return self.snapshot()
+            return self.snapshot(session)
         if since == self.version:
             return Events(room=self.id, events=[])
         if self.events and self.events[0]["version"] <= since + 1:
@@ -211,7 +215,7 @@ class Room:
             events = await self.hub.store.events_since(self.id, since)
             if events and events[0].get("version") == since + 1:
                 return Events(room=self.id, events=events)
-        return self.snapshot()
+        return self.snapshot(session)
 
     async def leave(self, conn: Connection, session: Session) -> Ok:
         self.watchers.discard(conn)
@@ -232,10 +236,14 @@ class Room:
         await self._commit("chat", {"seat": seat, "name": session.name, "text": text})
         return Ok(ref="chat", room=self.id)
 
-    def _playing_seat(self, session: Session) -> int:
+    def _held_seat(self, session: Session) -> int:
         seat = self.seat_of(session)
         if seat is None:
             raise ProtocolError(ErrorCode.NOT_SEATED, "you hold no seat in this room")
+        return seat
+
+    def _playing_seat(self, session: Session) -> int:
+        seat = self._held_seat(session)
         if self.status == "waiting":
             raise ProtocolError(ErrorCode.NOT_STARTED, "the game starts when every seat is taken")
         if self.status == "ended":
@@ -243,13 +251,16 @@ class Room:
         return seat
 
     async def move(self, session: Session, move: str, seq: int) -> Ack:
-        seat = self._playing_seat(session)
-        known = self.seq_versions[seat].get(seq)
+        seat = self._held_seat(session)
+        known = self.seqs[seat].get(seq)
         if known is not None:
-            return Ack(room=self.id, seq=seq, version=known)
-        if seq <= self.last_seq[seat]:
-            raise ProtocolError(ErrorCode.STALE_SEQ, f"seq {seq} is not above your last move's {self.last_seq[seat]}",
-                                field="seq")
+            return self._resent(seat, seq, move, *known)
+        last = self.last_seq[seat]
+        if last is not None and seq <= last:
+            raise ProtocolError(ErrorCode.STALE_SEQ, f"seq {seq} is not above your last move's {last}", field="seq")
+        if self.status != "waiting" and self._timed_out(seat):
+            raise ProtocolError(ErrorCode.TIMEOUT, "your time ran out before this move")
+        self._playing_seat(session)
         if move.strip().lower() in SERVER_ONLY_MOVES:
             raise ProtocolError(ErrorCode.ILLEGAL_MOVE, f"{move!r} is not a move a player sends", reason="bad-move")
         now = self._now()
@@ -302,10 +313,29 @@ class Room:
         except Exception:
             await self._rebuild()
             raise
-        self.rows.append([seat, play.move, seq])
+        self.rows.append([seat, play.move, seq, self.version])
         self.row_index.append(row)
-        self._remember_seq(seat, seq, self.version)
+        self._remember_seq(seat, seq, self.version, play.move)
         return Ack(room=self.id, seq=seq, version=self.version)
+
+    def _resent(self, seat: int, seq: int, move: str, version: int, played: str) -> Ack:
+        """A seq already applied: the same move again is a resend (acknowledged as the first time),
+        another move under it a client's mistake, refused so that nothing is silently dropped."""
+        try:
+            same = parse_move(move, self.game.board).text == played
+        except IllegalMove:
+            same = False
+        if not same:
+            raise ProtocolError(ErrorCode.SEQ_REUSED,
+                                f"seq {seq} was your move {played!r} (version {version}), not {move!r}; "
+                                f"a new move needs a seq above {self.last_seq[seat]}", field="seq")
+        return Ack(room=self.id, seq=seq, version=version)
+
+    def _timed_out(self, seat: int) -> bool:
+        """Whether `seat`'s flag fell in this game (it lost, or dropped out of a game of 3+)."""
+        if self.status != "ended" and self.game.active[seat]:
+            return False
+        return any(p.seat == seat and p.move == "timeout" and not p.rescinded for p in self.game.history)
 
     async def request_undo(self, session: Session) -> Ok:
         seat = self._playing_seat(session)
@@ -340,7 +370,7 @@ class Room:
         return Ok(ref="undo_reply", room=self.id)
 
     async def _take_back(self, seat: int) -> None:
-        rows = self.rows + [[seat, UNDO, None]]
+        rows = self.rows + [[seat, UNDO, None, self.version + 1]]
         game, row_index = replay(self.settings, rows)
         after = game.stones()
         data = {"seat": seat, "index": len(self.row_index) - 1, "changes": changes(self.stones, after)}
@@ -389,7 +419,7 @@ class Room:
         except Exception:
             await self._rebuild()
             raise
-        self.rows.append([seat, "timeout", None])
+        self.rows.append([seat, "timeout", None, self.version])
         self.row_index.append(row)
         return True
 
@@ -397,7 +427,7 @@ class Room:
 
     def _state(self) -> dict[str, Any]:
         state = {"to_move": self.game.to_move, "phase": self.game.phase, "prisoners": self.game.prisoners,
-                 "clocks": self._clocks_view()}
+                 "clocks": self._clocks_view(), "legal": legal_view(self.game)}
         kos = ko_view(self.game)
         if kos is not None:
             state["kos"] = kos
@@ -445,12 +475,12 @@ class Room:
         self.stones = self.game.stones()
         self.rescinded = {i for i, p in enumerate(self.game.history) if p.rescinded}
 
-    def _remember_seq(self, seat: int, seq: int, version: int) -> None:
-        self.last_seq[seat] = max(self.last_seq[seat], seq)
-        versions = self.seq_versions[seat]
-        versions[seq] = version
-        while len(versions) > SEQS_KEPT:
-            versions.popitem(last=False)
+    def _remember_seq(self, seat: int, seq: int, version: int, move: str) -> None:
+        """Every seq of the game is kept (the store keeps them too, in its moves): a resend is
+        recognised however late it comes, also after a restart."""
+        last = self.last_seq[seat]
+        self.last_seq[seat] = seq if last is None else max(last, seq)
+        self.seqs[seat][seq] = (version, move)
 
     async def _commit(self, kind: str, data: dict[str, Any], *, move: tuple[int, str, int | None] | None = None,
                       rescinded: Sequence[int] = (), clocks: bool = False, result: dict | None = None) -> None:

@@ -270,7 +270,8 @@ class Store:
 
     async def unfinished_rooms(self) -> list[dict]:
         """Every room without a result, with what a restart needs to rebuild it: settings, seats,
-        all moves in order (replaying them reproduces the rescissions), clocks, version."""
+        all moves in order as ``[seat, move, seq, version]`` (replaying them reproduces the
+        rescissions; seq and version re-acknowledge a resent move), clocks, version."""
         unfinished = "SELECT room_id FROM rooms WHERE room_id NOT IN (SELECT room_id FROM results)"
         rooms = await self._all(
             "SELECT room_id, settings, owner, invite, version, clocks, created_at, updated_at FROM rooms"
@@ -280,17 +281,17 @@ class Store:
                 f"SELECT room_id, seat, token FROM seats WHERE room_id IN ({unfinished}) ORDER BY room_id, seat"):
             seats.setdefault(room_id, {})[seat] = token
         moves: dict[str, list[list[Any]]] = {}
-        for room_id, seat, move, seq, rescinded in await self._all(
-                "SELECT room_id, seat, move, seq, rescinded FROM moves"
+        for room_id, seat, move, seq, version, rescinded in await self._all(
+                "SELECT room_id, seat, move, seq, version, rescinded FROM moves"
                 f" WHERE room_id IN ({unfinished}) ORDER BY room_id, idx"):
-            moves.setdefault(room_id, []).append([seat, move, seq, bool(rescinded)])
+            moves.setdefault(room_id, []).append([seat, move, seq, version, bool(rescinded)])
         out = []
         for room_id, settings, owner, invite, version, clocks, created_at, updated_at in rooms:
             played = moves.get(room_id, [])
             out.append({
                 "room_id": room_id, "settings": json.loads(settings), "owner": owner, "invite": invite,
                 "seats": seats.get(room_id, {}),
-                "moves": [m[:3] for m in played], "rescinded": [i for i, m in enumerate(played) if m[3]],
+                "moves": [m[:4] for m in played], "rescinded": [i for i, m in enumerate(played) if m[4]],
                 "clocks": None if clocks is None else json.loads(clocks),
                 "version": version, "created_at": created_at, "updated_at": updated_at,
             })
@@ -299,6 +300,9 @@ class Store:
     async def finished_games(self, limit: int = 50, offset: int = 0, *, public: bool = False) -> list[dict]:
         """Finished games, the latest first: a summary each (use ``game()`` for the moves).
 
+        ``moves`` counts the entries of the game's history: every stored move row except that an
+        accepted undo (its own row) takes back the row before it.
+
         ``public`` leaves out rooms with an invitation code in the query itself, so that a page
         holds ``limit`` listable games and offsets count only those.
         """
@@ -306,7 +310,7 @@ class Store:
             raise StoreError("bad-value", f"limit must be 1 to 1000 and offset >= 0, not {limit!r}, {offset!r}.")
         rows = await self._all(
             "SELECT r.room_id, r.settings, r.created_at, f.body, f.finished_at,"
-            " (SELECT count(*) FROM moves m WHERE m.room_id = r.room_id)"
+            " (SELECT count(*) - 2 * coalesce(sum(m.move = 'undo'), 0) FROM moves m WHERE m.room_id = r.room_id)"
             " FROM results f JOIN rooms r USING (room_id)"
             + (" WHERE r.invite IS NULL" if public else "") +
             " ORDER BY f.finished_at DESC, r.room_id LIMIT ? OFFSET ?", (limit, offset))

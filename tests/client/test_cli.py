@@ -181,7 +181,7 @@ async def test_jasiek_nkr_room_played_by_bots_exports_a_record_that_replays(serv
     assert as_json.returncode == 0
     record = __import__("json").loads(as_json.stdout)
     assert record["record"]["rules"] == "jasiek-nkr"
-    assert record["record"]["options"] == {"ko_shapes": "reconstructed"}
+    assert record["record"]["options"]["ko_shapes"] == "reconstructed"
     game = Game.from_record(record["record"])
     assert game.result is not None and list(game.result.ranking) == record["result"]["ranking"]
     as_sgf = await asyncio.to_thread(polygo, "export", room, "--format", "sgf", "--server", server.url)

@@ -359,7 +359,8 @@ def test_referee_prints_one_line_per_move_and_a_summary() -> None:
     assert [m["ok"] for m in moves] == [True, True, False, True, True, False, True]
     assert moves[1]["captures"] == ["A1"]
     assert moves[2]["reason"] == "cycle" and "rule 11" in moves[2]["message"]
-    assert moves[4]["rescinded"] == [2, 3, 4] and moves[4]["to_move"] == 1
+    assert [m.get("index") for m in moves] == [0, 1, None, 2, 3, None, 4]
+    assert moves[4]["rescinded"] == [1, 2, 3] and moves[4]["to_move"] == 1      # history indices from 0
     assert moves[5]["reason"] == "rescinded"
     assert summary["over"] is False and summary["stones"] == {"A1": 0}
     assert summary["score"] == [2.0, 0.0] and summary["ranking"] == [1, 2]

@@ -179,3 +179,17 @@ def test_resume_only_from_marking():
     for m in ("pass", "pass", "pass", "pass"):
         lm.play(m)
     assert lm.phase == "ended" and lm.why_illegal("resume", seat=0) == "game-over"
+
+
+@pytest.mark.parametrize("rules, options", [
+    ("chinese", {}),
+    ("hansen-sst", {"move_cap_per_point": 10, "a1": "basic-ko", "a3": False, "keying": "config",
+                    "counter": "immediate"}),
+    ("nieminen", {"no_result_at": 3}),
+    ("jasiek-nkr", {"ko_shapes": "two-point"}),
+])
+def test_family_options_write_out_the_defaults_a_record_needs(rules, options):
+    """A stored record names its rule family's options even at their defaults, and they replay."""
+    ruleset = Ruleset.from_json(rules)
+    assert ruleset.family_options() == options
+    assert ruleset.with_options(**options) == ruleset

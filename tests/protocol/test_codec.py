@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import protocol
-from protocol import (CLIENT_MESSAGES, JSON, MSGPACK, ErrorCode, ProtocolError, RoomSettings,
+from protocol import (CLIENT_MESSAGES, JSON, MAX_FRAME, MSGPACK, ErrorCode, ProtocolError, RoomSettings,
                       decode_client, decode_server, encode, encode_message)
 
 SAMPLES = [
@@ -156,3 +156,31 @@ def test_any_message_shape_is_accepted_or_refused_with_a_code(kind, fields):
         assert exc.code in ErrorCode
     else:
         assert message.TYPE == kind
+
+
+@pytest.mark.parametrize("frame,sentence", [
+    ('{"type": "sit", "room": "r", "seat": 8}', "field 'seat' must be an integer <= 7"),
+    ('{"type": "sit", "room": "r", "seat": 1.0}', "field 'seat' must be an integer or null, not a number"),
+    ('{"type": "sit", "room": ""}', "field 'room' must be a string of at least 1 characters"),
+    ('{"type": "sit"}', "field 'room' is required"),
+    ('{"type": "create", "settings": {"rules": "kee", "komi": "6.5"}}',
+     "field 'settings.komi' must be a number or null, not a string"),
+    ('{"type": "create", "settings": {"rules": "kee", "typo": 1}}', "unknown field 'settings.typo'"),
+    ('{"type": "nope"}', "unknown message type 'nope'"),
+])
+def test_errors_are_sentences_that_name_the_field(frame, sentence):
+    with pytest.raises(ProtocolError) as exc:
+        decode_client(frame)
+    assert exc.value.message == sentence
+
+
+@pytest.mark.parametrize("codec", [MSGPACK, JSON])
+def test_a_refused_frame_keeps_its_id_and_type_when_they_can_be_read(codec):
+    for data, limit in [({"type": "chat", "room": "r", "text": "x" * 600, "id": 12}, MAX_FRAME),
+                        ({"type": "chat", "room": "r", "text": "x" * 200, "id": 12}, 100)]:
+        with pytest.raises(ProtocolError) as exc:
+            decode_client(encode(data, codec), max_size=limit)
+        assert (exc.value.request_id, exc.value.ref) == (12, "chat")
+    with pytest.raises(ProtocolError) as exc:
+        decode_client(encode({"type": "chat", "room": "r", "text": "x", "id": -1}, codec))
+    assert exc.value.field == "id" and exc.value.request_id is None

@@ -9,9 +9,11 @@ import json
 from typing import Any
 
 import msgpack
+import msgspec
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
+from protocol import PROTOCOL_VERSION, views
 from server.app import Server
 from server.config import Config
 
@@ -27,12 +29,17 @@ class Client:
         self.replies: asyncio.Queue[dict] = asyncio.Queue()
         self.events: asyncio.Queue[dict] = asyncio.Queue()
         self.token: str | None = None
+        self.undescribed: list[str] = []    # messages not as protocol.views describes them
         self._reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
                 data = json.loads(frame) if isinstance(frame, str) else msgpack.unpackb(frame, raw=False)
+                try:
+                    views.check(data)
+                except msgspec.ValidationError as exc:
+                    self.undescribed.append(f"{exc}: {data}")
                 (self.events if data.get("type") == "event" else self.replies).put_nowait(data)
         except Exception:
             pass
@@ -60,7 +67,7 @@ class Client:
         return reply
 
     async def hello(self, name: str) -> dict:
-        welcome = await self.ok("hello", protocol=1, name=name)
+        welcome = await self.ok("hello", protocol=PROTOCOL_VERSION, name=name)
         self.token = welcome["token"]
         return welcome
 
@@ -120,6 +127,8 @@ async def connect_client(server):
     yield make
     for client in clients:
         await client.close()
+    undescribed = [m for client in clients for m in client.undescribed]
+    assert not undescribed, f"the server sent messages protocol/views.py does not describe: {undescribed[:3]}"
 
 
 @pytest.fixture

@@ -3,6 +3,8 @@ dead-stone marking and agreement, resignation."""
 
 from __future__ import annotations
 
+from protocol import PROTOCOL_VERSION
+
 
 async def final_event(client) -> dict:
     event = await client.event("move")
@@ -58,5 +60,5 @@ async def test_resignation_ends_a_two_player_game(players, seat):
     assert final["result"]["reason"] == "resignation" and final["result"]["ranking"] == [2, 1]
     listed = await white.ok("list")
     assert listed["rooms"] == []
-    welcome = await white.ok("hello", protocol=1, token=white.token)
+    welcome = await white.ok("hello", protocol=PROTOCOL_VERSION, token=white.token)
     assert welcome["seats"] == []

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from websockets.asyncio.client import connect
+from protocol import PROTOCOL_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,9 +65,10 @@ async def test_sigkill_mid_game_then_restart_loses_no_acknowledged_move(tmp_path
     try:
         black2 = await connect_client("polygo.msgpack", port=port)
         white2 = await connect_client("polygo.json", port=port)
-        welcome = await black2.ok("hello", protocol=1, token=black.token)
-        assert welcome["seats"] == [{"room": room, "seat": 0}]
-        await white2.ok("hello", protocol=1, token=white.token)
+        welcome = await black2.ok("hello", protocol=PROTOCOL_VERSION, token=black.token)
+        [held] = welcome["seats"]
+        assert held["room"] == room and held["seat"] == 0 and held["last_seq"] in (3, 4)   # E7 in flight
+        await white2.ok("hello", protocol=PROTOCOL_VERSION, token=white.token)
         snapshot = await white2.ok("watch", room=room)
         moves = [h[1] for h in snapshot["game"]["history"]]
         assert moves[:6] == acked and len(moves) in (6, 7)

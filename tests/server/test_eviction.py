@@ -13,6 +13,7 @@ import pytest
 from sgfmill import sgf
 
 from server.config import Config, parse_config
+from protocol import PROTOCOL_VERSION
 
 DELAY = 0.2     # the test servers' evict_after
 PATIENCE = 5.0  # seconds any awaited condition may take before the test fails
@@ -82,7 +83,7 @@ async def test_a_finished_game_leaves_memory_and_stays_in_the_store(server, play
     assert room not in server.hub.rooms
     assert (await probe.request("watch", room=room))["code"] == "no-such-room"
     assert room not in [r["room"] for r in (await probe.ok("list"))["rooms"]]
-    assert (await black.ok("hello", protocol=1, token=black.token))["seats"] == []
+    assert (await black.ok("hello", protocol=PROTOCOL_VERSION, token=black.token))["seats"] == []
 
     listed = (await probe.ok("games", limit=5))["games"]
     assert [g["room"] for g in listed] == [room]
@@ -154,9 +155,9 @@ async def test_unfinished_rooms_are_never_evicted(server, players, connect_clien
     assert await in_memory(probe, playing) and await in_memory(probe, waiting)
 
     black, white = await connect_client(), await connect_client()
-    seats = (await black.ok("hello", protocol=1, token=tokens[0]))["seats"]
-    assert seats == [{"room": r, "seat": 0} for r in sorted([playing, waiting])]
-    await white.ok("hello", protocol=1, token=tokens[1])
+    seats = (await black.ok("hello", protocol=PROTOCOL_VERSION, token=tokens[0]))["seats"]
+    assert [(s["room"], s["seat"]) for s in seats] == [(r, 0) for r in sorted([playing, waiting])]
+    await white.ok("hello", protocol=PROTOCOL_VERSION, token=tokens[1])
     snapshot = await white.ok("watch", room=playing)
     assert snapshot["status"] == "playing" and snapshot["game"]["stones"] == {"E5": 0}
     assert (await white.move(playing, "C3", 1))["type"] == "ack"

@@ -1,9 +1,10 @@
 """A three-player Kee game over the wire to its end, with an appeal and a rescission.
 
-The exchange is the example of docs/protocol.md: on a 2x1 board six captures bring back the position
-after Black's first play; Black appeals, White passes, Red passes without appeal and her stone play
-B1 is rescinded (Kee rules 12-14); B1 is then excluded for Red, everyone passes, dead stones are
-agreed, and White wins.
+The game of docs/protocol.md's first example (which tests/server/test_protocol_doc.py replays as
+written), checked here down to the records and the database rows: on a 2x1 board six captures
+bring back the position after Black's first play; Black appeals, White passes, Red passes without
+appeal and her stone play B1 is rescinded (Kee rules 12-14); B1 is then excluded for Red, everyone
+passes, dead stones are agreed, and White wins.
 """
 
 from __future__ import annotations

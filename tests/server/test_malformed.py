@@ -8,6 +8,7 @@ import json
 
 import msgpack
 import pytest
+from protocol import PROTOCOL_VERSION
 
 BAD_FRAMES = [
     (b"\xc1\xff\x00garbage", "bad-frame"),
@@ -27,7 +28,9 @@ BAD_FRAMES = [
     (json.dumps({"type": "create", "settings": "kee"}), "bad-field"),
     ('{"type": "create", "settings": {"rules": "kee", "komi": Infinity}}', "bad-frame"),
     ("[" * 100_000 + "]" * 100_000, "too-large"),
-    ("[" * 30_000 + "]" * 30_000, "bad-frame"),
+    ("[" * 30_000 + "]" * 30_000, "bad-message"),       # a list, read no deeper than its first byte
+    ('{"type": "create", "settings": {"rules": "kee", "board": {"a": ' + "[" * 30_000 + "]" * 30_000 + "}}}",
+     "bad-frame"),                                         # nested past the decoder's depth limit
     (msgpack.packb({"type": "move", "room": "r", "move": b"D4", "seq": 1}), "bad-field"),
     (b"\xd4\x01\x00", "bad-frame"),
     (msgpack.packb({1: "x"}), "bad-frame"),
@@ -59,12 +62,13 @@ async def test_request_id_is_echoed_even_on_errors(players):
 async def test_session_and_version_errors(connect_client):
     client = await connect_client("polygo.msgpack")
     assert (await client.request("list"))["code"] == "no-session"
-    assert (await client.request("hello", protocol=2, name="x"))["code"] == "unsupported-version"
-    assert (await client.request("hello", protocol=1))["code"] == "bad-field"
-    assert (await client.request("hello", protocol=1, name="x", token="y"))["code"] == "bad-field"
-    assert (await client.request("hello", protocol=1, user="x"))["code"] == "missing-field"
-    assert (await client.request("hello", protocol=1, name="x" * 33))["code"] == "bad-field"
-    welcome = await client.request("hello", protocol=1, name="x")
+    assert (await client.request("hello", protocol=PROTOCOL_VERSION + 1, name="x"))["code"] == "unsupported-version"
+    assert (await client.request("hello", protocol=1, name="x"))["code"] == "unsupported-version"   # version 1 is gone
+    assert (await client.request("hello", protocol=PROTOCOL_VERSION))["code"] == "bad-field"
+    assert (await client.request("hello", protocol=PROTOCOL_VERSION, name="x", token="y"))["code"] == "bad-field"
+    assert (await client.request("hello", protocol=PROTOCOL_VERSION, user="x"))["code"] == "missing-field"
+    assert (await client.request("hello", protocol=PROTOCOL_VERSION, name="x" * 33))["code"] == "bad-field"
+    welcome = await client.request("hello", protocol=PROTOCOL_VERSION, name="x")
     assert welcome["type"] == "welcome" and welcome["limits"]["frame"] == 65536
 
 
@@ -92,7 +96,7 @@ async def test_frames_over_the_hard_limit_close_only_that_connection(players, se
 async def test_no_subprotocol_means_msgpack(server):
     from websockets.asyncio.client import connect
     async with connect(f"ws://127.0.0.1:{server.port}/") as ws:
-        await ws.send(msgpack.packb({"type": "hello", "protocol": 1, "name": "plain"}))
+        await ws.send(msgpack.packb({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "plain"}))
         reply = await ws.recv()
         assert isinstance(reply, bytes) and msgpack.unpackb(reply)["type"] == "welcome"
         await ws.send(json.dumps({"type": "list"}))

@@ -3,6 +3,7 @@ events (or a snapshot when the gap is too old), and a resent move is acknowledge
 
 from __future__ import annotations
 
+from protocol import PROTOCOL_VERSION
 
 
 async def test_reconnect_resumes_from_a_version(players, seat, connect_client):
@@ -14,8 +15,8 @@ async def test_reconnect_resumes_from_a_version(players, seat, connect_client):
 
     assert (await white.move(room, "C3", 1))["type"] == "ack"
     again = await connect_client()
-    welcome = await again.ok("hello", protocol=1, token=black.token)
-    assert welcome["name"] == "p0" and welcome["seats"] == [{"room": room, "seat": 0}]
+    welcome = await again.ok("hello", protocol=PROTOCOL_VERSION, token=black.token)
+    assert welcome["name"] == "p0" and welcome["seats"] == [{"room": room, "seat": 0, "last_seq": 1}]
     missed = await again.ok("watch", room=room, since=seen)
     assert missed["type"] == "events"
     assert [e["version"] for e in missed["events"]] == [seen + 1]
@@ -32,7 +33,7 @@ async def test_reconnect_resumes_from_a_version(players, seat, connect_client):
 
     nothing = await again.ok("watch", room=room, since=snapshot["version"])
     assert nothing == {"type": "events", "room": room, "events": []}
-    assert (await again.request("hello", protocol=1, token="not-a-token"))["code"] == "bad-token"
+    assert (await again.request("hello", protocol=PROTOCOL_VERSION, token="not-a-token"))["code"] == "bad-token"
 
 
 async def test_a_gap_older_than_the_kept_events_gets_a_snapshot(make_server, players, tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gorules import PRESETS
+from protocol import PROTOCOL_VERSION
 
 
 async def test_moves_from_non_seated_sessions_and_out_of_turn_are_refused(players, seat, connect_client):
@@ -97,14 +98,14 @@ async def test_register_and_login(connect_client):
     other = await connect_client()
     await other.hello("someone")
     assert (await other.request("register", user="alice", password="x"))["code"] == "name-taken"
-    login = await other.ok("hello", protocol=1, user="alice", password="correct horse")
+    login = await other.ok("hello", protocol=PROTOCOL_VERSION, user="alice", password="correct horse")
     assert login["user"] == "alice" and login["token"] != guest.token
-    bad = await other.request("hello", protocol=1, user="alice", password="wrong")
+    bad = await other.request("hello", protocol=PROTOCOL_VERSION, user="alice", password="wrong")
     assert bad["code"] == "bad-login"
     room = (await guest.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
     await guest.ok("sit", room=room, seat=0)
-    again = await other.ok("hello", protocol=1, user="alice", password="correct horse")
-    assert again["seats"] == [{"room": room, "seat": 0}]
+    again = await other.ok("hello", protocol=PROTOCOL_VERSION, user="alice", password="correct horse")
+    assert again["seats"] == [{"room": room, "seat": 0, "last_seq": None}]
 
 
 async def test_boards_and_options_reach_the_engine(players):

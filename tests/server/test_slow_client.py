@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+from protocol import PROTOCOL_VERSION
 
 HANDSHAKE = ("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
@@ -39,7 +40,7 @@ async def test_a_client_that_stops_reading_is_disconnected_and_the_room_goes_on(
     while b"\r\n\r\n" not in response:
         response += await loop.sock_recv(sock, 1024)
     assert b" 101 " in response
-    await loop.sock_sendall(sock, text_frame({"type": "hello", "protocol": 1, "name": "sleeper"}))
+    await loop.sock_sendall(sock, text_frame({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "sleeper"}))
     watchers = srv.hub.rooms[room].watchers
     watch = text_frame({"type": "watch", "room": room})
     subscribed = False

@@ -40,7 +40,7 @@ async def check_nothing_lost(db_path: str, acks: dict[str, int]) -> None:
             events = await store.events_since(room_id, 0)
             assert [e["v"] for e in events] == list(range(1, room["version"] + 1))
             assert len(room["moves"]) == room["version"]
-            assert room["moves"][version - 1] == [version % 2, f"move {version}", version]
+            assert room["moves"][version - 1] == [version % 2, f"move {version}", version, version]
             assert room["clocks"] == {"at": room["version"]}
     finally:
         await store.close()

@@ -152,7 +152,7 @@ async def test_everything_survives_reopening(db_path):
         [room] = await store.unfinished_rooms()
         assert room["room_id"] == "r1" and room["settings"] == SETTINGS
         assert room["seats"] == {0: "tA"}
-        assert room["moves"] == [[0, "D4", 7], [1, "pass", 3]]
+        assert room["moves"] == [[0, "D4", 7, 1], [1, "pass", 3, 2]]   # seat, move, seq, version
         assert room["rescinded"] == [] and room["clocks"] == {"running": 1} and room["version"] == 2
         assert room["updated_at"] >= room["created_at"]
         with pytest.raises(StoreError) as info:

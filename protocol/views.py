@@ -1,0 +1,374 @@
+"""What the server sends, typed down to the last field: the snapshot's game, every event kind,
+the listings and records.
+
+`protocol.messages` holds the server's messages as the server builds them (maps inside); this
+module describes the same messages field by field, for the JSON Schema in docs/schema/ and for
+`check`, which the server tests run on every message the server sends them, so that the schema
+and docs/protocol.md cannot drift from the server. The classes refuse fields they do not list
+(a new field must be described here first); the published schema lets clients ignore them.
+"""
+
+from typing import Annotated, Any, Union
+
+import msgspec
+from msgspec import Meta, Struct
+
+Seat = Annotated[int, Meta(ge=0)]
+Point = str
+
+
+class View(Struct, kw_only=True, forbid_unknown_fields=True):
+    """A part of a server message."""
+
+
+class Legal(View, kw_only=True):
+    """What the player to move may play: every empty point not in `prohibited` is a legal stone
+    play; `appeals` are the points an appealing pass may name; `pass` says whether it may pass."""
+
+    seat: Seat
+    pass_: bool = msgspec.field(name="pass")
+    prohibited: dict[Point, str]
+    appeals: list[Point]
+
+
+class Ko(View, kw_only=True):
+    """A ko position of Jasiek's New Ko Rules (`Game.ko_analysis()`, docs/rules/jasiek-nkr.md):
+    `fighting_bar` is the seat the fighting rule keeps from a ko stone in it at its next move."""
+
+    points: list[Point]
+    mouths: list[list[Point]]
+    coupling: list[Point]
+    type: str
+    state: str | None
+    disturber: Seat | None
+    disturber_barred: bool
+    fighting_bar: Seat | None
+
+
+class Changes(View, kw_only=True):
+    """Apply `clear`, then `set`, to the stones to get the new position."""
+
+    clear: list[Point]
+    set: dict[Point, Seat]
+
+
+class ClockState(View, kw_only=True):
+    """Seconds left at the moment of the message; null main time means no limit."""
+
+    main: float | None
+    periods: int
+    period_left: float | None
+    stones_left: int
+
+
+class Clocks(View, kw_only=True):
+    running: Seat | None
+    seats: list[ClockState]
+
+
+class Result(View, kw_only=True):
+    """`ranking` is a place per seat (1 is first, ties share); `score` points per seat."""
+
+    reason: str
+    ranking: list[int]
+    score: list[float]
+
+
+class Proposal(View, kw_only=True):
+    ranking: list[int]
+
+
+class Settings(View, kw_only=True):
+    """A room's settings as the server sends them: every value the effective one."""
+
+    rules: str
+    board: str | dict[str, Any]
+    players: int
+    komi: float
+    handicap: int
+    handicap_mode: str
+    superko: str | None
+    options: dict[str, Any] | None = None
+    clock: dict[str, Any]
+    private: bool
+    title: str
+
+
+class SeatView(View, kw_only=True):
+    seat: Seat
+    colour: str
+    name: str | None
+    user: str | None
+
+
+class GameView(View, kw_only=True):
+    """The snapshot's `game`: the public state of the game."""
+
+    rules: str
+    board: dict[str, Any]
+    board_spec: str | None = None
+    players: list[str]
+    to_move: Seat | None
+    legal: Legal | None
+    phase: str
+    stones: dict[Point, Seat]
+    prisoners: list[int]
+    history: list[tuple[Seat, str, bool]]
+    dead: list[Point]
+    disputed: list[Point]
+    accepted: list[Seat]
+    proposal: Proposal | None
+    dropped: list[Seat]
+    result: Result | None
+    kos: list[Ko] | None = None
+
+
+class UndoPending(View, kw_only=True):
+    seat: Seat
+    accepted: list[Seat]
+
+
+class You(View, kw_only=True):
+    """To a seated session: its seat, and the highest seq acknowledged for it (null: none yet)."""
+
+    seat: Seat
+    last_seq: int | None
+
+
+class Held(View, kw_only=True):
+    room: str
+    seat: Seat
+    last_seq: int | None
+
+
+class Limits(View, kw_only=True):
+    frame: int
+    rate: float
+    burst: float
+    rooms: int
+    chat: int
+
+
+class RoomSummary(View, kw_only=True):
+    room: str
+    title: str
+    settings: Settings
+    seats: list[str | None]
+    status: str
+    version: int
+
+
+class GameSummary(View, kw_only=True):
+    """A finished game; `moves` is the length of its history."""
+
+    room: str
+    settings: Settings
+    seats: list[str | None]
+    result: Result
+    moves: int
+    created: float
+    finished: float
+
+
+class Record(View, kw_only=True):
+    """A game's JSON record; `record` is the engine's (`Game.from_record` replays it)."""
+
+    room: str
+    settings: Settings
+    seats: list[str | None]
+    record: dict[str, Any]
+    history: list[tuple[Seat, str, bool]]
+    result: Result | None
+    created: float
+    finished: float | None
+
+
+# -- events: the fields beside "type", "room", "version" and "kind" -----------------------------------
+
+class EventBody(View, tag_field="kind", kw_only=True):
+    """One change of a room; as an item of `events`, without "type" and "room"."""
+
+    version: int
+
+
+class SeatEvent(EventBody, tag="seat", kw_only=True):
+    """A seat was taken (`name`) or freed (`name` null)."""
+
+    seat: Seat
+    name: str | None
+    user: str | None
+
+
+class StartEvent(EventBody, tag="start", kw_only=True):
+    to_move: Seat | None
+    phase: str
+    clocks: Clocks | None
+    legal: Legal | None
+    kos: list[Ko] | None = None
+
+
+class MoveEvent(EventBody, tag="move", kw_only=True):
+    """A move; `dead`, `accepted`, `proposal`, `dropped` come with every move that is not a stone
+    play, `result` with the move that ended the game."""
+
+    seat: Seat
+    move: str
+    seq: int
+    index: int
+    rescinded: list[int]
+    changes: Changes
+    to_move: Seat | None
+    phase: str
+    prisoners: list[int]
+    clocks: Clocks | None
+    legal: Legal | None
+    kos: list[Ko] | None = None
+    dead: list[Point] | None = None
+    disputed: list[Point] | None = None
+    accepted: list[Seat] | None = None
+    proposal: Proposal | None = None
+    dropped: list[Seat] | None = None
+    result: Result | None = None
+
+
+class UndoRequestEvent(EventBody, tag="undo-request", kw_only=True):
+    seat: Seat
+
+
+class UndoReplyEvent(EventBody, tag="undo-reply", kw_only=True):
+    seat: Seat
+    accept: bool
+
+
+class UndoEvent(EventBody, tag="undo", kw_only=True):
+    seat: Seat
+    index: int
+    changes: Changes
+    to_move: Seat | None
+    phase: str
+    prisoners: list[int]
+    clocks: Clocks | None
+    legal: Legal | None
+    kos: list[Ko] | None = None
+
+
+class TimeoutEvent(EventBody, tag="timeout", kw_only=True):
+    seat: Seat
+    index: int
+    changes: Changes
+    dropped: list[Seat]
+    to_move: Seat | None
+    phase: str
+    prisoners: list[int]
+    clocks: Clocks | None
+    legal: Legal | None
+    kos: list[Ko] | None = None
+    result: Result | None = None
+
+
+class ChatEvent(EventBody, tag="chat", kw_only=True):
+    seat: Seat | None
+    name: str
+    text: str
+
+
+EVENT_KINDS = (SeatEvent, StartEvent, MoveEvent, UndoRequestEvent, UndoReplyEvent, UndoEvent, TimeoutEvent,
+               ChatEvent)
+AnyEvent = Union[EVENT_KINDS]
+
+
+# -- the messages -----------------------------------------------------------------------------------------
+
+class Message(View, tag_field="type", kw_only=True):
+    """A message from the server; `id` echoes the request's in direct replies."""
+
+    id: int | None = None
+
+
+class Welcome(Message, tag="welcome", kw_only=True):
+    protocol: int
+    token: str
+    name: str
+    user: str | None = None
+    seats: list[Held]
+    limits: Limits
+    server: str
+
+
+class Error(Message, tag="error", kw_only=True):
+    code: str
+    message: str
+    ref: str | None = None
+    room: str | None = None
+    seq: int | None = None
+    reason: str | None = None
+    field: str | None = None
+
+
+class Ok(Message, tag="ok", kw_only=True):
+    ref: str
+    room: str | None = None
+
+
+class Ack(Message, tag="ack", kw_only=True):
+    room: str
+    seq: int
+    version: int
+
+
+class Created(Message, tag="created", kw_only=True):
+    room: str
+    invite: str | None = None
+
+
+class Rooms(Message, tag="rooms", kw_only=True):
+    rooms: list[RoomSummary]
+
+
+class Snapshot(Message, tag="snapshot", kw_only=True):
+    room: str
+    version: int
+    status: str
+    settings: Settings
+    seats: list[SeatView]
+    game: GameView
+    clocks: Clocks | None = None
+    undo: UndoPending | None = None
+    you: You | None = None
+
+
+class Events(Message, tag="events", kw_only=True):
+    room: str
+    events: list[AnyEvent]
+
+
+class EventHead(Message, tag="event", kw_only=True):
+    """The head of an event; the kind's own fields (an `EventBody`) sit beside it."""
+
+    room: str
+    version: int
+    kind: str
+
+
+class Games(Message, tag="games", kw_only=True):
+    games: list[GameSummary]
+
+
+class GameRecord(Message, tag="game", kw_only=True):
+    room: str
+    format: str
+    record: Record | str
+
+
+MESSAGES = (Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, EventHead, Games, GameRecord)
+AnyMessage = Union[tuple(m for m in MESSAGES if m is not EventHead)]
+_HEAD = ("type", "room", "version", "kind", "id")
+
+
+def check(data: Any) -> None:
+    """Whether a decoded server message is as described here; `msgspec.ValidationError` if not."""
+    if isinstance(data, dict) and data.get("type") == "event":
+        msgspec.convert({k: data[k] for k in _HEAD if k in data}, EventHead)
+        msgspec.convert({k: v for k, v in data.items() if k not in ("type", "room", "id")}, AnyEvent)
+    else:
+        msgspec.convert(data, AnyMessage)
