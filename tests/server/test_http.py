@@ -13,8 +13,11 @@ import urllib.request
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from server.app import Server
+from server.hub import Hub
 
 CHINESE_9 = {"rules": "chinese", "board": "9"}
 
@@ -151,6 +154,31 @@ async def test_without_prometheus_client_the_server_runs_and_metrics_answer_501(
         black, white = await players(2, port=srv.port)
         room = await seat([black, white], CHINESE_9)
         assert (await black.move(room, "E5", 1))["type"] == "ack"
+        assert (await get(srv.port, "/readyz"))[0] == 200
+    finally:
+        await srv.close()
+
+
+async def test_while_games_are_rebuilt_the_server_is_healthy_but_not_ready(config, tmp_path, monkeypatch):
+    srv = Server(dataclasses.replace(config, db=str(tmp_path / "starting.db")))
+    seen: dict[str, tuple] = {}
+    rebuild = Hub.restore
+
+    async def restore_and_look(hub: Hub) -> int:
+        seen["healthz"] = await get(srv.port, "/healthz")
+        seen["readyz"] = await get(srv.port, "/readyz")
+        try:
+            await connect(f"ws://127.0.0.1:{srv.port}/")
+        except InvalidStatus as exc:
+            seen["handshake"] = exc.response.status_code, exc.response.body.decode()
+        return await rebuild(hub)
+
+    monkeypatch.setattr(Hub, "restore", restore_and_look)
+    await srv.start()
+    try:
+        assert seen["healthz"][0] == 200
+        assert (seen["readyz"][0], seen["readyz"][2]) == (503, "starting\n")
+        assert seen["handshake"] == (503, "the server is starting; try again in a few seconds\n")
         assert (await get(srv.port, "/readyz"))[0] == 200
     finally:
         await srv.close()
