@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sqlite3
+import subprocess
 
 from websockets.exceptions import ConnectionClosed
 
@@ -132,3 +133,26 @@ async def test_a_request_reaching_a_room_after_the_drain_began_is_refused_with_a
     assert reply["code"] == "internal" and "restarting" in reply["message"]
     refused = await black.request("create", settings={"rules": "chinese", "board": "9"})
     assert refused["code"] == "internal" and "restarting" in refused["message"]
+
+
+async def test_a_stop_that_overruns_its_deadline_exits_1_at_the_deadline(tmp_path, port, spawn_server, connect_client):
+    db = tmp_path / "stuck.db"
+    proc = await spawn_server(db, port, "--drain-timeout", "1", stderr=subprocess.PIPE, text=True)
+    black, white = await connect_client(port=port), await connect_client(port=port)
+    await black.hello("black")
+    await white.hello("white")
+    room = (await black.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
+    await black.ok("sit", room=room)
+    await white.ok("sit", room=room)
+    lock = sqlite3.connect(db, isolation_level=None)
+    lock.execute("BEGIN EXCLUSIVE")          # the disk "hangs": the writer waits up to its 5 s busy timeout
+    try:
+        await black.send(type="move", room=room, move="E5", seq=1)
+        await asyncio.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        code = await asyncio.to_thread(proc.wait, 4.5)      # well before the writer could give up
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    assert code == 1
+    assert "the graceful stop took longer than 1 s; exiting with work unfinished" in proc.stderr.read()
