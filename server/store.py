@@ -49,6 +49,7 @@ class CommitObserver(Protocol):
 
     def commit_failed(self) -> None: ...
 
+
 # The writes a batch may hold, in the order a batch runs them (a room before its seats and events,
 # a move before its rescission). Statements of one kind run together with executemany.
 _WRITES: dict[str, str] = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import sqlite3
 import sys
 import urllib.error
 import urllib.request
@@ -182,3 +183,22 @@ async def test_while_games_are_rebuilt_the_server_is_healthy_but_not_ready(confi
         assert (await get(srv.port, "/readyz"))[0] == 200
     finally:
         await srv.close()
+
+
+async def test_a_failed_commit_is_counted(server, players, seat, monkeypatch):
+    black, white = await players(2)
+    room = await seat([black, white], CHINESE_9)
+    writer = server.store._db
+    transaction = writer.transaction
+
+    async def disk_error(groups):
+        monkeypatch.setattr(writer, "transaction", transaction)
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(writer, "transaction", disk_error)
+    assert (await black.move(room, "E5", 1))["code"] == "internal"
+    assert (await black.move(room, "E5", 2))["type"] == "ack"
+    after = await scrape(server.port)
+    assert after[("polygo_commit_failures_total", ())] == 1
+    assert after[("polygo_errors_total", (("code", "internal"),))] == 1
+    assert after[("polygo_moves_acknowledged_total", ())] == 1
