@@ -1,6 +1,8 @@
-"""The server as an object: open the store, rebuild unfinished rooms, listen; and close again.
+"""The server as an object: open the store, listen, rebuild unfinished rooms, serve; drain and close.
 
-`Server` is what `polygo-server` runs and what tests start in-process on a free port.
+`Server` is what `polygo-server` runs and what tests start in-process on a free port. Its life is
+a `Phase`: STARTING (listening, so /healthz answers, but websocket handshakes and /readyz get
+503 until the unfinished games are rebuilt), READY, then DRAINING on SIGTERM (see `drain`).
 """
 
 from __future__ import annotations
@@ -9,18 +11,23 @@ import asyncio
 import gc
 import logging
 import signal
-from typing import Sequence
+import time
+from typing import Any, Sequence
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.frames import CloseCode
 
 from protocol import SUBPROTOCOLS
 
 from .config import Config
 from .connection import Connection
+from .http import Endpoints, Phase
 from .hub import Hub
+from .metrics import make_metrics
 from .sessions import Sessions
 from .store import Store
+from .systemd import Notifier, heartbeat
 
 log = logging.getLogger("polygo.server")
 
@@ -28,6 +35,11 @@ GC_THRESHOLDS = (50_000, 20, 100)
 """Every move leaves a few objects alive (its event in the resync window, its row); with the default
 thresholds the collector's full passes over all games' state stalled every room for tens of
 milliseconds at 200 games (p99 move latency x3). Collect young objects less often instead."""
+
+CLOSE_BUDGET = 3.0
+"""Seconds of the drain timeout kept for the closing handshakes (websockets waits 2 s per peer)."""
+
+RESTART_REASON = "server restarting"
 
 
 def _select_subprotocol(connection: ServerConnection, offered: Sequence[str]) -> str | None:
@@ -39,30 +51,52 @@ def _select_subprotocol(connection: ServerConnection, offered: Sequence[str]) ->
 
 
 class Server:
-    """A running polygo server; `await Server(config).start()`, later `await server.close()`."""
+    """A running polygo server; `await Server(config).start()`, later `await server.shutdown()`
+    (the graceful stop of SIGTERM) or `await server.close()` (at once; tests)."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, notifier: Notifier | None = None) -> None:
         self.config = config
+        self.notifier = notifier or Notifier({})
+        self.phase = Phase.STARTING
         self.store: Store | None = None
         self.hub: Hub | None = None
+        self.connections: set[Connection] = set()
+        self.metrics = make_metrics(self._gauges)
         self._ws: WsServer | None = None
+        self._metrics_ws: WsServer | None = None
+        self._heartbeat: asyncio.Task[None] | None = None
 
     async def start(self) -> "Server":
         config = self.config
         self.store = await Store.open(config.db, group_window=config.group_window,
                                       synchronous=config.synchronous)
-        self.hub = Hub(config, self.store, Sessions(self.store))
-        restored = await self.hub.restore()
+        self.store.observer = self.metrics
+        self.hub = Hub(config, self.store, Sessions(self.store), metrics=self.metrics)
+        try:
+            self._ws = await serve(
+                self._handler, config.host, config.port,
+                process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None),
+                subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
+                max_size=config.hard_frame, compression=None, max_queue=8,
+                ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
+            )
+            if config.metrics_port is not None:
+                self._metrics_ws = await serve(
+                    self._handler, config.metrics_host or config.host, config.metrics_port,
+                    process_request=Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False))
+            started = time.monotonic()
+            restored = await self.hub.restore()
+        except BaseException:
+            await self.close()
+            raise
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
-        self._ws = await serve(
-            self._handler, config.host, config.port,
-            subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
-            max_size=config.hard_frame, compression=None, max_queue=8,
-            ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
-        )
-        log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed",
-                 config.host, self.port, config.db, restored)
+        self.phase = Phase.READY
+        self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
+        log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed in %.2f s%s",
+                 config.host, self.port, config.db, restored, time.monotonic() - started,
+                 f", metrics on port {self.metrics_port}" if self._metrics_ws else "")
+        self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} games resumed")
         return self
 
     @property
@@ -70,27 +104,89 @@ class Server:
         """The port actually listened on (useful with port 0)."""
         return self._ws.sockets[0].getsockname()[1]
 
+    @property
+    def metrics_port(self) -> int | None:
+        """The separate metrics port, if there is one."""
+        return None if self._metrics_ws is None else self._metrics_ws.sockets[0].getsockname()[1]
+
+    def _phase(self) -> Phase:
+        return self.phase
+
+    def _gauges(self) -> dict[str, Any]:
+        rooms: dict[str, int] = {}
+        for room in (self.hub.rooms.values() if self.hub else ()):
+            rooms[room.status] = rooms.get(room.status, 0) + 1
+        return {"connections": len(self.connections),
+                "sessions": sum(1 for c in self.connections if c.session is not None),
+                "rooms": rooms, "pending_writes": self.store.pending if self.store else 0,
+                "ready": self.phase is Phase.READY}
+
     async def _handler(self, ws: ServerConnection) -> None:
-        await Connection(self.hub, ws).serve()
+        connection = Connection(self.hub, ws)
+        self.connections.add(connection)
+        try:
+            await connection.serve()
+        finally:
+            self.connections.discard(connection)
+
+    async def drain(self) -> None:
+        """The graceful stop's first half: /readyz and new handshakes answer 503; each room finishes
+        the requests already queued (their commits too), cancels its clock timer and refuses the
+        rest; then every socket closes with 1012 (service restart) so clients reconnect and resume."""
+        if self.phase is Phase.DRAINING:
+            return
+        self.phase = Phase.DRAINING
+        self.notifier.notify("STOPPING=1", "STATUS=draining: finishing commits, closing connections")
+        log.info("draining: %d connections, %d rooms", len(self.connections), len(self.hub.rooms))
+        budget = max(self.config.drain_timeout / 2, self.config.drain_timeout - CLOSE_BUDGET)
+        try:
+            await asyncio.wait_for(self.hub.halt(), budget)
+        except TimeoutError:
+            log.warning("rooms still busy after %.1f s of draining; closing the connections anyway", budget)
+        self._ws.close(close_connections=True, code=CloseCode.SERVICE_RESTART, reason=RESTART_REASON)
+        await self._ws.wait_closed()
+
+    async def shutdown(self) -> None:
+        """Drain, then close: what SIGTERM does."""
+        await self.drain()
+        await self.close()
 
     async def close(self) -> None:
-        """Stop listening, drop the connections, stop the rooms, close the store."""
-        if self._ws is not None:
-            self._ws.close()
-            await self._ws.wait_closed()
+        """Stop listening, drop the connections, stop the rooms, commit what is queued, close the store."""
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        for ws in (self._metrics_ws, self._ws):
+            if ws is not None:
+                ws.close()
+                await ws.wait_closed()
         if self.hub is not None:
             await self.hub.close()
         if self.store is not None:
             await self.store.close()
 
 
-async def run(config: Config) -> None:
-    """Serve until SIGINT or SIGTERM."""
-    server = await Server(config).start()
-    stop = asyncio.Event()
+async def run(config: Config) -> bool:
+    """Serve until SIGTERM or SIGINT, then stop gracefully (`Server.shutdown`); a second signal
+    during the stop is ignored (systemd and Docker follow up with SIGKILL after their own timeout).
+    Returns False if the stop overran `config.drain_timeout`."""
+    server = await Server(config, Notifier()).start()
     loop = asyncio.get_running_loop()
+    stop: asyncio.Future[int] = loop.create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    log.info("shutting down")
-    await server.close()
+        loop.add_signal_handler(sig, _on_signal, stop, sig)
+    received = await stop
+    log.info("%s: graceful stop within %g s", signal.Signals(received).name, config.drain_timeout)
+    try:
+        await asyncio.wait_for(server.shutdown(), config.drain_timeout)
+    except TimeoutError:
+        log.error("the graceful stop took longer than %g s; exiting with work unfinished", config.drain_timeout)
+        return False
+    log.info("stopped")
+    return True
+
+
+def _on_signal(stop: asyncio.Future[int], sig: int) -> None:
+    if stop.done():
+        log.warning("%s: already stopping", signal.Signals(sig).name)
+    else:
+        stop.set_result(sig)

@@ -1,7 +1,8 @@
 """The server's settings: where it listens, where it stores, and the limits that keep it healthy.
 
 Each setting comes from (in order of precedence) the command line, an environment variable
-(POLYGO_HOST, POLYGO_PORT, POLYGO_DB, POLYGO_LOG_LEVEL, POLYGO_EVICT_AFTER), or the default below.
+(POLYGO_HOST, POLYGO_PORT, POLYGO_DB, POLYGO_LOG_LEVEL, POLYGO_LOG_FORMAT, POLYGO_EVICT_AFTER,
+POLYGO_DRAIN_TIMEOUT, POLYGO_METRICS_HOST, POLYGO_METRICS_PORT), or the default below.
 Limits are not on the command line: they are part of what the protocol promises clients (sent in
 `welcome.limits`), and tests and benchmarks set them through `Config` directly.
 """
@@ -39,6 +40,10 @@ class Config:
     group_window: float = 0.002           # the store's group commit window
     synchronous: str = "FULL"             # SQLite's sync mode for the store
     evict_after: float = 300.0            # seconds an ended room stays in memory once nobody watches
+    log_format: str = "text"              # "text" or "json" (one object per line)
+    drain_timeout: float = 10.0           # seconds a graceful stop may take before the process exits anyway
+    metrics_host: str | None = None       # where a separate /metrics port listens (None: like `host`)
+    metrics_port: int | None = None       # None: /metrics on the game port; else on this port only
 
     def limits(self) -> dict[str, float]:
         """The limits a client is told about in `welcome`."""
@@ -47,13 +52,17 @@ class Config:
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+LOG_FORMATS = ("text", "json")
 
 
 def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Config:
     """A Config from command-line arguments over environment variables over the defaults."""
     env = os.environ if env is None else env
     default = Config()
-    parser = argparse.ArgumentParser(prog="polygo-server", description="The polygo game server.")
+    parser = argparse.ArgumentParser(
+        prog="polygo-server", description="The polygo game server.",
+        epilog="polygo-server backup PATH copies the database while the server runs "
+               "(polygo-server backup --help).")
     parser.add_argument("--host", default=env.get("POLYGO_HOST", default.host),
                         help="address to listen on (POLYGO_HOST, default %(default)s)")
     parser.add_argument("--port", type=_port, default=env.get("POLYGO_PORT", str(default.port)),
@@ -67,11 +76,28 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                         default=env.get("POLYGO_EVICT_AFTER", str(default.evict_after)),
                         help="seconds an ended game's room stays in memory once nobody watches it; "
                              "its record stays in the store (POLYGO_EVICT_AFTER, default %(default)s)")
+    parser.add_argument("--log-format", default=env.get("POLYGO_LOG_FORMAT", default.log_format),
+                        choices=LOG_FORMATS, type=str.lower,
+                        help="text, or json: one object per line (POLYGO_LOG_FORMAT, default %(default)s)")
+    parser.add_argument("--drain-timeout", type=_seconds, metavar="SECONDS",
+                        default=env.get("POLYGO_DRAIN_TIMEOUT", str(default.drain_timeout)),
+                        help="on SIGTERM, the most seconds spent finishing commits and closing connections "
+                             "before the process exits anyway (POLYGO_DRAIN_TIMEOUT, default %(default)s)")
+    parser.add_argument("--metrics-host", default=env.get("POLYGO_METRICS_HOST") or None,
+                        help="address of the separate metrics port (POLYGO_METRICS_HOST, default: --host)")
+    parser.add_argument("--metrics-port", type=_port, default=env.get("POLYGO_METRICS_PORT") or None,
+                        help="serve /metrics on this port only, not on the game port "
+                             "(POLYGO_METRICS_PORT, default: the game port)")
     args = parser.parse_args(argv)
     if args.log_level not in LOG_LEVELS:
         parser.error(f"log level must be one of {', '.join(LOG_LEVELS)}, not {args.log_level!r}")
+    if args.log_format not in LOG_FORMATS:
+        parser.error(f"log format must be one of {', '.join(LOG_FORMATS)}, not {args.log_format!r}")
+    if args.metrics_host is not None and args.metrics_port is None:
+        parser.error("--metrics-host needs --metrics-port (without it /metrics is on the game port)")
     return Config(host=args.host, port=args.port, db=args.db, log_level=args.log_level,
-                  evict_after=args.evict_after)
+                  evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
+                  metrics_host=args.metrics_host, metrics_port=args.metrics_port)
 
 
 def _port(text: str) -> int:
@@ -86,7 +112,7 @@ def _port(text: str) -> int:
 
 
 def _seconds(text: str) -> float:
-    """A delay from the command line or POLYGO_EVICT_AFTER: a positive, finite number of seconds."""
+    """A delay from the command line or its variable: a positive, finite number of seconds."""
     try:
         seconds = float(text)
     except ValueError:

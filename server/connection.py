@@ -69,6 +69,8 @@ class Connection:
     # -- sending -------------------------------------------------------------------------------------
 
     def send(self, message: ServerMessage) -> None:
+        if isinstance(message, Error):
+            self.hub.metrics.refused(message.code)
         self.send_frame(encode(message.to_wire(), self.codec))
 
     def send_frame(self, frame: bytes | str) -> None:
@@ -172,7 +174,10 @@ class Connection:
 
     async def _move(self, m: Move) -> ServerMessage:
         room = self.hub.room(m.room)
-        return await room.call(room.move, self.session, m.move, m.seq)
+        started = _now()
+        ack = await room.call(room.move, self.session, m.move, m.seq)
+        self.hub.metrics.acked(_now() - started)
+        return ack
 
     async def _undo(self, m: Undo) -> ServerMessage:
         room = self.hub.room(m.room)

@@ -23,7 +23,8 @@ from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, Room
 
 from .config import Config
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
-from .room import Room, Seat
+from .metrics import NullMetrics
+from .room import RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -45,10 +46,13 @@ def code(length: int) -> str:
 class Hub:
     """The rooms of one server and the indexes over them."""
 
-    def __init__(self, config: Config, store: Store, sessions: Sessions) -> None:
+    def __init__(self, config: Config, store: Store, sessions: Sessions,
+                 metrics: NullMetrics | None = None) -> None:
         self.config = config
         self.store = store
         self.sessions = sessions
+        self.metrics = metrics or NullMetrics()
+        self.draining = False
         self.rooms: dict[str, Room] = {}
         self._seats: dict[str, set[tuple[str, int]]] = defaultdict(set)   # "t:token" / "u:user" -> seats
         self._owned: dict[str, set[str]] = defaultdict(set)              # token -> waiting rooms created
@@ -80,6 +84,11 @@ class Hub:
             if room.status == "waiting":
                 self._owned[room.owner].add(room.id)
         return len(self.rooms)
+
+    async def halt(self) -> None:
+        """Graceful stop: every room finishes what is queued, stops its clock timer, takes no more."""
+        self.draining = True
+        await asyncio.gather(*(room.halt() for room in list(self.rooms.values())))
 
     async def close(self) -> None:
         for timer in self._evictions.values():
@@ -152,6 +161,8 @@ class Hub:
             stored = normalize(settings)
         except SettingsError as exc:
             raise ProtocolError(ErrorCode.BAD_SETTINGS, str(exc), field="settings") from None
+        if self.draining:
+            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
         self.check_room_limit(session, None)
         room_id = code(8)
         invite = code(12) if settings.private else None

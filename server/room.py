@@ -32,6 +32,9 @@ log = logging.getLogger("polygo.room")
 ACTIONS = frozenset({"resign", "dead", "alive", "done", "resume", "dispute", "rank", "accept", "reject"})
 """First words of the moves any seat may send out of turn."""
 
+RESTARTING = "the server is restarting; nothing changed: reconnect and send it again"
+"""The refusal of a request that reaches a room after the graceful stop began."""
+
 
 @dataclass
 class Seat:
@@ -74,6 +77,7 @@ class Room:
         if all(self.seats):
             self.status = "ended" if self.game.result is not None else "playing"
         self._timer: asyncio.TimerHandle | None = None
+        self._halted = False
         self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, asyncio.Future | None]] = \
             asyncio.Queue()
         self._task = asyncio.create_task(self._run(), name=f"room-{room_id}")
@@ -82,6 +86,8 @@ class Room:
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run `fn(*args)` in the room's task, after the requests queued before it."""
+        if self._halted:
+            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
         future = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((fn, args, future))
         return await future
@@ -89,6 +95,10 @@ class Room:
     async def _run(self) -> None:
         while True:
             fn, args, future = await self._queue.get()
+            if self._halted:
+                if future is not None and not future.done():
+                    future.set_exception(ProtocolError(ErrorCode.INTERNAL, RESTARTING))
+                continue
             try:
                 result = await fn(*args)
             except Exception as exc:
@@ -99,6 +109,18 @@ class Room:
             else:
                 if future is not None and not future.done():
                     future.set_result(result)
+
+    async def halt(self) -> None:
+        """Graceful stop: once the requests queued before this one are done (and committed), cancel
+        the clock timer, so no flag falls while the server drains, and refuse every later request.
+        The stored clocks stay as of the last committed change: a restart charges nobody the wait."""
+        await self.call(self._halt)
+
+    async def _halt(self) -> None:
+        self._halted = True
+        if self._timer:
+            self._timer.cancel()
+            self._timer = None
 
     async def close(self) -> None:
         """Stop the task and the clock timer (server shutdown)."""

@@ -35,11 +35,20 @@ import itertools
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import aiosqlite
 
 from .writer import SCHEMA_VERSION, SchemaTooNew, Writer
+
+
+class CommitObserver(Protocol):
+    """Told of every group commit (the server's metrics)."""
+
+    def committed(self, writes: int, seconds: float) -> None: ...
+
+    def commit_failed(self) -> None: ...
+
 
 # The writes a batch may hold, in the order a batch runs them (a room before its seats and events,
 # a move before its rescission). Statements of one kind run together with executemany.
@@ -119,6 +128,7 @@ class Store:
         self._rooms: dict[str, _Room] = {}
         self._users_reserved: set[str] = set()
         self.stats = _Stats()
+        self.observer: CommitObserver | None = None
         self._task = asyncio.create_task(self._run(), name="store-writer")
 
     @classmethod
@@ -151,6 +161,11 @@ class Store:
             await writer.close()
             raise
         return cls(writer, reader, group_window, max_batch)
+
+    @property
+    def pending(self) -> int:
+        """Writes waiting for the next group commit."""
+        return len(self._pending)
 
     async def close(self) -> None:
         """Commit what is queued, then close; later calls raise StoreError("closed")."""
@@ -365,11 +380,16 @@ class Store:
             batch = self._pending[:self._max_batch]
             del self._pending[:self._max_batch]
             previous_batch = len(batch)
+            started = time.perf_counter()
             try:
                 await self._commit(batch)
             except Exception as exc:  # noqa: BLE001 -- every failure is handed to the callers
                 self._fail(batch, exc)
+                if self.observer is not None:
+                    self.observer.commit_failed()
             else:
+                if self.observer is not None:
+                    self.observer.committed(len(batch), time.perf_counter() - started)
                 self.stats.transactions += 1
                 self.stats.writes += len(batch)
                 self.stats.largest_batch = max(self.stats.largest_batch, len(batch))

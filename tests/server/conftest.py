@@ -6,6 +6,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -157,3 +163,49 @@ async def seat_all(clients: list[Client], settings: dict[str, Any]) -> str:
 @pytest.fixture
 def seat():
     return seat_all
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def port() -> int:
+    """A free loopback port for a server process."""
+    return free_port()
+
+
+@pytest.fixture
+async def spawn_server():
+    """A factory of `python -m server` processes, answered by /readyz before it returns; any still
+    running at the end of the test are killed."""
+    procs: list[subprocess.Popen] = []
+
+    async def spawn(db: Path, port: int, *args: str, env: dict[str, str] | None = None,
+                    **popen: Any) -> subprocess.Popen:
+        environ = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="WARNING", **(env or {}))
+        proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--db", str(db), *args],
+                                cwd=ROOT, env=environ, **popen)
+        procs.append(proc)
+        for _ in range(400):
+            if proc.poll() is not None:
+                raise AssertionError(f"the server exited with {proc.returncode}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as resp:
+                    if resp.status == 200:
+                        return proc
+            except OSError:
+                pass
+            await asyncio.sleep(0.05)
+        raise AssertionError("the server did not become ready")
+
+    yield spawn
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,74 @@
+"""Plain HTTP GETs on the websocket's port: /healthz, /readyz and /metrics for probes and Prometheus.
+
+websockets hands every opening request to `process_request` before the handshake; a response
+returned there is sent instead of upgrading. So probes and scrapes need no second server and no
+web framework, and a load balancer checks the very port the players use. Any other path goes on
+to the websocket handshake (or websockets' own 426 for a GET that is not an upgrade).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from http import HTTPStatus
+from typing import Callable
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from .metrics import CONTENT_TYPE, NullMetrics
+
+RETRY_AFTER = "5"
+"""Seconds a refused client (starting or draining server) is told to wait before trying again."""
+
+
+class Phase(Enum):
+    """Where the server is in its life, as /readyz and new websocket handshakes see it."""
+
+    STARTING = "starting"      # listening, unfinished games not yet rebuilt
+    READY = "ready"
+    DRAINING = "draining"      # SIGTERM: finishing commits, then closing
+
+
+def response(status: HTTPStatus, body: bytes, content_type: str = "text/plain; charset=utf-8",
+             **extra: str) -> Response:
+    headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
+                       ("Cache-Control", "no-store")])
+    for name, value in extra.items():
+        headers[name.replace("_", "-")] = value
+    return Response(status.value, status.phrase, headers, body)
+
+
+class Endpoints:
+    """The `process_request` of the game port (and of the metrics port when it has its own)."""
+
+    def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
+                 game_port: bool = True) -> None:
+        self._phase = phase
+        self._metrics = metrics
+        self._metrics_here = metrics_here
+        self._game_port = game_port
+
+    def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            return response(HTTPStatus.OK, b"ok\n")
+        if path == "/readyz":
+            phase = self._phase()
+            if phase is Phase.READY:
+                return response(HTTPStatus.OK, b"ready\n")
+            return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{phase.value}\n".encode(), Retry_After=RETRY_AFTER)
+        if path == "/metrics":
+            if not self._metrics_here:
+                return response(HTTPStatus.NOT_FOUND, b"/metrics is served on the metrics port\n")
+            if not self._metrics.enabled:
+                return response(HTTPStatus.NOT_IMPLEMENTED, self._metrics.render())
+            return response(HTTPStatus.OK, self._metrics.render(), CONTENT_TYPE)
+        if not self._game_port:
+            return response(HTTPStatus.NOT_FOUND, b"this port serves /metrics, /healthz and /readyz\n")
+        phase = self._phase()
+        if phase is not Phase.READY:
+            return response(HTTPStatus.SERVICE_UNAVAILABLE,
+                            f"the server is {phase.value}; try again in a few seconds\n".encode(),
+                            Retry_After=RETRY_AFTER)
+        return None

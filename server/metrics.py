@@ -1,0 +1,141 @@
+"""What an operator graphs and alerts on, in Prometheus' text format, through prometheus_client.
+
+prometheus_client is optional (`pip install 'polygo[metrics]'`): without it the server runs the
+same, every hook below is a no-op, and `/metrics` answers 501 with the install command. Each
+`Server` has its own registry, so several servers in one process (the tests) never share
+counters. No metric has a per-room, per-user or per-connection label: label values are closed
+sets the server defines (error codes, room statuses), so a client cannot grow the series count,
+and nothing a client sends (least of all a token) ever becomes a label.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Iterable
+
+log = logging.getLogger("polygo.metrics")
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+BATCH_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+ROOM_STATUSES = ("waiting", "playing", "ended")
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+MISSING = "prometheus_client is not installed: pip install 'polygo[metrics]' to get /metrics\n"
+
+
+class NullMetrics:
+    """The hooks, doing nothing: what the server uses when prometheus_client is not installed."""
+
+    enabled = False
+
+    def acked(self, seconds: float) -> None:
+        """A move was acknowledged `seconds` after its request was decoded."""
+
+    def committed(self, writes: int, seconds: float) -> None:
+        """The store committed a batch of `writes` writes in `seconds`."""
+
+    def commit_failed(self) -> None:
+        """A batch's COMMIT failed (every caller in it got an error)."""
+
+    def refused(self, code: str) -> None:
+        """A client got an `error` reply with this code."""
+
+    def loop_lag(self, seconds: float) -> None:
+        """The event loop woke `seconds` late."""
+
+    def render(self) -> bytes:
+        return MISSING.encode()
+
+
+class PrometheusMetrics(NullMetrics):
+    """The hooks feeding prometheus_client collectors in a registry of this server's own."""
+
+    enabled = True
+
+    def __init__(self, gauges: Callable[[], dict[str, Any]]) -> None:
+        import prometheus_client as pc
+        from prometheus_client.core import GaugeMetricFamily
+
+        self._generate = pc.generate_latest
+        self.registry = registry = pc.CollectorRegistry(auto_describe=True)
+        pc.ProcessCollector(registry=registry)
+        pc.PlatformCollector(registry=registry)
+        pc.GCCollector(registry=registry)
+        self._moves = pc.Counter("polygo_moves_acknowledged", "Moves committed and acknowledged.",
+                                 registry=registry)
+        self._ack = pc.Histogram("polygo_ack_latency_seconds",
+                                 "From a decoded move request to its acknowledgement (room queue, rules, commit).",
+                                 buckets=LATENCY_BUCKETS, registry=registry)
+        self._commit = pc.Histogram("polygo_commit_latency_seconds", "Duration of one group commit.",
+                                    buckets=LATENCY_BUCKETS, registry=registry)
+        self._batch = pc.Histogram("polygo_commit_batch_size", "Writes in one group commit.",
+                                   buckets=BATCH_BUCKETS, registry=registry)
+        self._commits = pc.Counter("polygo_commits", "Group commits done.", registry=registry)
+        self._last_commit = pc.Gauge("polygo_last_commit_timestamp_seconds",
+                                     "Unix time of the last successful commit.", registry=registry)
+        self._failures = pc.Counter("polygo_commit_failures", "Group commits that failed.", registry=registry)
+        self._errors = pc.Counter("polygo_errors", "Error replies sent to clients, by error code "
+                                  "(rate-limit refusals are code=\"rate-limited\").", ["code"], registry=registry)
+        self._lag = pc.Histogram("polygo_event_loop_lag_seconds", "How late the event loop woke a sleeper.",
+                                 buckets=LAG_BUCKETS, registry=registry)
+        self._lag_now = pc.Gauge("polygo_event_loop_lag_last_seconds", "The last event-loop lag measured.",
+                                 registry=registry)
+        registry.register(_Snapshot(gauges, GaugeMetricFamily))
+
+    def acked(self, seconds: float) -> None:
+        self._moves.inc()
+        self._ack.observe(seconds)
+
+    def committed(self, writes: int, seconds: float) -> None:
+        self._commits.inc()
+        self._commit.observe(seconds)
+        self._batch.observe(writes)
+        self._last_commit.set_to_current_time()
+
+    def commit_failed(self) -> None:
+        self._failures.inc()
+
+    def refused(self, code: str) -> None:
+        self._errors.labels(code).inc()
+
+    def loop_lag(self, seconds: float) -> None:
+        self._lag.observe(seconds)
+        self._lag_now.set(seconds)
+
+    def render(self) -> bytes:
+        return self._generate(self.registry)
+
+
+class _Snapshot:
+    """Gauges read from the server's state at scrape time (nothing to keep in step on the hot path)."""
+
+    def __init__(self, gauges: Callable[[], dict[str, Any]], family: type) -> None:
+        self._gauges = gauges
+        self._family = family
+
+    def describe(self) -> Iterable[Any]:
+        return []
+
+    def collect(self) -> Iterable[Any]:
+        state = self._gauges()
+        yield self._family("polygo_connections", "Open websocket connections.", value=state["connections"])
+        yield self._family("polygo_sessions", "Connections that said hello (hold a session).",
+                           value=state["sessions"])
+        rooms = self._family("polygo_rooms", "Rooms in memory, by status.", labels=["status"])
+        for status in ROOM_STATUSES:
+            rooms.add_metric([status], state["rooms"].get(status, 0))
+        yield rooms
+        yield self._family("polygo_store_pending_writes", "Writes waiting for the next group commit.",
+                           value=state["pending_writes"])
+        yield self._family("polygo_ready", "1 when the server takes new connections (what /readyz says).",
+                           value=1 if state["ready"] else 0)
+
+
+def make_metrics(gauges: Callable[[], dict[str, Any]]) -> NullMetrics:
+    """Prometheus metrics if prometheus_client is installed, else the no-op hooks (and one log line)."""
+    try:
+        import prometheus_client  # noqa: F401 -- only to learn whether it is there
+    except ImportError:
+        log.warning("metrics are off: %s", MISSING.strip())
+        return NullMetrics()
+    return PrometheusMetrics(gauges)
