@@ -29,6 +29,7 @@ from protocol import RoomSettings
 from client_cli.builtin_bot import proposal_answer
 from client_cli.errors import ConnectionFailed, ServerRefused, UsageError
 from client_cli.room import Clocks, RoomView
+from client_cli.seat_clock import SeatClock, seat_clock
 from client_cli.session import DEFAULT_URL, Client, TokenStore
 from client_cli.tasks import spawn
 
@@ -47,8 +48,11 @@ class Turn:
     game: Game
     clocks: Clocks | None
     time_left: float | None
-    """Seconds before the seat's flag falls (main time, else the current period), None without a clock."""
+    """Seconds before the seat's flag falls: main time and all the overtime still to come (the
+    current and the later byo-yomi periods, the Canadian block); None without a clock."""
     settings: dict[str, Any]
+    clock: SeatClock | None = None
+    """The seat's clock in parts (main time, periods, stones owed, the overtime's shape), as of now."""
 
 
 class Bot:
@@ -231,8 +235,9 @@ class BotRunner:
 
     def _turn(self, view: RoomView, seat: int) -> Turn:
         now = time.monotonic()
-        left = view.clocks.left(seat, now) if view.clocks is not None else None
-        return Turn(view.room, seat, view.game.copy(), view.clocks, left, view.settings)
+        clock = None if view.clocks is None else seat_clock(view.clocks, view.settings.get("clock"), seat, now)
+        left = None if clock is None else clock.total
+        return Turn(view.room, seat, view.game.copy(), view.clocks, left, view.settings, clock)
 
     async def _decide(self, turn: Turn) -> tuple[str | None, bool]:
         game = turn.game

@@ -224,3 +224,36 @@ async def test_a_bot_about_to_overrun_its_clock_passes():
     runner = BotRunner(Slow(), client=None)  # type: ignore[arg-type]
     turn = Turn("R", 0, Game(Board.grid(5, 5)), None, time_left=0.5, settings={})
     assert await runner._think(turn) == "pass"
+
+
+class Scripted(Bot):
+    """Plays `moves` in turn (then passes), each after `think` seconds of thought."""
+
+    def __init__(self, moves: list[str], think: float = 0.0) -> None:
+        self.moves = list(moves)
+        self.think = think
+        self.name = "scripted"
+
+    async def choose_move(self, turn: Turn) -> str:
+        await asyncio.sleep(self.think)
+        return self.moves.pop(0) if self.moves else "pass"
+
+
+class Passer(Bot):
+    name = "passer"
+
+    def choose_move(self, turn: Turn) -> str:
+        return "pass"
+
+
+@pytest.mark.parametrize("clock", ["byoyomi:2+3x10", "canadian:2+30/3"])
+async def test_a_bot_in_overtime_budgets_from_the_whole_clock(server, clock):
+    """Main time nearly gone, overtime untouched: the 1.5 s thinker must still play its moves
+    (it used to be passed for, main time being counted as all it had)."""
+    room = await create_room(server.url, rules="tromp-taylor", board="9x9", players=2, clock=clock)
+    results = await play_bots(server.url, room, [Scripted(["C3", "G7", "C7"], think=1.5), Passer()])
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+    moves = [move for seat, move, *_ in record["history"] if seat == 0]
+    assert results[0]["reason"] == "passes"
+    assert moves == ["C3", "G7", "C7", "pass"]
