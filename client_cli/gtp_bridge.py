@@ -34,7 +34,7 @@ from gorules import Game
 
 from client_cli.builtin_bot import choose_move as builtin_move
 from client_cli.errors import EngineCommandFailed, EngineError, UsageError
-from client_cli.gtp import DEFAULT_TIMEOUT, GtpEngine
+from client_cli.gtp import DEFAULT_TIMEOUT, GtpEngine, LateReply
 from client_cli.room import Clocks, RoomView
 from client_cli.sdk import Bot, Turn
 
@@ -193,6 +193,22 @@ def time_left_args(clock: TimeControl, clocks: Clocks, seat: int, now: float, *,
     return seconds, (int(reported.get("periods") or 0) if kgs else 1)
 
 
+def _account_late(match: _Match, late: LateReply) -> None:
+    """Note on `match.told` what a command given up on (a genmove out of time) did to the engine's board."""
+    words = late.command.split()
+    if not late.success:
+        return
+    if words[0] == "play" and len(words) == 3:
+        match.told.append((words[1], words[2]))
+    elif words[0] in ("genmove", "kgs-genmove_cleanup") and late.text.strip().lower() != "resign":
+        vertex = late.text.strip()
+        match.told.append((words[1], vertex.lower() if vertex.lower() == "pass" else vertex.upper()))
+    elif words[0] == "undo" and match.told:
+        match.told.pop()
+    elif words[0] == "clear_board":
+        match.told.clear()
+
+
 @dataclasses.dataclass
 class _Match:
     """One game's engine and what the engine has been told so far."""
@@ -338,6 +354,12 @@ class GtpBot(Bot):
         if engine is None:
             return False
         wanted = engine_plays(game)
+        try:
+            for late in await engine.settle():
+                _account_late(match, late)
+        except EngineError as exc:
+            await self._drop_engine(match, exc)
+            return False
         common = 0
         while common < min(len(wanted), len(match.told)) and wanted[common] == match.told[common]:
             common += 1

@@ -8,6 +8,7 @@
                        --hang-on genmove        never answer this command
                        --garble                 answer every command with a line that is not GTP
                        --no-ids                 leave the command id out of responses
+                       --slow 6 --slow-first 1  the first N genmoves take this many seconds
 Every command received is appended to --log FILE, one per line, without its id.
 """
 
@@ -25,6 +26,8 @@ parser.add_argument("--hang-on")
 parser.add_argument("--garble", action="store_true")
 parser.add_argument("--no-ids", action="store_true")
 parser.add_argument("--log")
+parser.add_argument("--slow", type=float, default=0.0)
+parser.add_argument("--slow-first", type=int, default=0)
 args = parser.parse_args()
 moves = [m for m in args.moves.split(",") if m]
 
@@ -53,6 +56,9 @@ for raw in sys.stdin:
     elif name in args.refuse:
         print(f"?{tag} illegal move\n", flush=True)
     elif name == "genmove":
+        if args.slow_first > 0:
+            args.slow_first -= 1
+            time.sleep(args.slow)
         print(f"={tag} {moves.pop(0) if moves else 'pass'}\n", flush=True)
     elif name == "final_score":
         print(f"={tag} B+3.5\n", flush=True)

@@ -290,3 +290,40 @@ async def test_gnugo_is_told_the_clock_through_the_server(server, gnugo, monkeyp
         words = sent[i - 1].split()
         assert words[:2] == ["time_left", "b"] and 0 < int(words[2]) <= 300 and words[3] in ("0", "1")
     assert sent[-2:] == ["final_score", "quit"]  # GNU Go played the whole game
+
+
+class Scripted(Bot):
+    """Plays `moves` in turn (then passes), thinking `think` seconds over the first."""
+
+    name = "scripted"
+
+    def __init__(self, moves: list[str], think: float = 0.0) -> None:
+        self.moves = list(moves)
+        self.think = think
+
+    async def choose_move(self, turn: Turn) -> str:
+        await asyncio.sleep(self.think)
+        self.think = 0.0
+        return self.moves.pop(0) if self.moves else "pass"
+
+
+@pytest.mark.parametrize("clock", ["byoyomi:1+2x2", "canadian:1+4/2"])
+async def test_a_genmove_given_up_on_leaves_the_engine_in_step(server, fake_engine, tmp_path, clock):
+    """The engine's first genmove (6 s) outlasts the SDK's time guard (4 s), which passes for it; the
+    late E5 is taken back in the engine, which plays the rest of the game itself (it used to be thrown
+    out of step and replaced by the built-in bot)."""
+    log = tmp_path / "engine.log"
+    command = " ".join(fake_engine("--moves", "E5,D4", "--slow", "6", "--slow-first", "1", "--log", str(log)))
+    room = await create_room(server.url, rules="tromp-taylor", board="9x9", players=2, clock=clock)
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(GtpBot(command), server.url, room=room, seat=0, name="engine"),
+        run_bot(Scripted(["G7", "C7"], think=3.0), server.url, room=room, seat=1, name="scripted")), GUARD)
+    assert results[0]["reason"] == "passes"
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+    assert [move for _, move, *_ in record["history"]] == ["pass", "G7", "D4", "C7", "pass", "pass"]
+    commands = log.read_text().splitlines()
+    genmoves = [i for i, c in enumerate(commands) if c == "genmove b"]
+    assert len(genmoves) == 3
+    assert commands[genmoves[0] + 1:genmoves[1]][:3] == ["undo", "play b pass", "play w G7"]
+    assert commands[-2:] == ["final_score", "quit"]  # the engine played the whole game
