@@ -327,3 +327,19 @@ async def test_a_genmove_given_up_on_leaves_the_engine_in_step(server, fake_engi
     assert len(genmoves) == 3
     assert commands[genmoves[0] + 1:genmoves[1]][:3] == ["undo", "play b pass", "play w G7"]
     assert commands[-2:] == ["final_score", "quit"]  # the engine played the whole game
+
+
+async def test_two_bridges_marking_the_same_chain_at_once_agree(server, fake_engine):
+    """Both engines call White's C3 dead and both bridges mark it at the same moment: the marks are
+    idempotent, so the chain ends dead (with a toggle, each undid the other's mark)."""
+    room = await create_room(server.url, rules="chinese", board="9x9", players=2)
+    commands = [" ".join(fake_engine("--moves", moves, "--dead", "C3")) for moves in ("E5,pass", "C3,pass")]
+    results = await asyncio.wait_for(asyncio.gather(*(
+        run_bot(GtpBot(command), server.url, room=room, seat=seat, name=f"engine{seat}")
+        for seat, command in enumerate(commands))), GUARD)
+    assert results[0]["reason"] == "passes"
+    assert results[0]["score"] == [81, 7.5]
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+    marks = [move for _, move, *_ in record["history"] if move.split()[0] in ("dead", "alive")]
+    assert 1 <= len(marks) <= 2 and set(marks) == {"dead C3"}
