@@ -24,6 +24,11 @@ def grid_name(x: int, y: int) -> str:
     return f"{COLUMNS[x]}{y + 1}"
 
 
+#: words a move string may start with, so never a point's name (``dispute`` and ``give`` are
+#: Nieminen's dispute play-out)
+MOVE_WORDS = frozenset({"pass", "appeal", "resign", "timeout", "dead", "alive", "done", "resume",
+                        "dispute", "give", "rank", "accept", "reject"})
+
 class Board:
     """An immutable graph of points with names, and optional coordinates for drawing.
 
@@ -47,8 +52,7 @@ class Board:
         for i, name in enumerate(names):
             if not isinstance(name, str) or not name or any(c.isspace() for c in name):
                 raise BoardError(f"point name {name!r} must be a non-empty string without spaces")
-            if name.lower() in ("pass", "appeal", "resign", "dead", "done", "rank", "accept",
-                                "reject", "timeout"):
+            if name.lower() in MOVE_WORDS:
                 raise BoardError(f"point name {name!r} is a reserved move word")
             if name in index:
                 raise BoardError(f"duplicate point name {name!r}")

@@ -10,23 +10,22 @@ stand, the *record* (``history``) keeps rescinded plays too, marked.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .board import Board
+from .ending import ending_procedure
 from .errors import IllegalMove, Reason, RulesetError
 from .handicap import fixed_handicap_points
-from .moves import Action, Move, parse_move
+from .moves import ENDING_ACTIONS, Action, Move, parse_move
 from .position import EMPTY, Position, Probe
-from .ruleset import Ending, HandicapBonus, HandicapMode, Repetition, Ruleset, Scoring, Suicide, preset
+from .repetition import repetition_rule
+from .ruleset import HandicapBonus, HandicapMode, Ruleset, Scoring, Suicide, preset
 
 SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "orange")
 
 # NamedTuple's own constructor is a Python function; plays and live entries are built per move.
 _new_tuple = tuple.__new__
-
-_TURN_KEYS = [random.Random(7 + seat).getrandbits(64) for seat in range(64)]
 
 
 class Play(NamedTuple):
@@ -45,7 +44,9 @@ class Result:
     score: tuple[float, ...]    # points per seat
 
 
-class _Live(NamedTuple):
+class LiveEntry(NamedTuple):
+    """One entry of the live game (the plays that stand), as the rule modules read it."""
+
     raw: int        # index in the record
     seat: int
     action: Action  # STONE, PASS or APPEAL
@@ -63,7 +64,6 @@ class Game:
         self.board = board
         self.rules = ruleset
         self._exact_index = board.exact_index
-        self._repetition = ruleset.repetition
         self.players = _seat_names(players)
         n = len(self.players)
         if ruleset.max_players is not None and n > ruleset.max_players:
@@ -80,14 +80,14 @@ class Game:
         self._raw: list[tuple[int, str]] = []
         self._captures: list[tuple[str, ...]] = []
         self._rescinded: set[int] = set()
-        self._excluded: dict[int, set[int]] = {}
         self._active = [True] * n
         self._following = self._find_following()
         self._dropped: list[int] = []
-        self._phase = "phase-1" if ruleset.ending is Ending.PHASES else "play"
+        self._rule = repetition_rule(self)
+        self._ending = ending_procedure(self)
+        self._watch_stones = self._ending.watches_stones
+        self._phase = self._ending.first_phase
         self._phase_start = 0
-        self._dead: set[int] = set()
-        self._accepted: set[int] = set()
         self._proposal: tuple[int, ...] | None = None
         self._proposal_accepts: set[int] = set()
         self._result: Result | None = None
@@ -116,15 +116,12 @@ class Game:
         self._pos = Position(self.board, n, self._initial)
         if any(not c.libs for c in self._pos.chains()):
             raise RulesetError("the set-up position has a chain without liberties")
-        self._live: list[_Live] = []
+        self._live: list[LiveEntry] = []
         self._prisoners = list(self._initial_prisoners)
-        self._passes: list[list[int]] = [[] for _ in range(n)]
-        self._plain_passes: list[list[int]] = [[] for _ in range(n)]
         fixed = self.rules.handicap and self.rules.handicap_mode is HandicapMode.FIXED
         self._free_left = self.rules.handicap if self.rules.handicap_mode is HandicapMode.FREE else 0
         self._turn = 1 if fixed else 0
-        self._left = [self._pos.hash] * n   # the position each seat left at its last turn
-        self._seen: dict[int, list[int]] = {self._repetition_key(self._pos.hash, self._turn): [-1]}
+        self._rule.reset()
 
     # --- queries --------------------------------------------------------------------------
 
@@ -154,11 +151,11 @@ class Game:
 
     @property
     def dead(self) -> list[str]:
-        return sorted(self.board.points[p] for p in self._dead)
+        return sorted(self.board.points[p] for p in self._ending.dead)
 
     @property
     def accepted(self) -> list[int]:
-        return sorted(self._accepted)
+        return sorted(self._ending.accepted)
 
     @property
     def proposal(self) -> tuple[int, ...] | None:
@@ -214,15 +211,16 @@ class Game:
         if seat is None:
             return []
         names = self.board.points
+        appealable = self._rule.appealable
         moves, appeals = [], []
         for p, s in enumerate(self._pos.stones):
             if s == EMPTY:
                 reason = self._stone_reason(seat, p)
                 if reason is None:
                     moves.append(names[p])
-                elif reason is Reason.CYCLE:
+                elif reason is appealable:
                     appeals.append("appeal " + names[p])
-        if not self._free_left:
+        if not self._free_left or self.rules.passes_any_time:
             moves.append("pass")
             moves.extend(appeals)
         return moves
@@ -237,42 +235,7 @@ class Game:
             probe = pos.probe(p, seat + 1)
         if probe.suicide and (self.rules.suicide is Suicide.FORBIDDEN or probe.hash == pos.hash):
             return Reason.SUICIDE
-        repetition = self._repetition
-        if repetition is Repetition.KEE:
-            if probe.hash in self._seen and self._cycle_prohibited(seat, probe.hash):
-                return Reason.CYCLE
-            excluded = self._excluded.get(len(self._live)) if self._excluded else None
-            if excluded and p in excluded:
-                return Reason.RESCINDED
-        elif repetition is Repetition.OWN_PREVIOUS:
-            if probe.hash == self._left[seat]:
-                return Reason.KO
-        else:
-            key = probe.hash
-            if repetition is Repetition.SITUATIONAL:
-                key ^= _TURN_KEYS[self._turn_after_stone(seat)]
-            if key in self._seen:
-                return Reason.SUPERKO
-        return None
-
-    def _cycle_prohibited(self, seat: int, position: int) -> bool:
-        """Kee rule 11: may ``seat`` not produce ``position`` by a stone play now?"""
-        appearances = self._seen.get(position)
-        if not appearances:
-            return False
-        first, last = appearances[0], appearances[-1]
-        plain = self._plain_passes[seat]
-        passed_since_last = bool(plain) and plain[-1] > last
-        opponent_only_stones = any(
-            self._active[other] and other != seat
-            and (not self._passes[other] or self._passes[other][-1] < first)
-            for other in range(len(self.players)))
-        return not (passed_since_last and opponent_only_stones)
-
-    def _repetition_key(self, position: int, to_move: int) -> int:
-        if self._repetition is Repetition.SITUATIONAL:
-            return position ^ _TURN_KEYS[to_move]
-        return position
+        return self._rule.refuse(seat, p, probe)
 
     def _turn_after_stone(self, seat: int) -> int:
         return seat if self._free_left > 1 else self._next_seat(seat)
@@ -320,11 +283,13 @@ class Game:
         if move.action is Action.STONE:
             self._check_stone(move, seat)
             return
-        if self._free_left:
+        if self._free_left and not self.rules.passes_any_time:
             raise IllegalMove(Reason.HANDICAP, f"{self.players[seat]} must place "
                               f"{self._free_left} more handicap stone(s) before passing", move.text)
         if move.action is Action.APPEAL:
             self._check_appeal(move, seat)
+        else:
+            self._ending.check_pass(move, seat)
 
     def _check_stone(self, move: Move, seat: int) -> None:
         name = self.board.points[move.point]
@@ -332,45 +297,56 @@ class Game:
             raise IllegalMove(Reason.OCCUPIED, f"{name} is occupied", move.text)
         reason = self._stone_reason(seat, move.point)
         if reason is not None:
-            raise IllegalMove(reason, _explain(reason, name, self.players[seat]), move.text)
+            raise IllegalMove(reason, self._explain(reason, name, seat), move.text)
 
     def _check_appeal(self, move: Move, seat: int) -> None:
         """Kee rule 12: the named play must be prohibited by rule 11 and by nothing else."""
-        if not self.rules.appeals:
+        appealable = self._rule.appealable
+        if appealable is None:
             raise IllegalMove(Reason.NO_APPEALS, f"{self.rules.name} has no appealing passes", move.text)
         name = self.board.points[move.point]
         if self._pos.stones[move.point] != EMPTY:
             raise IllegalMove(Reason.NOT_PROHIBITED, f"cannot appeal for {name}: it is occupied", move.text)
         reason = self._stone_reason(seat, move.point)
-        if reason is not Reason.CYCLE:
-            why = "it is legal" if reason is None else _explain(reason, name, self.players[seat])
+        if reason is not appealable:
+            why = "it is legal" if reason is None else self._explain(reason, name, seat)
             raise IllegalMove(Reason.NOT_PROHIBITED,
                               f"cannot appeal for {name}: it is not prohibited by the cycle prohibition ({why})",
                               move.text)
+
+    def _explain(self, reason: Reason, point: str, seat: int) -> str:
+        if reason is Reason.SUICIDE:
+            return f"{point} would be suicide that leaves the board unchanged or is forbidden here"
+        return self._rule.explain(reason, point, self.players[seat])
 
     def _check_action(self, move: Move, seat: int) -> None:
         action = move.action
         if self._phase == "ended":
             raise IllegalMove(Reason.GAME_OVER, f"{move.text!r}: the game has ended", move.text)
-        if action in (Action.DEAD, Action.DONE):
-            marking = self._phase == "scoring" or (self.rules.ending is Ending.PHASES and not self.over)
-            if not marking:
-                raise IllegalMove(Reason.NOT_SCORING, "dead stones are marked only after the game's end", move.text)
-            if action is Action.DEAD and self._pos.stones[move.point] == EMPTY:
-                raise IllegalMove(Reason.BAD_MOVE, f"there is no stone on {self.board.points[move.point]}", move.text)
+        if action in ENDING_ACTIONS:
+            self._ending.check(move, seat)
         elif action is Action.RANK:
-            if len(move.ranking) != len(self.players):
-                raise IllegalMove(Reason.BAD_RANKING,
-                                  f"a ranking gives one place per seat ({len(self.players)}), got {len(move.ranking)}",
-                                  move.text)
-            if any(not 1 <= r <= len(self.players) for r in move.ranking):
-                raise IllegalMove(Reason.BAD_RANKING, f"places run from 1 to {len(self.players)}", move.text)
-        elif action is Action.RESUME and self._phase != "scoring":
-            raise IllegalMove(Reason.NOT_SCORING, "play resumes only from the marking of dead stones", move.text)
+            self._check_ranking(move)
         elif action in (Action.ACCEPT, Action.REJECT) and self._proposal is None:
             raise IllegalMove(Reason.NO_PROPOSAL, "there is no ranking proposal to answer", move.text)
         elif action in (Action.RESIGN, Action.TIMEOUT) and self.over:
             raise IllegalMove(Reason.GAME_OVER, f"{move.text!r}: play has ended", move.text)
+
+    def _check_ranking(self, move: Move) -> None:
+        """Kee rule 16: one place per seat, ties sharing a place as ``ranking()`` gives them.
+
+        A place is one more than the number of seats placed better (``1 2 2``, ``1 1 3``), so
+        ``2 2 2`` (nobody first) or ``1 1 2`` is not a ranking.
+        """
+        places, n = move.ranking, len(self.players)
+        if len(places) != n:
+            raise IllegalMove(Reason.BAD_RANKING, f"a ranking gives one place per seat ({n}), got {len(places)}",
+                              move.text)
+        if any(not 1 <= r <= n for r in places):
+            raise IllegalMove(Reason.BAD_RANKING, f"places run from 1 to {n}", move.text)
+        if any(r != 1 + sum(other < r for other in places) for r in places):
+            raise IllegalMove(Reason.BAD_RANKING, "each place must be one more than the number of seats placed "
+                              "better (as in 1 2 2 or 1 1 3)", move.text)
 
     # --- playing ----------------------------------------------------------------------------
 
@@ -427,6 +403,8 @@ class Game:
         pos = self._pos
         removed = pos.place(p, seat + 1, probe)
         captures: tuple[str, ...] = ()
+        if self._watch_stones:
+            self._ending.stone_played(seat)
         if removed:
             for chain in removed:
                 self._prisoners[chain.colour - 1] += len(chain.stones)
@@ -435,20 +413,18 @@ class Game:
         if phase_2:
             self._top_up()
         index = len(self._live)
-        self._live.append(_new_tuple(_Live, (raw, seat, Action.STONE, p)))
-        self._left[seat] = pos.hash
+        self._live.append(_new_tuple(LiveEntry, (raw, seat, Action.STONE, p)))
+        self._pass_turn(seat)
+        self._rule.stone_played(index, seat, p)
+        return captures
+
+    def _pass_turn(self, seat: int) -> None:
+        """After ``seat``'s move: the next seat, or ``seat`` again during free handicap placement."""
         if self._free_left:
             self._turn = seat if self._free_left > 1 else self._next_seat(seat)
             self._free_left -= 1
         else:
             self._turn = self._next_seat(seat)
-        key = self._repetition_key(pos.hash, self._turn)
-        appearances = self._seen.get(key)
-        if appearances is None:
-            self._seen[key] = [index]
-        else:
-            appearances.append(index)
-        return captures
 
     def _top_up(self) -> None:
         """Lasker-Maas: when either colour's prisoners run out, one stone of each is added."""
@@ -458,36 +434,16 @@ class Game:
     def _do_pass(self, raw: int, seat: int, move: Move) -> None:
         appealing = move.action is Action.APPEAL
         self._apply_pass(raw, seat, appealing)
-        if not appealing and self._rescission_due(seat):
+        if not appealing and self._rule.rescission_due(seat):
             self._rescind(raw)
             return
-        self._turn = self._next_seat(seat)
+        self._pass_turn(seat)
         self._end_if_all_passed()
 
     def _apply_pass(self, raw: int, seat: int, appealing: bool) -> None:
         index = len(self._live)
-        self._live.append(_Live(raw, seat, Action.APPEAL if appealing else Action.PASS, -1))
-        self._left[seat] = self._pos.hash
-        self._passes[seat].append(index)
-        if not appealing:
-            self._plain_passes[seat].append(index)
-
-    def _rescission_due(self, seat: int) -> bool:
-        """Kee rule 13: ``seat``'s last stone play met an opponent's appeal before this pass."""
-        if not self.rules.appeals:
-            return False
-        for entry in reversed(self._live[:-1]):
-            if entry.action is Action.STONE:
-                return False
-            if entry.action is Action.APPEAL and entry.seat != seat:
-                return self._last_stone_seat() == seat
-        return False
-
-    def _last_stone_seat(self) -> int | None:
-        for entry in reversed(self._live):
-            if entry.action is Action.STONE:
-                return entry.seat
-        return None
+        self._live.append(LiveEntry(raw, seat, Action.APPEAL if appealing else Action.PASS, -1))
+        self._rule.passed(index, seat, appealing)
 
     def _rescind(self, raw: int) -> None:
         """Kee rules 13-14: the stone play and the passes after it leave the live game."""
@@ -495,13 +451,12 @@ class Game:
         stone = self._live[start]
         for entry in self._live[start:]:
             self._rescinded.add(entry.raw)
-        self._excluded = {k: v for k, v in self._excluded.items() if k <= start}
-        self._excluded.setdefault(start, set()).add(stone.point)
+        self._rule.rescinded(start, stone.point)
         self._replay(self._live[:start])
         self._phase_start = min(self._phase_start, start)
         self._turn = stone.seat
 
-    def _replay(self, live: Iterable[_Live]) -> None:
+    def _replay(self, live: Iterable[LiveEntry]) -> None:
         """Rebuild the position and the repetition data from a live sequence, unchecked."""
         self._reset_live()
         for entry in live:
@@ -509,19 +464,19 @@ class Game:
                 self._apply_stone(entry.raw, entry.seat, entry.point)
             else:
                 self._apply_pass(entry.raw, entry.seat, entry.action is Action.APPEAL)
-                self._turn = self._next_seat(entry.seat)
+                self._pass_turn(entry.seat)
 
     def _end_if_all_passed(self) -> None:
-        if self.consecutive_passes() < sum(self._active):
-            return
-        if self._phase == "phase-1":
-            self._phase = "phase-2"
-            self._phase_start = len(self._live)
-            self._top_up()
-        elif self.rules.ending is Ending.MARKING:
-            self._phase = "scoring"
-        else:
-            self._finish("passes")
+        """Kee rule 15 and its kin: every player still in the game has passed since the last
+        stone play (of this phase). A player who dropped out no longer counts, and neither do
+        his passes."""
+        passed = set()
+        for entry in reversed(self._live[self._phase_start:]):
+            if entry.action is Action.STONE:
+                break
+            passed.add(entry.seat)
+        if self._all_active_in(passed):
+            self._ending.all_passed()
 
     def _do_drop(self, raw: int, seat: int, move: Move) -> None:
         reason = "timeout" if move.action is Action.TIMEOUT else "resignation"
@@ -547,26 +502,15 @@ class Game:
         if not self.over and self._live and self._live[-1].action is not Action.STONE:
             self._end_if_all_passed()
 
-    def _do_dead(self, raw: int, seat: int, move: Move) -> None:
-        chain = self._pos.chain[move.point]
-        stones = set(chain.stones)
-        if stones <= self._dead:
-            self._dead -= stones
-        else:
-            self._dead |= stones
-        self._accepted = set()
-
-    def _do_done(self, raw: int, seat: int, move: Move) -> None:
-        self._accepted.add(seat)
-        if self._all_active_in(self._accepted):
-            self._remove_dead()
-            self._finish("agreement" if self.rules.ending is Ending.PHASES else "passes")
+    def _do_ending(self, raw: int, seat: int, move: Move) -> None:
+        self._ending.apply(seat, move)
 
     def _remove_dead(self) -> None:
-        """Agreed dead stones leave the board; in Lasker-Maas they go to the prisoners' place."""
-        for p in self._dead:
+        """Agreed dead stones leave the board; they go to the prisoners' place (their colour)."""
+        dead = self._ending.dead
+        for p in dead:
             self._prisoners[self._pos.stones[p] - 1] += 1
-        self._pos.remove_points(sorted(self._dead))
+        self._pos.remove_points(sorted(dead))
 
     def _do_rank(self, raw: int, seat: int, move: Move) -> None:
         self._proposal = tuple(move.ranking)
@@ -576,18 +520,6 @@ class Game:
     def _do_accept(self, raw: int, seat: int, move: Move) -> None:
         self._proposal_accepts.add(seat)
         self._agree_if_all()
-
-    def _do_resume(self, raw: int, seat: int, move: Move) -> None:
-        """Back to play from the marking phase, when the players do not agree on dead stones.
-
-        As in Nieminen's text, the player who asks to resume does not play first: the next
-        seat does. Earlier passes no longer count toward the end.
-        """
-        self._phase = "play"
-        self._phase_start = len(self._live)
-        self._dead = set()
-        self._accepted = set()
-        self._turn = self._next_seat(seat)
 
     def _do_reject(self, raw: int, seat: int, move: Move) -> None:
         self._proposal = None
@@ -660,13 +592,10 @@ class Game:
         for name in ("_raw", "_captures", "_live", "_prisoners", "_active", "_following", "_dropped",
                      "_initial_prisoners"):
             setattr(other, name, list(getattr(self, name)))
-        for name in ("_rescinded", "_dead", "_accepted", "_proposal_accepts"):
+        for name in ("_rescinded", "_proposal_accepts"):
             setattr(other, name, set(getattr(self, name)))
-        other._left = list(self._left)
-        other._passes = [list(p) for p in self._passes]
-        other._plain_passes = [list(p) for p in self._plain_passes]
-        other._seen = {k: list(v) for k, v in self._seen.items()}
-        other._excluded = {k: set(v) for k, v in self._excluded.items()}
+        other._rule = self._rule.copy(other)
+        other._ending = self._ending.copy(other)
         return other
 
     def to_record(self) -> dict[str, Any]:
@@ -716,26 +645,14 @@ def _seat_names(players: "int | Sequence[str]") -> tuple[str, ...]:
     return names
 
 
-def _explain(reason: Reason, point: str, player: str) -> str:
-    return {
-        Reason.SUICIDE: f"{point} would be suicide that leaves the board unchanged or is forbidden here",
-        Reason.CYCLE: f"{point} would repeat an earlier position (Kee rule 11, the cycle prohibition)",
-        Reason.SUPERKO: f"{point} would repeat an earlier position (superko)",
-        Reason.KO: f"{point} would bring back the position {player} left at the previous turn (ko)",
-        Reason.RESCINDED: f"{point} was rescinded here; {player} must choose another play (Kee rule 14)",
-    }.get(reason, f"{point} is not allowed ({reason.value})")
-
-
 _HANDLERS = {
     Action.STONE: Game._do_stone,
     Action.PASS: Game._do_pass,
     Action.APPEAL: Game._do_pass,
     Action.RESIGN: Game._do_drop,
     Action.TIMEOUT: Game._do_drop,
-    Action.DEAD: Game._do_dead,
-    Action.DONE: Game._do_done,
+    **{action: Game._do_ending for action in ENDING_ACTIONS},
     Action.RANK: Game._do_rank,
     Action.ACCEPT: Game._do_accept,
     Action.REJECT: Game._do_reject,
-    Action.RESUME: Game._do_resume,
 }

@@ -22,11 +22,16 @@ class Action(str, Enum):
     RESIGN = "resign"
     TIMEOUT = "timeout"
     DEAD = "dead"
+    ALIVE = "alive"
     DONE = "done"
     RANK = "rank"
     ACCEPT = "accept"
     REJECT = "reject"
     RESUME = "resume"
+
+
+#: the move words of the phases after play, which the game's ending procedure rules on
+ENDING_ACTIONS = frozenset({Action.DEAD, Action.ALIVE, Action.DONE, Action.RESUME})
 
 
 @dataclass(frozen=True)
@@ -41,8 +46,11 @@ _BARE = {"pass": Action.PASS, "resign": Action.RESIGN, "timeout": Action.TIMEOUT
          "done": Action.DONE, "accept": Action.ACCEPT, "reject": Action.REJECT, "resume": Action.RESUME}
 
 
+_POINT_WORDS = {"appeal": Action.APPEAL, "dead": Action.DEAD, "alive": Action.ALIVE}
+
+
 def parse_move(text: str, board: Board) -> Move:
-    """A move string (``D4``, ``pass``, ``appeal D4``, ``dead D4``, ``rank 1 2 2``, ...)."""
+    """A move string (``D4``, ``pass``, ``appeal D4``, ``dead D4``, ``alive D4``, ``rank 1 2 2``, ...)."""
     if not isinstance(text, str):
         raise IllegalMove(Reason.BAD_MOVE, f"a move must be a string, got {type(text).__name__}", repr(text))
     if len(text) > MAX_MOVE_LENGTH:
@@ -53,12 +61,11 @@ def parse_move(text: str, board: Board) -> Move:
     head = words[0].lower()
     if head in _BARE and len(words) == 1:
         return Move(_BARE[head], head)
-    if head in ("appeal", "dead"):
+    if head in _POINT_WORDS:
         if len(words) != 2:
             raise IllegalMove(Reason.BAD_MOVE, f"{head!r} takes one point, as in '{head} D4'", text)
         point = _point(words[1], board, text)
-        action = Action.APPEAL if head == "appeal" else Action.DEAD
-        return Move(action, f"{head} {board.points[point]}", point)
+        return Move(_POINT_WORDS[head], f"{head} {board.points[point]}", point)
     if head == "rank":
         try:
             places = tuple(int(w) for w in words[1:])
@@ -68,7 +75,7 @@ def parse_move(text: str, board: Board) -> Move:
         return Move(Action.RANK, "rank " + " ".join(map(str, places)), ranking=places)
     if len(words) != 1 or head in _BARE:
         raise IllegalMove(Reason.BAD_MOVE, f"{text!r} is not a move: use a point, pass, appeal P, resign, "
-                          "dead P, done, resume, rank ..., accept or reject", text)
+                          "dead P, alive P, done, resume, rank ..., accept or reject", text)
     point = _point(words[0], board, text)
     return Move(Action.STONE, board.points[point], point)
 

@@ -77,6 +77,12 @@ class Ruleset:
     def appeals(self) -> bool:
         return self.repetition is Repetition.KEE
 
+    @property
+    def passes_any_time(self) -> bool:
+        """Lasker-Maas: players "may pass at any time in the game", during free handicap
+        placement too (a pass there uses up one of Black's consecutive moves)."""
+        return self.supply is Supply.LASKER_MAAS
+
     def with_options(self, **options: Any) -> "Ruleset":
         """This ruleset with keyword options (komi, handicap, superko, ...) applied and checked."""
         changes: dict[str, Any] = {}
@@ -130,8 +136,9 @@ def _komi(rules: Ruleset, value: Any) -> dict[str, Any]:
     komi = _number("komi", value)
     if abs(komi) > 1000:
         raise RulesetError(f"komi {komi} is out of range")
-    if rules.supply is Supply.LASKER_MAAS and (komi < 0 or (komi * 2) % 1):
-        raise RulesetError(f"lasker-maas komi is a number of black stones plus an optional half point, not {komi}")
+    if rules.supply is Supply.LASKER_MAAS and (komi * 2) % 1:
+        raise RulesetError(f"lasker-maas komi is a number of stones (black if positive, white if negative) "
+                           f"plus an optional half point for White, not {komi}")
     return {"komi": komi}
 
 

@@ -76,10 +76,19 @@ def test_ties_go_to_white_unless_a_half_point():
 
 
 def test_komi_must_be_whole_stones_and_a_half():
-    for bad in (6.25, -1):
+    for bad in (6.25, -1.25):
         with pytest.raises(RulesetError):
             lm(komi=bad)
     assert lm(komi=6.5).prisoners == [6, 0]
+
+
+def test_komi_may_put_prisoners_of_either_colour_in_the_prisoners_place():
+    """The August text: "a number of prisoners of one color or the other may be put there"."""
+    g = lm(Board.grid(3, 3), komi=-2)
+    assert g.prisoners == [0, 2]
+    play_all(g, ["pass", "pass", "pass", "pass"])
+    assert g.score() == [-1.0, -3.0] and g.ranking() == [1, 2]
+    assert lm(komi=-2.5).prisoners == [0, 2]
 
 
 def test_no_suicide():
@@ -127,11 +136,46 @@ def test_fixed_and_free_handicap():
     assert g.stones() == {"C3": 0, "G7": 0, "C7": 0, "G3": 0} and g.to_move == 1
     g = lm(Board.grid(9, 9), handicap=2, handicap_mode="free")
     g.play("E5")
-    assert g.to_move == 0 and g.why_illegal("pass") == "handicap"
+    assert g.to_move == 0
     g.play("C3")
     assert g.to_move == 1
+
+
+def test_black_may_pass_during_free_handicap_placement():
+    """"may pass at any time in the game": a pass uses up one of Black's consecutive moves."""
+    g = lm(Board.grid(9, 9), handicap=3, handicap_mode="free")
+    g.play("E5")
+    assert g.why_illegal("pass") is None and "pass" in g.legal_moves()
+    g.play("pass")
+    assert g.to_move == 0 and g.phase == "phase-1"
+    g.play("C3")
+    assert g.to_move == 1 and g.stones() == {"E5": 0, "C3": 0}
+    g = lm(Board.grid(9, 9), handicap=2, handicap_mode="free")
+    play_all(g, ["pass", "pass"])
+    assert g.to_move == 1 and g.phase == "phase-1"   # two passes by Black alone end no phase
 
 
 def test_two_players_only():
     with pytest.raises(RulesetError):
         Game(Board.grid(5, 5), rules="lasker-maas", players=3)
+
+
+def test_marks_and_acceptances_refer_to_the_position_they_were_made_on():
+    """Black marks A1 dead and accepts; three plays later (Black has captured A1) White's
+    ``done`` must not end the game on the old marks, nor count the empty A1 as a prisoner."""
+    g = play_all(lm(Board.grid(3, 3)), ["B2", "A1"])
+    g.play("dead A1", seat=0)
+    g.play("done", seat=0)
+    play_all(g, ["B1", "C3", "A2"])
+    assert g.stone_at("A1") is None and g.dead == [] and g.accepted == []
+    g.play("done", seat=1)
+    assert not g.over and g.result is None and g.prisoners == [0, 1]
+
+
+def test_a_mark_does_not_remove_a_later_stone_on_the_same_point():
+    g = play_all(lm(Board.grid(3, 3)), ["B2", "A1"])
+    g.play("dead A1", seat=0)
+    play_all(g, ["B1", "C3", "A2", "pass", "A1"])   # Black captures A1, then plays there himself
+    g.play("done", seat=0)
+    g.play("done", seat=1)
+    assert g.over and g.stone_at("A1") == 0

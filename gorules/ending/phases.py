@@ -1,0 +1,48 @@
+"""The Lasker-Maas phases: phase 1 from an unlimited supply, phase 2 from the prisoners' place.
+
+Two consecutive passes end phase 1; two *new* consecutive passes end phase 2 and the game,
+with every stone on the board alive. At any time before that the players may agree on dead
+stones (``dead P``, ``done``: the "early resolution"); marks and acceptances refer to the
+position they were made on, so a stone play clears them. The supply itself (paying for each
+phase-2 stone and the one-of-each top-up) is in ``Game``'s stone path, where every play runs.
+"""
+
+from __future__ import annotations
+
+from ..errors import IllegalMove, Reason
+from ..moves import Action, Move
+from .rule import EndingProcedure
+
+
+class LaskerMaasPhases(EndingProcedure):
+    first_phase = "phase-1"
+    actions = frozenset({Action.DEAD, Action.ALIVE, Action.DONE})
+    watches_stones = True
+
+    def all_passed(self) -> None:
+        game = self.game
+        if game._phase == "phase-1":
+            game._phase = "phase-2"
+            game._phase_start = len(game._live)
+            game._top_up()
+        else:
+            game._finish("passes")
+
+    def check(self, move: Move, seat: int) -> None:
+        if move.action is Action.RESUME:
+            raise IllegalMove(Reason.NOT_SCORING, "play resumes only from the marking of dead stones", move.text)
+        if self.game.over:
+            raise IllegalMove(Reason.NOT_SCORING, "dead stones are marked only after the game's end", move.text)
+        self.check_mark(move)
+
+    def apply(self, seat: int, move: Move) -> None:
+        if move.action is Action.DONE:
+            if self.accept(seat):
+                self.game._remove_dead()
+                self.game._finish("agreement")
+        else:
+            self.mark(move)
+
+    def stone_played(self, seat: int) -> None:
+        if self.dead or self.accepted:
+            self.clear_marks()

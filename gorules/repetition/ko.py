@@ -1,0 +1,45 @@
+"""The ko rule of Nieminen's N7a (and the japanese preset): no stone play may bring back the
+board position the player left at his previous turn.
+
+"Previous turn" is his last move of any kind: a pass leaves the board he faced (Nieminen spec
+A2). At his first turn there is no previous turn; the initial position stands in for it, which
+no stone play can bring back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import Reason
+from ..position import Probe
+from .rule import RepetitionRule
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+
+class OwnPreviousPosition(RepetitionRule):
+    def __init__(self, game: "Game"):
+        super().__init__(game)
+
+    def reset(self) -> None:
+        self.left = [self.game._pos.hash] * len(self.game.players)   # the board each seat left
+
+    def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
+        return Reason.KO if probe.hash == self.left[seat] else None
+
+    def stone_played(self, index: int, seat: int, p: int) -> None:
+        self.left[seat] = self.game._pos.hash
+
+    def passed(self, index: int, seat: int, appealing: bool) -> None:
+        self.left[seat] = self.game._pos.hash
+
+    def explain(self, reason: Reason, point: str, player: str) -> str:
+        if reason is Reason.KO:
+            return f"{point} would bring back the position {player} left at the previous turn (ko)"
+        return super().explain(reason, point, player)
+
+    def copy(self, game: "Game") -> "OwnPreviousPosition":
+        other = object.__new__(OwnPreviousPosition)
+        other.game, other.left = game, list(self.left)
+        return other

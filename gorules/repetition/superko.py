@@ -1,0 +1,53 @@
+"""Superko: no stone play may bring back a whole-board position of the game's history.
+
+Positional superko forbids any earlier position; situational superko only one that stood with
+the same player to move (the Lasker-Maas August 1995 text, AGA). The history is the initial
+position and the position after each stone play: passes add nothing, so in Lasker-Maas the
+rule "applies just as if the two passes had never occurred".
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from ..errors import Reason
+from ..position import Probe
+from .rule import RepetitionRule
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+# Situational keys: the position's hash xor a key for the player to move.
+TURN_KEYS = [random.Random(7 + seat).getrandbits(64) for seat in range(64)]
+
+
+class Superko(RepetitionRule):
+    def __init__(self, game: "Game", situational: bool):
+        super().__init__(game)
+        self.situational = situational
+
+    def reset(self) -> None:
+        self._seen: set[int] = {self._key(self.game._pos.hash, self.game._turn)}
+
+    def _key(self, position: int, to_move: int) -> int:
+        return position ^ TURN_KEYS[to_move] if self.situational else position
+
+    def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
+        key = probe.hash
+        if self.situational:
+            key ^= TURN_KEYS[self.game._turn_after_stone(seat)]
+        return Reason.SUPERKO if key in self._seen else None
+
+    def stone_played(self, index: int, seat: int, p: int) -> None:
+        self._seen.add(self._key(self.game._pos.hash, self.game._turn))
+
+    def explain(self, reason: Reason, point: str, player: str) -> str:
+        if reason is Reason.SUPERKO:
+            return f"{point} would repeat an earlier position (superko)"
+        return super().explain(reason, point, player)
+
+    def copy(self, game: "Game") -> "Superko":
+        other = object.__new__(Superko)
+        other.game, other.situational, other._seen = game, self.situational, set(self._seen)
+        return other
