@@ -265,16 +265,17 @@ async def cmd_bot(args: argparse.Namespace) -> int:
         raise UsageError("--engine-timeout takes a number of seconds above 0")
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     bot: Bot = BuiltinBot(seed=args.seed) if args.builtin else GtpBot(args.gtp, timeout=args.engine_timeout)
+    info = await bot.start()
     name = args.name or bot.name
+    program = f"polygo-bot/{info or bot.name}"[:64]
     tokens = TokenStore(args.token_file) if args.token_file else None
-    async with Client(args.server, name=name, tokens=tokens, program=f"polygo-bot/{bot.name}") as client:
+    async with Client(args.server, name=name, tokens=tokens, program=program) as client:
         runner = BotRunner(bot, client)
         if args.room:
             view = await client.watch(args.room, args.invite)
-            if not bot.accepts(view.settings):
-                raise UsageError(f"{bot.name} cannot play room {args.room}: the GTP bridge plays two-player "
-                                 f"games on square grids (this room: {view.settings.get('players')} players, "
-                                 f"board {view.settings.get('board')!r}, rules {view.settings.get('rules')})")
+            reason = await bot.check_room(view.settings)
+            if reason is not None:
+                raise UsageError(f"{bot.name} cannot play room {args.room}: {reason}")
             await runner.join(args.room, args.seat, args.invite)
             results = await runner.run()
             log.info("room %s ended: %s", args.room, results.get(args.room))
@@ -293,7 +294,11 @@ async def _find_room(client: Client, bot: Bot, runner: BotRunner) -> str:
     while True:
         for room in await client.list_rooms():
             if room.get("status") == "waiting" and None in room.get("seats", []) \
-                    and bot.accepts(room.get("settings", {})) and room["room"] not in client.rooms:
+                    and room["room"] not in client.rooms:
+                reason = await bot.check_room(room.get("settings", {}))
+                if reason is not None:
+                    log.debug("room %s: not for %s: %s", room["room"], bot.name, reason)
+                    continue
                 try:
                     await runner.join(room["room"])
                 except ServerRefused as exc:

@@ -21,13 +21,16 @@ import dataclasses
 import inspect
 import logging
 import time
+from collections.abc import Collection
 from typing import Any, Awaitable
 
 from gorules import Game
 from protocol import RoomSettings
+from protocol.messages import CHAT_MAX
 
 from client_cli.builtin_bot import proposal_answer
 from client_cli.errors import ConnectionFailed, ServerRefused, UsageError
+from client_cli.marking import MAX_RESUMES, marking_move
 from client_cli.room import Clocks, RoomView
 from client_cli.seat_clock import SeatClock, seat_clock
 from client_cli.session import DEFAULT_URL, Client, TokenStore
@@ -59,6 +62,8 @@ class Bot:
     """Subclass and implement `choose_move`; the other hooks have defaults."""
 
     name = "bot"
+    client: Client | None = None
+    """The session the bot plays on, set by `BotRunner`."""
 
     def choose_move(self, turn: Turn) -> str | Awaitable[str]:
         """The turn play (a point, "pass", "appeal P" or "resign") for `turn.seat`. May be async."""
@@ -68,11 +73,41 @@ class Bot:
         """Whether the bot can play a room with these settings (used when it looks for rooms)."""
         return True
 
-    def mark_dead(self, turn: Turn) -> str | None | Awaitable[str | None]:
-        """In the marking phase: a `dead P` toggle, or "done" to accept the marks (the default).
+    async def start(self) -> Any:
+        """Called once before the bot connects: fail here (raise) when it cannot play at all."""
+        return None
 
-        Called again after every change of the marks; may be async."""
-        return "done"
+    async def check_room(self, settings: dict[str, Any]) -> str | None:
+        """Why the bot cannot play a room with these settings (None: it can), asked before it sits.
+        The default asks `accepts`; a bot with an engine may ask the engine."""
+        return None if self.accepts(settings) else f"{self.name} does not accept these settings"
+
+    max_resumes: int | None = MAX_RESUMES
+    """Play-outs asked for (`resume`) over disputed marks before accepting them under protest; None: never."""
+
+    def dead_stones(self, turn: Turn) -> Collection[str] | None | Awaitable[Collection[str] | None]:
+        """The stones this bot calls dead, checked against the marks (see `client_cli.marking`); None
+        accepts any marks. The default trusts the marks on other seats' stones and calls its own stones
+        alive, so marks on them are contested and played out. May be async."""
+        return [point for point in turn.game.dead if turn.game.stone_at(point) != turn.seat]
+
+    async def mark_dead(self, turn: Turn) -> str | None:
+        """In the marking phase: `dead P` / `alive P`, `resume` or `done`, from `dead_stones`.
+
+        Called again after every change of the marks."""
+        answer = marking_move(turn.game, turn.seat, await _resolved(self.dead_stones(turn)), self.max_resumes)
+        if answer.protest is not None:
+            log.warning("room %s seat %d: %s", turn.room, turn.seat, answer.protest)
+            await self.say(turn.room, answer.protest)
+        return answer.move
+
+    async def say(self, room: str, text: str) -> None:
+        """Say `text` in the room's chat (nothing when the bot is not run by a `BotRunner`)."""
+        if self.client is not None:
+            try:
+                await self.client.chat(room, text[:CHAT_MAX])
+            except ServerRefused as exc:
+                log.info("room %s: chat refused: %s", room, exc)
 
     def answer_proposal(self, turn: Turn) -> str | None:
         """Answer a ranking proposal: accept one that places the seat no worse than the board does."""
@@ -99,6 +134,7 @@ class BotRunner:
     def __init__(self, bot: Bot, client: Client) -> None:
         self.bot = bot
         self.client = client
+        bot.client = client
         self.results: dict[str, dict[str, Any] | None] = {}
         self._busy: set[str] = set()
         self._again: set[str] = set()

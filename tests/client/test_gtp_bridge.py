@@ -1,6 +1,7 @@
 """The GTP bridge: rules mapped to engine options, the engine kept in step, GNU Go through the server."""
 
 import asyncio
+import dataclasses
 import os
 import sys
 
@@ -21,6 +22,7 @@ from client_cli.gtp_bridge import (
     time_settings_command,
 )
 from client_cli.room import Clocks
+from client_cli.seat_clock import seat_clock
 from client_cli.sdk import Bot, Turn, run_bot
 from client_cli.session import Client
 
@@ -65,7 +67,7 @@ def test_engine_plays_follow_the_live_game():
 def test_time_settings_for_every_clock_kind():
     def told(clock, kgs=False):
         control = TimeControl.of(clock)
-        return None if control is None else " ".join(time_settings_command(control, kgs=kgs))
+        return None if control is None else " ".join(time_settings_command(control, ["kgs-time_settings"] if kgs else []))
 
     assert told(None) is None
     assert told({"kind": "none"}) is None
@@ -79,9 +81,22 @@ def test_time_settings_for_every_clock_kind():
     assert told("byoyomi:600+5x30") is None  # the server sends the map form; anything else is not guessed at
 
 
-def time_left_after(clock: TimeControl, reported: dict, spent: float, *, kgs: bool = False) -> tuple[int, int]:
+def test_katago_is_told_fischer_and_byoyomi_with_its_own_command():
+    def told(clock):
+        return " ".join(time_settings_command(TimeControl.of(clock), ["kata-time_settings"]))
+
+    assert told({"kind": "fischer", "main": 300, "increment": 10, "cap": 0}) == "kata-time_settings fischer 300 10"
+    assert told({"kind": "fischer", "main": 300, "increment": 10, "cap": 600}) == \
+        "kata-time_settings fischer-capped 300 10 600 -1"
+    assert told({"kind": "byoyomi", "main": 60, "periods": 5, "period": 30}) == "kata-time_settings byoyomi 60 30 5"
+
+
+def time_left_after(clock: TimeControl, reported: dict, spent: float, *, kgs: bool = False,
+                    overhead: float = 0.0) -> tuple[int, int]:
     """`time_left_args` for a seat whose clock has run `spent` seconds since it was reported."""
-    return time_left_args(clock, Clocks(0, [reported], 0.0), 0, spent, kgs=kgs)
+    control = dataclasses.asdict(clock)
+    seat = seat_clock(Clocks(0, [reported], 0.0), control, 0, spent)
+    return time_left_args(clock, seat, periods_as_stones=kgs, overhead=overhead)
 
 
 def test_time_left_in_main_time_and_in_overtime():
@@ -97,6 +112,7 @@ def test_time_left_in_main_time_and_in_overtime():
     fischer = TimeControl("fischer", main=300)
     assert time_left_after(fischer, {"main": 310, "periods": 0, "period_left": 0}, 5.0) == (305, 0)
     assert time_left_after(fischer, {"main": 3, "periods": 0, "period_left": 0}, 5.0) == (0, 0)
+    assert time_left_after(fischer, {"main": 310, "periods": 0, "period_left": 0}, 5.0, overhead=2.5) == (302, 0)
 
 
 async def create_room(url: str, **settings) -> str:
@@ -114,7 +130,7 @@ async def test_illegal_and_resigning_answers(server, fake_engine, tmp_path):
     assert results[0]["reason"] == "resignation"
     assert results[0]["ranking"] == [2, 1]
     commands = log.read_text().splitlines()
-    assert commands[:3] == ["boardsize 9", "komi 7.5", "clear_board"]
+    assert commands[:4] == ["list_commands", "boardsize 9", "komi 7.5", "clear_board"]
     assert commands.count("genmove b") == 4
     assert commands.count("undo") == 2  # the occupied E5 and the off-board ZZ9 were taken back
 
@@ -206,7 +222,7 @@ async def test_a_clock_is_told_once_and_the_time_left_before_every_genmove(serve
                                               clock="canadian:0+600/3")
     assert result["reason"] == "passes"
     commands = log.read_text().splitlines()
-    assert commands[2:4] == ["clear_board", "time_settings 0 600 3"]
+    assert commands[3:5] == ["clear_board", "time_settings 0 600 3"]
     assert commands.count("time_settings 0 600 3") == 1
     genmoves = [i for i, c in enumerate(commands) if c.startswith("genmove")]
     assert len(genmoves) == 6  # five plays, then the pass that ends the game
@@ -225,7 +241,7 @@ async def test_byoyomi_is_told_with_the_kgs_command_where_the_engine_lists_it(se
                                               clock="byoyomi:1200+5x600")
     assert result["reason"] == "passes"
     commands = log.read_text().splitlines()
-    assert commands[3:5] == ["list_commands", "kgs-time_settings byoyomi 1200 600 5"]
+    assert commands[3:5] == ["clear_board", "kgs-time_settings byoyomi 1200 600 5"]
     told = [c.split() for c in time_lines(commands)[1:]]
     assert len(told) == commands.count("genmove b") == 3
     assert all(words[:2] == ["time_left", "b"] and 0 < int(words[2]) <= 1200 and words[3] == "0"
@@ -240,7 +256,6 @@ async def test_a_clockless_game_sends_no_time_commands(server, fake_engine, tmp_
     commands = log.read_text().splitlines()
     assert commands.count("genmove b") == 2
     assert time_lines(commands) == []
-    assert "list_commands" not in commands
 
 
 async def test_an_engine_refusing_the_time_commands_still_plays(server, fake_engine, tmp_path):
@@ -263,7 +278,7 @@ async def test_an_engine_refusing_the_time_commands_still_plays(server, fake_eng
         assert "undo" not in commands and commands[-2:] == ["final_score", "quit"]
     assert time_lines(sent[0]) == ["time_settings 1200 600 1"]
     assert [c.split()[0] for c in time_lines(sent[1])] == ["time_settings", "time_left"]  # not asked again
-    assert sent[2][3:5] == ["list_commands", "time_settings 1200 600 1"]
+    assert sent[2][3:5] == ["clear_board", "time_settings 1200 600 1"]
     assert [c.split()[0] for c in time_lines(sent[2])].count("time_left") == 4
 
 

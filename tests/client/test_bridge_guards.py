@@ -1,0 +1,127 @@
+"""The bridge's guards: marks checked against the engine, rooms the engine cannot play refused before
+sitting, an engine that cannot start refused at start, a mid-game substitution told to the room."""
+
+import asyncio
+import subprocess
+import sys
+
+from protocol import RoomSettings
+
+from client_cli.gtp_bridge import GtpBot
+from client_cli.sdk import Bot, Turn, run_bot
+from client_cli.session import Client
+
+GUARD = 120.0  # seconds before a stuck game fails the test; never a measure of speed
+POLYGO = [sys.executable, "-m", "client_cli"]
+
+
+async def create_room(url: str, **settings) -> str:
+    async with Client(url, name="host") as host:
+        return (await host.create(RoomSettings(**settings))).room
+
+
+def polygo(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*POLYGO, *args], capture_output=True, text=True, timeout=120)
+
+
+class Abuser(Bot):
+    """Passes, then marks the other seat's living C3 dead twice, each time after that seat accepted the
+    marks (so the test does not depend on which of two simultaneous moves the server takes first),
+    then accepts whatever is marked."""
+
+    name = "abuser"
+
+    def __init__(self) -> None:
+        self.marks = 2
+
+    def choose_move(self, turn: Turn) -> str:
+        return "pass"
+
+    async def mark_dead(self, turn: Turn) -> str | None:
+        if "C3" not in turn.game.dead and self.marks:
+            if 0 not in turn.game.accepted:
+                return None
+            self.marks -= 1
+            return "dead C3"
+        return "done"
+
+
+async def test_a_living_chain_marked_dead_is_contested_and_played_out(server, fake_engine):
+    """GNU Go's living chain marked dead used to be accepted by the bridge. Now the bridge unmarks it
+    (alive C3) and, when it is marked again, resumes play; the play-out ends with C3 alive."""
+    room = await create_room(server.url, rules="chinese", board="9x9", players=2)
+    engine = " ".join(fake_engine("--moves", "C3,pass"))
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(GtpBot(engine), server.url, room=room, seat=0, name="engine"),
+        run_bot(Abuser(), server.url, room=room, seat=1, name="abuser")), GUARD)
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+    moves = [(seat, move) for seat, move, *_ in record["history"]]
+    assert results[0]["ranking"] == [1, 2] and results[0]["score"] == [81, 7.5], moves
+    assert (0, "alive C3") in moves and (0, "resume") in moves
+    assert moves.index((0, "alive C3")) < moves.index((0, "resume"))
+
+
+async def test_the_sdk_default_contests_marks_on_its_own_stones(server):
+    class Stubborn(Bot):
+        name = "stubborn"
+
+        def __init__(self, moves):
+            self.moves = list(moves)
+
+        def choose_move(self, turn):
+            return self.moves.pop(0) if self.moves else "pass"
+
+    room = await create_room(server.url, rules="chinese", board="9x9", players=2)
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(Stubborn(["C3"]), server.url, room=room, seat=0, name="stubborn"),
+        run_bot(Abuser(), server.url, room=room, seat=1, name="abuser")), GUARD)
+    assert results[0]["ranking"] == [1, 2]
+
+
+async def test_a_room_the_engine_cannot_play_is_refused_before_sitting(server, fake_engine):
+    """A 21x21 room and an engine that refuses `boardsize 21`: the bridge used to sit there and let the
+    built-in bot play under the engine's name."""
+    room = await create_room(server.url, rules="chinese", board="21x21", players=2)
+    engine = " ".join(fake_engine("--max-size", "19"))
+    bot = GtpBot(engine)
+    assert await bot.check_room({"rules": "chinese", "board": "21x21", "players": 2}) == \
+        "the engine refuses a 21x21 board: unacceptable size"
+    assert await bot.check_room({"rules": "chinese", "board": "19x19", "players": 2}) is None
+    refused = await asyncio.to_thread(polygo, "bot", "--gtp", engine, "--room", room, "--server", server.url)
+    assert refused.returncode == 2, refused.stderr
+    assert "refuses a 21x21 board" in refused.stderr and "[bad-usage]" in refused.stderr
+    async with Client(server.url, name="reader") as reader:
+        view = await reader.watch(room)
+    assert [seat.get("name") for seat in view.seats] == [None, None]
+
+
+def test_an_engine_that_cannot_start_is_an_error_at_start(tmp_path):
+    """No server needed: the engine is started before anything connects (it used to be replaced by the
+    built-in bot, silently, under the engine's name)."""
+    done = polygo("bot", "--gtp", f"{tmp_path}/gnugo --mode gtp", "--server", "ws://127.0.0.1:9/")
+    assert done.returncode == 1
+    assert "cannot start the engine" in done.stderr and "[engine-died]" in done.stderr
+    assert "no-server" not in done.stderr
+
+
+async def test_a_mid_game_substitution_is_told_in_the_chat(server, fake_engine):
+    room = await create_room(server.url, rules="tromp-taylor", board="5x5", players=2)
+    engine = " ".join(fake_engine("--moves", "C3", "--die-on", "genmove"))
+
+    class Passer(Bot):
+        name = "passer"
+
+        def choose_move(self, turn):
+            return "pass"
+
+    async with Client(server.url, name="watcher") as watcher:
+        view = await watcher.watch(room)
+        results = await asyncio.wait_for(asyncio.gather(
+            run_bot(GtpBot(engine), server.url, room=room, seat=0, name="engine"),
+            run_bot(Passer(), server.url, room=room, seat=1, name="passer")), GUARD)
+        while view.status != "ended":
+            await asyncio.wait_for(watcher.changes.get(), GUARD)
+    assert results[0]["reason"] == "passes"
+    said = [text for name, text in view.chat if name == "engine"]
+    assert len(said) == 1 and "stopped" in said[0] and "built-in bot plays the rest" in said[0]
