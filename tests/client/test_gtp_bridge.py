@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from gorules import Board, Game
+from gorules.handicap import fixed_handicap_points
 from protocol import RoomSettings
 
 from client_cli.bots import BuiltinBot
@@ -21,6 +22,7 @@ from client_cli.gtp_bridge import (
     time_left_args,
     time_settings_command,
 )
+from client_cli.gtp_game import rules_commands
 from client_cli.room import Clocks
 from client_cli.seat_clock import seat_clock
 from client_cli.sdk import Bot, Turn, run_bot
@@ -358,3 +360,47 @@ async def test_two_bridges_marking_the_same_chain_at_once_agree(server, fake_eng
         record = await reader.game_record(room, "json")
     marks = [move for _, move, *_ in record["history"] if move.split()[0] in ("dead", "alive")]
     assert 1 <= len(marks) <= 2 and set(marks) == {"dead C3"}
+
+
+def test_handicap_stones_are_told_as_handicap():
+    fixed = Game(Board.grid(9, 9), rules="chinese", players=2, handicap=2, setup={"A1": 1})
+    fixed.play("E5")
+    points = " ".join(sorted(fixed_handicap_points(Board.grid(9, 9), 2)))
+    assert engine_plays(fixed) == [("handicap", points), ("w", "A1"), ("w", "E5")]
+    free = Game(Board.grid(9, 9), rules="chinese", players=2, handicap=2, handicap_mode="free")
+    free.play("C3")
+    assert engine_plays(free) == [("b", "C3")]  # still placing: a play for now
+    free.play("G7")
+    free.play("E5")
+    assert engine_plays(free) == [("handicap", "C3 G7"), ("w", "E5")]
+
+
+def test_rules_commands_where_the_engine_lists_them():
+    assert rules_commands("japanese", {"kgs-rules", "kata-set-rules"}) == [("kata-set-rules", "japanese")]
+    assert rules_commands("kee", {"kgs-rules"}) == [("kgs-rules", "new_zealand")]
+    assert rules_commands("chinese", {"play"}) == []
+
+
+async def test_start_asks_the_engine_for_its_name_version_and_commands(fake_engine):
+    info = await GtpBot(" ".join(fake_engine("--name", "FakeGo", "--version", "2.5",
+                                             "--commands", "kata-set-rules"))).start()
+    assert (info.name, info.version, str(info)) == ("FakeGo", "2.5", "FakeGo 2.5")
+    assert "kata-set-rules" in info.commands
+
+
+async def test_an_engine_is_told_rules_handicap_fischer_and_a_rectangular_board(server, fake_engine, tmp_path):
+    log = tmp_path / "engine.log"
+    command = " ".join(fake_engine("--commands", "kata-set-rules,kata-time_settings,rectangular_boardsize",
+                                   "--moves", "D4", "--log", str(log)))
+    room = await create_room(server.url, rules="chinese", board="9x7", players=2, handicap=2, komi=0.5,
+                             clock="fischer:300+10")
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(Passer(), server.url, room=room, seat=0, name="passer"),
+        run_bot(GtpBot(command), server.url, room=room, seat=1, name="engine")), GUARD)
+    assert results[0]["reason"] == "passes"
+    commands = log.read_text().splitlines()
+    points = " ".join(sorted(Game(Board.grid(9, 7), rules="chinese", players=2, handicap=2).stones()))
+    assert commands[:7] == ["list_commands", "rectangular_boardsize 9 7", "komi 0.5", "kata-set-rules chinese",
+                            "clear_board", "kata-time_settings fischer 300 10", f"set_free_handicap {points}"]
+    assert commands[7].startswith("time_left w ") and commands[8] == "genmove w"
+    assert "play b C3" not in commands
