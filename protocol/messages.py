@@ -57,14 +57,22 @@ class RoomSettings:
         return dataclasses.asdict(self)
 
 
+HANDICAP_KOMI = 0.5
+"""The komi of a handicap room created without one."""
+
+
 def engine_options(settings: dict[str, Any]) -> dict[str, Any]:
     """The keyword options for `gorules.Game` that a room's settings map sets.
 
     Here, beside the settings, because the server and every client build the same game from them.
+    A handicap room without a komi gets komi 0.5 (the OGS and KGS convention: the handicap stones
+    are the compensation), except under Lasker-Maas, whose komi is counted in stones.
     """
     options: dict[str, Any] = {}
     if settings.get("komi") is not None:
         options["komi"] = settings["komi"]
+    elif settings.get("handicap") and settings.get("rules") != "lasker-maas":
+        options["komi"] = HANDICAP_KOMI
     if settings.get("handicap"):
         options["handicap"] = settings["handicap"]
         options["handicap_mode"] = settings.get("handicap_mode") or "fixed"
