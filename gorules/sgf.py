@@ -17,8 +17,9 @@ Decisions:
 - Handicap: fixed stones are the engine's points (``gorules.handicap``); free ones are Black's first
   consecutive stone plays. Both go in the root as HA and AB followed by PL[W], as GNU Go writes them.
   Set-up stones go in AB/AW.
-- Marking, agreement, resignation and timeout (``dead``, ``done``, ``rank``, ``accept``, ``reject``,
-  ``resign``, ``timeout``) are not SGF moves; the result they lead to goes in RE.
+- Marking, resumption, agreement, resignation and timeout (``dead``, ``alive``, ``done``, ``resume``,
+  ``rank``, ``accept``, ``reject``, ``resign``, ``timeout``) are not SGF moves; the result they lead
+  to goes in RE.
 - Optional record keys beside the engine's: ``names`` (two player names for PB/PW; a missing one
   is replaced by the seat name) and ``date`` (``YYYY-MM-DD`` for DT). Extra items in a move entry (the store's client
   sequence number and rescinded flag) are ignored.
@@ -37,7 +38,7 @@ from .ruleset import HandicapMode, Ruleset
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _COLOURS = ("B", "W")
 _TURN_WORDS = ("pass", "appeal")
-_NOT_MOVES = ("dead", "done", "rank", "accept", "reject", "resign", "timeout")
+_NOT_MOVES = ("dead", "alive", "done", "resume", "rank", "accept", "reject", "resign", "timeout")
 _RULES_NAMES = {"japanese": "Japanese", "chinese": "Chinese", "aga": "AGA", "tromp-taylor": "Tromp-Taylor"}
 
 

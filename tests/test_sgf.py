@@ -159,3 +159,14 @@ def test_gnugo_loads_the_sgf_and_sees_the_same_position(tmp_path, case):
     expect_white = sorted(p for p, s in stones.items() if s == 1)
     assert sorted(replies[1].lstrip("= ").split()) == expect_black
     assert sorted(replies[2].lstrip("= ").split()) == expect_white
+
+
+def test_a_game_with_disputed_marks_and_a_resume_exports():
+    game = Game(Board.parse("9x9"), rules="chinese", players=2)
+    for seat, move in [(0, "C3"), (1, "pass"), (0, "pass"), (1, "dead C3"), (0, "alive C3"), (1, "dead C3"),
+                       (0, "resume"), (1, "pass"), (0, "pass"), (0, "done"), (1, "done")]:
+        game.play(move, seat=seat)
+    assert game.result is not None
+    _, _, sgf_moves = sgfmill_view(to_sgf(game.to_record()))
+    assert sgf_moves == [("b", "C3"), ("w", None), ("b", None), ("w", None), ("b", None)]
+    assert game.result.ranking == (1, 2)
