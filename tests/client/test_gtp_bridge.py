@@ -9,6 +9,7 @@ import pytest
 
 from gorules import Board, Game
 from gorules.handicap import fixed_handicap_points
+from sgfmill import sgf
 from protocol import RoomSettings
 
 from client_cli.bots import BuiltinBot
@@ -404,3 +405,32 @@ async def test_an_engine_is_told_rules_handicap_fischer_and_a_rectangular_board(
                             "clear_board", "kata-time_settings fischer 300 10", f"set_free_handicap {points}"]
     assert commands[7].startswith("time_left w ") and commands[8] == "genmove w"
     assert "play b C3" not in commands
+
+
+@pytest.mark.gnugo
+async def test_gnugo_plays_a_byoyomi_game_into_overtime_and_to_the_end(server, gnugo, tmp_path):
+    """Two GNU Go bridges on a 1 s main time: the game runs into byo-yomi and ends by the rules (both
+    engines played every move: no out-of-time pass, no substitution), and the SGF carries the clock."""
+    room = await create_room(server.url, rules="chinese", board="9x9", players=2, clock="byoyomi:1+3x10",
+                             title="clocked")
+    results = await asyncio.wait_for(asyncio.gather(*(
+        run_bot(GtpBot(f"{gnugo} --mode gtp --level 0"), server.url, room=room, seat=seat, name=f"gnugo{seat}")
+        for seat in (0, 1))), GUARD)
+    assert results[0]["reason"] in ("passes", "resignation")
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+        text = await reader.game_record(room, "sgf")
+    moves = [move for _, move, rescinded in record["history"] if not rescinded]
+    assert len(moves) > 20
+    assert "timeout" not in moves
+    tree = sgf.Sgf_game.from_string(text)
+    root = tree.get_root()
+    assert root.get("TM") == 1 and root.get("OT") == "3x10 byo-yomi" and root.get("GN") == "clocked"
+    nodes = [n for n in tree.get_main_sequence()[1:] if n.get_move()[0] is not None]
+    left = [n.get("BL" if n.get_move()[0] == "b" else "WL") for n in nodes]
+    overtime = [n for n in nodes if n.has_property("OB") or n.has_property("OW")]
+    assert all(0 <= seconds <= 10 for seconds in left[-4:]) and overtime  # the game reached byo-yomi
+    sgf_file = tmp_path / "clocked.sgf"
+    sgf_file.write_text(text)
+    async with await GtpEngine.popen([gnugo, "--mode", "gtp"]) as engine:
+        await engine.command("loadsgf", str(sgf_file))
