@@ -72,6 +72,8 @@ class RoomView:
     def __init__(self, snapshot: Snapshot, now: float) -> None:
         self.room = snapshot.room
         self.chat: list[tuple[str, str]] = []
+        self.analysis: dict[int, dict[str, Any]] = {}
+        """The latest `analysis` event of each seat (score, winrate, pv, index), for spectators."""
         self.last_kind = "snapshot"
         self.apply_snapshot(snapshot, now)
 
@@ -160,6 +162,8 @@ class RoomView:
             record["moves"] = moves
             self.game = Game.from_record(record)
             self.undo = None
+        elif kind == "analysis":
+            self.analysis[data["seat"]] = data
         elif kind == "chat":
             self.chat.append((data.get("name") or "?", data.get("text", "")))
             del self.chat[:-CHAT_KEPT]

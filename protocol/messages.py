@@ -13,6 +13,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .errors import ErrorCode, ProtocolError
 from .schema import number, sized, text
 
 NAME_MAX = 32            # display and user names
@@ -21,6 +22,7 @@ PASSWORD_MAX = 128
 ROOM_MAX = 32            # room ids and invitation codes
 MOVE_MAX = 64            # move strings ("rank 1 2 2 4 ...", point names of graph boards)
 CHAT_MAX = 500
+PV_MAX = 32              # moves in an analysis' principal variation
 TITLE_MAX = 80
 PLAYERS_MAX = 8
 SEQ_MAX = 2**53          # a client sequence number fits a double, for JavaScript clients
@@ -193,6 +195,23 @@ class Chat(ClientMessage):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Analysis(ClientMessage):
+    """A seated player's (a bot's) view of the game, relayed to the room: score lead for the sender,
+    win rate 0..1 for the sender, principal variation as move strings. Any of the three may be left out."""
+
+    TYPE: ClassVar[str] = "analysis"
+    room: str = text(ROOM_MAX)
+    score: float | None = number(-10000, 10000, default=None)
+    winrate: float | None = number(0, 1, default=None)
+    pv: list | None = sized(PV_MAX, default=None)
+
+    def __post_init__(self) -> None:
+        if self.pv is not None and not all(isinstance(m, str) and 0 < len(m) <= MOVE_MAX for m in self.pv):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"pv is a list of move strings of 1 to {MOVE_MAX} characters",
+                                field="pv")
+
+
+@dataclass(frozen=True, kw_only=True)
 class ListGames(ClientMessage):
     """Ask for finished games, newest first."""
 
@@ -212,7 +231,7 @@ class GetGame(ClientMessage):
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
     cls.TYPE: cls for cls in (Hello, Register, ListRooms, Create, Sit, Watch, Leave, Move, Undo,
-                              UndoReply, Chat, ListGames, GetGame)
+                              UndoReply, Chat, Analysis, ListGames, GetGame)
 }
 
 

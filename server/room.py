@@ -232,6 +232,15 @@ class Room:
         await self._commit("chat", {"seat": seat, "name": session.name, "text": text})
         return Ok(ref="chat", room=self.id)
 
+    async def analysis(self, session: Session, score: float | None, winrate: float | None,
+                       pv: list[Any] | None) -> Ok:
+        """Relay a player's analysis (a bot's score, win rate, principal variation) to the room."""
+        seat = self._playing_seat(session)
+        data = {"seat": seat, "name": session.name, "index": len(self.game.history),
+                "score": score, "winrate": winrate, "pv": pv}
+        await self._commit("analysis", {k: v for k, v in data.items() if v is not None})
+        return Ok(ref="analysis", room=self.id)
+
     def _playing_seat(self, session: Session) -> int:
         seat = self.seat_of(session)
         if seat is None:
