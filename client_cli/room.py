@@ -72,6 +72,8 @@ class RoomView:
     def __init__(self, snapshot: Snapshot, now: float) -> None:
         self.room = snapshot.room
         self.chat: list[tuple[str, str]] = []
+        self.chat_total = 0
+        """Chat lines seen since the view was made (`chat` keeps the last CHAT_KEPT of them)."""
         self.analysis: dict[int, dict[str, Any]] = {}
         """The latest `analysis` event of each seat (score, winrate, pv, index), for spectators."""
         self.last_kind = "snapshot"
@@ -166,6 +168,7 @@ class RoomView:
             self.analysis[data["seat"]] = data
         elif kind == "chat":
             self.chat.append((data.get("name") or "?", data.get("text", "")))
+            self.chat_total += 1
             del self.chat[:-CHAT_KEPT]
 
     def seat_name(self, seat: int) -> str:

@@ -25,8 +25,8 @@ from collections.abc import Collection
 from typing import Any, Awaitable
 
 from gorules import Game
-from protocol import RoomSettings
-from protocol.messages import CHAT_MAX
+from protocol import Analysis, Leave, ProtocolError, RoomSettings
+from protocol.messages import CHAT_MAX, PV_MAX
 
 from client_cli.builtin_bot import proposal_answer
 from client_cli.errors import ConnectionFailed, ServerRefused, UsageError
@@ -64,6 +64,14 @@ class Bot:
     name = "bot"
     client: Client | None = None
     """The session the bot plays on, set by `BotRunner`."""
+    greeting = ""
+    """Said in the room's chat when a game starts (nothing when empty)."""
+    farewell = ""
+    """Said in the room's chat when a game ends."""
+    accept_undo = True
+    """The default `answer_undo`: let the opponent take back a move or not."""
+    may_resign = True
+    """False: a "resign" from `choose_move` is sent as a pass instead (the bot plays games out)."""
 
     def choose_move(self, turn: Turn) -> str | Awaitable[str]:
         """The turn play (a point, "pass", "appeal P" or "resign") for `turn.seat`. May be async."""
@@ -114,8 +122,26 @@ class Bot:
         return None if turn.game.proposal is None else proposal_answer(turn.game, turn.seat)
 
     def answer_undo(self, turn: Turn, requester: int) -> bool:
-        """Whether to let seat `requester` take back its last move (default: yes, as a friend would)."""
-        return True
+        """Whether to let seat `requester` take back its last move (default: `accept_undo`)."""
+        return self.accept_undo
+
+    async def on_chat(self, room: str, name: str, text: str) -> None:
+        """A line of chat from someone else in the room (a player or a spectator)."""
+
+    async def opponent_moved(self, room: str, seat: int, move: str, view: RoomView) -> None:
+        """Another seat's move has just been applied (`view.game` holds it): start pondering here.
+        It runs beside the bot's own thinking; return quickly or spawn your own task."""
+
+    async def send_analysis(self, room: str, *, score: float | None = None, winrate: float | None = None,
+                            pv: list[str] | None = None) -> None:
+        """Tell the room (spectators) the bot's view: its lead in points, its win rate (0..1), the
+        principal variation; the server relays it as an `analysis` event. Refusals are logged."""
+        if self.client is None:
+            return
+        try:
+            await self.client.request(Analysis(room=room, score=score, winrate=winrate, pv=pv[:PV_MAX] if pv else None))
+        except (ServerRefused, ProtocolError) as exc:
+            log.info("room %s: analysis refused: %s", room, exc)
 
     async def game_started(self, room: str, view: RoomView) -> None:
         """Called once per room when the bot first sees it being played."""
@@ -146,10 +172,59 @@ class BotRunner:
         self._answered_undo: set[tuple[str, int, int]] = set()
         self._failed = asyncio.Event()
         self._error: Exception | None = None
+        self._playing: dict[str, asyncio.Event] = {}
+        self._seen: dict[str, tuple[int, int]] = {}
+        self._pump_task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> BotRunner:
+        """Follow the session's rooms in the background, for `play` (several games at once)."""
+        self._pump_task = asyncio.create_task(self._pump())
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._pump_task is not None:
+            self._pump_task.cancel()
+            await asyncio.gather(self._pump_task, return_exceptions=True)
+
+    async def play(self, room: str, seat: int | None = None, invite: str | None = None, *,
+                   idle_timeout: float | None = None) -> dict[str, Any] | None:
+        """Sit in `room` and play it to the end; its result. Inside `async with runner:`; many at once.
+
+        With `idle_timeout`, a room still waiting for players that long is left (the seat given up)
+        and None returned."""
+        await self.join(room, seat, invite)
+        self._kick(room)
+        if idle_timeout is not None and not await self._wait_for_any(self._playing[room], idle_timeout):
+            await self._leave(room)
+            return None
+        await self._wait_for_any(self._done[room], None)
+        return self.results.get(room)
+
+    async def _wait_for_any(self, event: asyncio.Event, timeout: float | None) -> bool:
+        """Wait for `event` (True) or the timeout (False); a failure of the runner raises."""
+        waiters = {asyncio.create_task(event.wait()), asyncio.create_task(self._failed.wait())}
+        try:
+            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+        if self._error is not None:
+            raise self._error
+        return event.is_set()
+
+    async def _leave(self, room: str) -> None:
+        log.info("room %s: nobody came; leaving it", room)
+        try:
+            await self.client.request(Leave(room=room))
+        except ServerRefused as exc:
+            log.info("room %s: leave refused: %s", room, exc)
+        self.client.held -= {(r, s) for r, s in self.client.held if r == room}
+        self._done[room].set()
 
     async def join(self, room: str, seat: int | None = None, invite: str | None = None) -> int:
         """Sit in `room` (the given seat, else the first free one) unless already seated there."""
         self._done.setdefault(room, asyncio.Event())
+        self._playing.setdefault(room, asyncio.Event())
         held = self.client.seats_in(room)
         if held and (seat is None or seat in held):
             await self.client.watch(room, invite)
@@ -199,11 +274,34 @@ class BotRunner:
         view = self.client.rooms.get(room)
         if view is not None and view.undo is not None:
             spawn(self._answer_undo(view))
+        if view is not None:
+            self._notify(view)
         if room in self._busy:
             self._again.add(room)
             return
         self._busy.add(room)
         spawn(self._act_loop(room))
+
+    def _notify(self, view: RoomView) -> None:
+        """Call the chat and opponent-move hooks for what is new in `view` since the last look."""
+        moves, chats = self._seen.get(view.room, (len(view.game.history), view.chat_total))
+        history = view.game.history
+        mine = set(self.client.seats_in(view.room))
+        new_moves = [(p.seat, p.move) for p in history[moves:] if p.seat not in mine] if moves <= len(history) else []
+        new_chat = view.chat[len(view.chat) - min(len(view.chat), view.chat_total - chats):] if view.chat_total > chats else []
+        self._seen[view.room] = (len(history), view.chat_total)
+        if new_moves or new_chat:
+            spawn(self._hooks(view, new_moves, [line for line in new_chat if line[0] != self.client.name]))
+
+    async def _hooks(self, view: RoomView, moves: list[tuple[int, str]],
+                     chat: list[tuple[str, str]]) -> None:
+        try:
+            for seat, move in moves:
+                await self.bot.opponent_moved(view.room, seat, move, view)
+            for name, text in chat:
+                await self.bot.on_chat(view.room, name, text)
+        except Exception:
+            log.exception("room %s: a hook of the bot failed", view.room)
 
     async def _act_loop(self, room: str) -> None:
         try:
@@ -222,13 +320,18 @@ class BotRunner:
         view = self.client.rooms.get(room)
         if view is None or view.status == "waiting":
             return
+        self._playing.setdefault(room, asyncio.Event()).set()
         if room not in self._started:
             self._started.add(room)
             await self.bot.game_started(room, view)
+            if self.bot.greeting and view.status != "ended":
+                await self.bot.say(room, self.bot.greeting)
         if view.status == "ended" or view.game.phase == "ended":
             if not self._done[room].is_set():
                 self.results[room] = view.result
                 await self.bot.game_ended(room, view)
+                if self.bot.farewell:
+                    await self.bot.say(room, self.bot.farewell)
                 self._done[room].set()
             return
         if view.version < self._wait_for.get(room, 0):
@@ -305,6 +408,9 @@ class BotRunner:
             return "pass"
         if inspect.isawaitable(move):
             move = await move
+        if move == "resign" and not self.bot.may_resign:
+            log.info("room %s seat %d: the bot would resign; it plays on (pass)", turn.room, turn.seat)
+            return "pass"
         return move
 
     async def _send(self, turn: Turn, move: str, is_turn_play: bool) -> None:
