@@ -212,6 +212,16 @@ class Analysis(ClientMessage):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SeatName(ClientMessage):
+    """Rename one's own seat in one room while its game is played (a bot whose engine failed says
+    "gnugo (built-in bot)"). The session's name elsewhere is unchanged."""
+
+    TYPE: ClassVar[str] = "seat_name"
+    room: str = text(ROOM_MAX)
+    name: str = text(NAME_MAX)
+
+
+@dataclass(frozen=True, kw_only=True)
 class ListGames(ClientMessage):
     """Ask for finished games, newest first."""
 
@@ -231,7 +241,7 @@ class GetGame(ClientMessage):
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
     cls.TYPE: cls for cls in (Hello, Register, ListRooms, Create, Sit, Watch, Leave, Move, Undo,
-                              UndoReply, Chat, Analysis, ListGames, GetGame)
+                              UndoReply, Chat, Analysis, SeatName, ListGames, GetGame)
 }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
 from gorules import IllegalMove
@@ -240,6 +240,16 @@ class Room:
                 "score": score, "winrate": winrate, "pv": pv}
         await self._commit("analysis", {k: v for k, v in data.items() if v is not None})
         return Ok(ref="analysis", room=self.id)
+
+    async def seat_name(self, session: Session, name: str) -> Ok:
+        """Rename the session's seat in this room for the rest of the game (until a restart rebuilds
+        the seat from the session); everyone gets a `seat` event as when a seat is taken."""
+        seat = self._playing_seat(session)
+        held = self.seats[seat]
+        assert held is not None
+        self.seats[seat] = replace(held, name=name)
+        await self._commit("seat", {"seat": seat, "name": name, "user": held.user})
+        return Ok(ref="seat_name", room=self.id)
 
     def _playing_seat(self, session: Session) -> int:
         seat = self.seat_of(session)

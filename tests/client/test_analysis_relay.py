@@ -6,7 +6,7 @@ import json
 import pytest
 from websockets.asyncio.client import connect
 
-from protocol import JSON, PROTOCOL_VERSION, Analysis, RoomSettings
+from protocol import JSON, PROTOCOL_VERSION, Analysis, RoomSettings, SeatName
 
 from client_cli.errors import ServerRefused
 from client_cli.session import Client
@@ -54,3 +54,19 @@ async def test_a_players_analysis_reaches_spectators_and_others_are_refused(serv
         while 1 not in view.analysis:
             await asyncio.wait_for(spectator.changes.get(), GUARD)
         assert view.analysis[1]["winrate"] == 0.4 and "score" not in view.analysis[1]
+
+
+async def test_a_player_renames_its_seat_in_one_room(server):
+    async with Client(server.url, name="ann") as ann, Client(server.url, name="bob") as bob:
+        room = (await ann.create(RoomSettings(rules="chinese", board="9x9"))).room
+        view = await ann.sit(room, 0)
+        with pytest.raises(ServerRefused) as waiting:
+            await ann.request(SeatName(room=room, name="ann (away)"))
+        assert waiting.value.code == "not-started"
+        await bob.sit(room, 1)
+        await bob.request(SeatName(room=room, name="gnugo (built-in bot)"))
+        while view.seats[1].get("name") != "gnugo (built-in bot)":
+            await asyncio.wait_for(ann.changes.get(), GUARD)
+        async with Client(server.url, name="late") as late:
+            assert [s["name"] for s in (await late.watch(room)).seats] == ["ann", "gnugo (built-in bot)"]
+        assert bob.name == "bob"
