@@ -13,7 +13,7 @@ The engine's answers are checked with gorules before they are sent: "resign" res
 passes; a move the polygo rules refuse is taken back in the engine and replaced by an appeal where
 the Kee rules allow one (the engine wanted a play prohibited by the cycle rule), else by the
 built-in bot's move. An engine that dies or stops answering is replaced by the built-in bot for the
-rest of that game, and the room is told so in its chat. In the marking phase the engine's
+rest of that game, and the room is told so in its chat and by the seat's name. In the marking phase the engine's
 `final_status_list dead` is the bot's view of the dead stones (`client_cli.marking`): marks it
 disagrees with are contested and played out, with `kgs-genmove_cleanup` where the engine has it.
 """
@@ -308,6 +308,7 @@ class GtpBot(Bot):
         match.engine = None
         await self.say(match.room, f"[{self.name} stopped: {why}. The built-in bot plays the rest of this "
                                    f"game for this seat.]")
+        await self.rename_seat(match.room, f"{self.name} (built-in bot)")
 
 
 async def _board(engine: GtpEngine, dims: tuple[int, int]) -> None:

@@ -25,8 +25,8 @@ from collections.abc import Collection
 from typing import Any, Awaitable
 
 from gorules import Game
-from protocol import Analysis, Leave, ProtocolError, RoomSettings
-from protocol.messages import CHAT_MAX, PV_MAX
+from protocol import Analysis, Leave, ProtocolError, RoomSettings, SeatName
+from protocol.messages import CHAT_MAX, NAME_MAX, PV_MAX
 
 from client_cli.builtin_bot import proposal_answer
 from client_cli.errors import ConnectionFailed, ServerRefused, UsageError
@@ -131,6 +131,15 @@ class Bot:
     async def opponent_moved(self, room: str, seat: int, move: str, view: RoomView) -> None:
         """Another seat's move has just been applied (`view.game` holds it): start pondering here.
         It runs beside the bot's own thinking; return quickly or spawn your own task."""
+
+    async def rename_seat(self, room: str, name: str) -> None:
+        """Show `name` on the bot's seat in `room` for the rest of the game (the session keeps its name)."""
+        if self.client is None:
+            return
+        try:
+            await self.client.request(SeatName(room=room, name=name[:NAME_MAX]))
+        except (ServerRefused, ProtocolError) as exc:
+            log.info("room %s: seat name refused: %s", room, exc)
 
     async def send_analysis(self, room: str, *, score: float | None = None, winrate: float | None = None,
                             pv: list[str] | None = None) -> None:

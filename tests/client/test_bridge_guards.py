@@ -105,7 +105,7 @@ def test_an_engine_that_cannot_start_is_an_error_at_start(tmp_path):
     assert "no-server" not in done.stderr
 
 
-async def test_a_mid_game_substitution_is_told_in_the_chat(server, fake_engine):
+async def test_a_mid_game_substitution_is_told_in_the_chat_and_the_seats_name(server, fake_engine):
     room = await create_room(server.url, rules="tromp-taylor", board="5x5", players=2)
     engine = " ".join(fake_engine("--moves", "C3", "--die-on", "genmove"))
 
@@ -125,3 +125,4 @@ async def test_a_mid_game_substitution_is_told_in_the_chat(server, fake_engine):
     assert results[0]["reason"] == "passes"
     said = [text for name, text in view.chat if name == "engine"]
     assert len(said) == 1 and "stopped" in said[0] and "built-in bot plays the rest" in said[0]
+    assert view.seats[0]["name"] == "python (built-in bot)"  # the fake engine's program is python
