@@ -5,6 +5,8 @@ import asyncio
 import subprocess
 import sys
 
+import pytest
+
 from protocol import RoomSettings
 
 from client_cli.gtp_bridge import GtpBot
@@ -126,3 +128,35 @@ async def test_a_mid_game_substitution_is_told_in_the_chat_and_the_seats_name(se
     said = [text for name, text in view.chat if name == "engine"]
     assert len(said) == 1 and "stopped" in said[0] and "built-in bot plays the rest" in said[0]
     assert view.seats[0]["name"] == "python (built-in bot)"  # the fake engine's program is python
+
+
+class BigChainAbuser(Abuser):
+    """Marks the largest chain of seat 0 dead, twice (after seat 0 accepted), then accepts anything."""
+
+    async def mark_dead(self, turn: Turn) -> str | None:
+        from client_cli.marking import chains_of
+
+        black = [p for p, s in turn.game.stones().items() if s == 0]
+        chains = sorted(chains_of(turn.game, black), key=len)
+        if not chains or chains[-1] & set(turn.game.dead) or not self.marks:
+            return "done"
+        if 0 not in turn.game.accepted:
+            return None
+        self.marks -= 1
+        self.target = len(chains[-1])
+        return f"dead {min(chains[-1])}"
+
+
+@pytest.mark.gnugo
+async def test_gnugo_contests_its_living_chain_marked_dead_and_plays_it_out(server, gnugo):
+    room = await create_room(server.url, rules="chinese", board="7x7", players=2)
+    abuser = BigChainAbuser()
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(GtpBot(f"{gnugo} --mode gtp --level 0"), server.url, room=room, seat=0, name="gnugo"),
+        run_bot(abuser, server.url, room=room, seat=1, name="abuser")), GUARD)
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+    moves = [(seat, move) for seat, move, *_ in record["history"]]
+    assert abuser.target >= 1 and sum(1 for s, m in moves if s == 1 and m.startswith("dead")) == 2
+    assert [m for s, m in moves if s == 0 and m.split()[0] in ("alive", "resume")][-1] == "resume"
+    assert results[0]["ranking"] == [1, 2]  # GNU Go's stones counted alive: the board is all its own
