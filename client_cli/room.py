@@ -46,10 +46,6 @@ class Clocks:
             return main - spent
         return max(0.0, period - (spent - main))
 
-    def in_main_time(self, seat: int, now: float) -> bool:
-        """Whether `seat` still has main time left now (else it is in its overtime, if any)."""
-        return float(self.seats[seat].get("main") or 0.0) > self._spent(seat, now)
-
     def _spent(self, seat: int, now: float) -> float:
         """Seconds `seat`'s clock has run since the report (none unless it is the running one)."""
         return max(0.0, now - self.at) if self.running == seat else 0.0
