@@ -185,3 +185,13 @@ async def test_a_cancelled_command_that_never_answers_stops_the_engine(fake_engi
         await engine.clear_board()
     assert engine.process.returncode is not None
     await engine.quit()
+
+
+async def test_every_gtp_line_is_logged_at_debug(fake_engine, caplog):
+    caplog.set_level("DEBUG", logger="polygo.gtp.engine")
+    async with await GtpEngine.popen(fake_engine("--moves", "D4")) as engine:
+        await engine.boardsize(9)
+        assert await engine.genmove("b") == "D4"
+    lines = [r.getMessage() for r in caplog.records if r.name == "polygo.gtp.engine"]
+    assert "python <- 1 boardsize 9" in lines and "python -> =1" in lines
+    assert "python <- 2 genmove b" in lines and "python -> =2 D4" in lines
