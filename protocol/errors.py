@@ -46,6 +46,7 @@ class ErrorCode(str, Enum):
     ILLEGAL_MOVE = "illegal-move"            # the engine refused it; "reason" holds its reason code
     STALE_SEQ = "stale-seq"                  # a move's seq is not above the last one and is unknown
     TIMEOUT = "timeout"                      # the move came after the player's flag fell
+    STALE_MARKS = "stale-marks"              # a done whose sender had not seen the latest dead marks
     NO_UNDO = "no-undo"                      # nothing the session may take back / no request pending
     # records
     NO_SUCH_GAME = "no-such-game"

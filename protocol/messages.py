@@ -166,6 +166,9 @@ class Move(ClientMessage):
     room: str = text(ROOM_MAX)
     move: str = text(MOVE_MAX)
     seq: int = number(0, SEQ_MAX)
+    after: int | None = number(0, SEQ_MAX, default=None)
+    """The room version the sender decided at: a `done` is refused (`stale-marks`) when the dead marks
+    changed after it, so an acceptance never covers marks its sender had not seen."""
 
 
 @dataclass(frozen=True, kw_only=True)

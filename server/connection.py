@@ -176,7 +176,7 @@ class Connection:
 
     async def _move(self, m: Move) -> ServerMessage:
         room = self.hub.room(m.room)
-        return await room.call(room.move, self.session, m.move, m.seq)
+        return await room.call(room.move, self.session, m.move, m.seq, m.after)
 
     async def _undo(self, m: Undo) -> ServerMessage:
         room = self.hub.room(m.room)

@@ -32,6 +32,9 @@ log = logging.getLogger("polygo.room")
 ACTIONS = frozenset({"resign", "dead", "done", "resume", "rank", "accept", "reject"})
 """First words of the moves any seat may send out of turn."""
 
+MARK_WORDS = ("dead", "alive", "resume")
+"""Moves after which an earlier `done` would accept marks its sender had not seen."""
+
 SEQS_KEPT = 64
 """Recent sequence numbers remembered per seat, to re-acknowledge resent moves."""
 
@@ -67,6 +70,8 @@ class Room:
         self.clock_settings = clock_of(settings.get("clock"))
         self.clocks: Clocks | None = None
         self.undo: dict[str, Any] | None = None
+        self.marks_version = version
+        """The version of the last change of the dead marks (a restart counts as one: it may have lost it)."""
         self.last_seq: list[int] = [-1] * self.players
         self.seq_versions: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(self.players)]
         for seat, _move, seq in self.rows:
@@ -261,7 +266,7 @@ class Room:
             raise ProtocolError(ErrorCode.GAME_OVER, "this game is over")
         return seat
 
-    async def move(self, session: Session, move: str, seq: int) -> Ack:
+    async def move(self, session: Session, move: str, seq: int, after: int | None = None) -> Ack:
         seat = self._playing_seat(session)
         known = self.seq_versions[seat].get(seq)
         if known is not None:
@@ -271,6 +276,9 @@ class Room:
                                 field="seq")
         if move.strip().lower() in SERVER_ONLY_MOVES:
             raise ProtocolError(ErrorCode.ILLEGAL_MOVE, f"{move!r} is not a move a player sends", reason="bad-move")
+        if after is not None and after < self.marks_version and move.strip().lower() == "done":
+            raise ProtocolError(ErrorCode.STALE_MARKS, f"the dead marks changed at version {self.marks_version}, "
+                                                       f"after the version {after} this acceptance was made at")
         now = self._now()
         running = self.clocks.running if self.clocks is not None else None
         if running is not None and self.clocks.flagged(running, now) and await self._flag_fell(now):
@@ -324,6 +332,8 @@ class Room:
         self.rows.append([seat, play.move, seq])
         self.row_index.append(row)
         self._remember_seq(seat, seq, self.version)
+        if words and words[0].lower() in MARK_WORDS:
+            self.marks_version = self.version
         return Ack(room=self.id, seq=seq, version=self.version)
 
     async def request_undo(self, session: Session) -> Ok:
