@@ -348,7 +348,7 @@ class BotRunner:
         for seat in self.client.seats_in(room):
             if self._decided.get((room, seat)) == view.version:
                 continue
-            self._decided[(room, seat)] = view.version
+            self._decided[(room, seat)] = version = view.version
             turn = self._turn(view, seat)
             before = _state_key(view)
             move, is_turn_play = await self._decide(turn)
@@ -358,7 +358,7 @@ class BotRunner:
                 self._decided.pop((room, seat), None)
                 self._again.add(room)
                 return
-            await self._send(turn, move, is_turn_play)
+            await self._send(turn, move, is_turn_play, version)
             return
 
     async def _answer_undo(self, view: RoomView) -> None:
@@ -422,10 +422,13 @@ class BotRunner:
             return "pass"
         return move
 
-    async def _send(self, turn: Turn, move: str, is_turn_play: bool) -> None:
+    async def _send(self, turn: Turn, move: str, is_turn_play: bool, version: int) -> None:
         try:
-            ack = await self.client.move(turn.room, move)
+            ack = await self.client.move(turn.room, move, after=version if move == "done" else None)
         except ServerRefused as exc:
+            if exc.code == "stale-marks":
+                log.info("room %s seat %d: the marks changed before our done; looking again", turn.room, turn.seat)
+                return
             if exc.code != "illegal-move":
                 log.warning("room %s seat %d: %r refused: %s", turn.room, turn.seat, move, exc)
                 return
@@ -434,7 +437,7 @@ class BotRunner:
             if fallback is None or fallback == move:
                 return
             try:
-                ack = await self.client.move(turn.room, fallback)
+                ack = await self.client.move(turn.room, fallback, after=version if fallback == "done" else None)
             except ServerRefused as again:
                 log.warning("room %s seat %d: fallback %r refused: %s", turn.room, turn.seat, fallback, again)
                 return

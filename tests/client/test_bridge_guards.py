@@ -9,6 +9,7 @@ import pytest
 
 from protocol import RoomSettings
 
+from client_cli.errors import ServerRefused
 from client_cli.gtp_bridge import GtpBot
 from client_cli.sdk import Bot, Turn, run_bot
 from client_cli.session import Client
@@ -160,3 +161,24 @@ async def test_gnugo_contests_its_living_chain_marked_dead_and_plays_it_out(serv
     assert abuser.target >= 1 and sum(1 for s, m in moves if s == 1 and m.startswith("dead")) == 2
     assert [m for s, m in moves if s == 0 and m.split()[0] in ("alive", "resume")][-1] == "resume"
     assert results[0]["ranking"] == [1, 2]  # GNU Go's stones counted alive: the board is all its own
+
+
+async def test_a_done_sent_before_a_new_mark_does_not_accept_it(server):
+    """The race that let a bot be robbed: its `done`, decided before the opponent's new mark, reached
+    the server after it and counted as accepting it. A `done` names the version it was decided at."""
+    async with Client(server.url, name="ann") as ann, Client(server.url, name="bob") as bob:
+        room = (await ann.create(RoomSettings(rules="chinese", board="9x9"))).room
+        view = await ann.sit(room, 0)
+        await bob.sit(room, 1)
+        await ann.move(room, "C3")
+        await bob.move(room, "pass")
+        decided_at = (await ann.move(room, "pass")).version  # ann looks at the marks: none; all well
+        await bob.move(room, "dead C3")  # ... and meanwhile bob marks her stone dead
+        with pytest.raises(ServerRefused) as info:
+            await ann.move(room, "done", after=decided_at)
+        assert info.value.code == "stale-marks"
+        while view.game.dead != ["C3"]:
+            await asyncio.wait_for(ann.changes.get(), GUARD)
+        alive = await ann.move(room, "alive C3")
+        ack = await bob.move(room, "done", after=alive.version)  # one who has seen the marks may accept
+        assert ack.version == alive.version + 1
