@@ -34,29 +34,33 @@ class Abuser(Bot):
 
     name = "abuser"
 
-    def __init__(self) -> None:
+    def __init__(self, eager: bool = False) -> None:
         self.marks = 2
+        self.eager = eager
+        """Mark at once, racing the other seat's `done` (which the server then refuses as stale)."""
 
     def choose_move(self, turn: Turn) -> str:
         return "pass"
 
     async def mark_dead(self, turn: Turn) -> str | None:
         if "C3" not in turn.game.dead and self.marks:
-            if 0 not in turn.game.accepted:
+            if 0 not in turn.game.accepted and not self.eager:
                 return None
             self.marks -= 1
             return "dead C3"
         return "done"
 
 
-async def test_a_living_chain_marked_dead_is_contested_and_played_out(server, fake_engine):
+@pytest.mark.parametrize("eager", [False, True])
+async def test_a_living_chain_marked_dead_is_contested_and_played_out(server, fake_engine, eager):
     """GNU Go's living chain marked dead used to be accepted by the bridge. Now the bridge unmarks it
-    (alive C3) and, when it is marked again, resumes play; the play-out ends with C3 alive."""
+    (alive C3) and, when it is marked again, resumes play; the play-out ends with C3 alive. An eager
+    abuser marks while the bridge's `done` is on its way: the server refuses that `done` as stale."""
     room = await create_room(server.url, rules="chinese", board="9x9", players=2)
     engine = " ".join(fake_engine("--moves", "C3,pass"))
     results = await asyncio.wait_for(asyncio.gather(
         run_bot(GtpBot(engine), server.url, room=room, seat=0, name="engine"),
-        run_bot(Abuser(), server.url, room=room, seat=1, name="abuser")), GUARD)
+        run_bot(Abuser(eager), server.url, room=room, seat=1, name="abuser")), GUARD)
     async with Client(server.url, name="reader") as reader:
         record = await reader.game_record(room, "json")
     moves = [(seat, move) for seat, move, *_ in record["history"]]
