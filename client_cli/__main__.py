@@ -301,7 +301,8 @@ def bot_from(config: BotConfig) -> Bot:
         bot = BuiltinBot(seed=config.seed)
     else:
         assert config.gtp is not None
-        bot = GtpBot(config.gtp, timeout=config.timeout, move_overhead=config.move_overhead)
+        bot = GtpBot(config.gtp, timeout=config.timeout, move_overhead=config.move_overhead,
+                     analysis=config.analysis)
     bot.greeting, bot.farewell = config.greeting, config.farewell
     bot.accept_undo = config.undo == "accept"
     bot.may_resign = config.resign == "engine"

@@ -92,6 +92,7 @@ class BotConfig:
     seed: int | None = None
     timeout: float = 60.0
     move_overhead: float = 0.0
+    analysis: bool = False
     accept: Accept = Accept()
     max_games: int = 1
     total_games: int = 0
@@ -198,6 +199,7 @@ def parse_config(data: dict[str, Any], path: Path = Path("bot.toml")) -> BotConf
     values["seed"] = engine.take("seed", int, None)
     values["timeout"] = engine.number("timeout", 60.0, above=True)
     values["move_overhead"] = engine.number("move_overhead", 0.0)
+    values["analysis"] = engine.take("analysis", bool, False)
     if (values["gtp"] is None) == (not values["builtin"]):
         problems.append("engine: give exactly one of command = \"...\" (a GTP engine) and builtin = true")
     values["accept"] = Accept(

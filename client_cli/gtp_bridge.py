@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
+import re
 import shlex
 from typing import Any
 
@@ -45,8 +46,9 @@ from client_cli.gtp_game import (
 from client_cli.gtp_time import TimeControl, time_left_args, time_settings_command
 from client_cli.room import RoomView
 from client_cli.sdk import Bot, Turn
+from client_cli.tasks import spawn
 
-__all__ = ["GtpBot", "EngineInfo", "TimeControl", "engine_argv", "engine_plays", "grid_size",
+__all__ = ["GtpBot", "EngineInfo", "TimeControl", "engine_argv", "engine_plays", "grid_size", "score_for",
            "time_left_args", "time_settings_command"]
 
 log = logging.getLogger("polygo.gtp")
@@ -85,7 +87,7 @@ class GtpBot(Bot):
     """A GTP engine behind the SDK: `GtpBot("gnugo --mode gtp --level 1")`; `await start()` first."""
 
     def __init__(self, command: str | list[str], *, timeout: float = DEFAULT_TIMEOUT, seed: int = 0,
-                 move_overhead: float = 0.0) -> None:
+                 move_overhead: float = 0.0, analysis: bool = False) -> None:
         try:
             self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         except ValueError as exc:
@@ -98,6 +100,8 @@ class GtpBot(Bot):
         self.seed = seed
         self.move_overhead = move_overhead
         """Seconds taken off the time left told to the engine, for the network and the bridge."""
+        self.analysis = analysis
+        """After each move, relay the engine's `estimate_score` (where it lists it) to the room."""
         self.info: EngineInfo | None = None
         self._matches: dict[str, _Match] = {}
         self._sizes: dict[tuple[int, int], str | None] = {}
@@ -203,6 +207,8 @@ class GtpBot(Bot):
             return "pass"
         reason = turn.game.why_illegal(reply)
         if reason is None:
+            if self.analysis and "estimate_score" in match.commands:
+                spawn(self._relay_estimate(match, turn.room, colour))
             return reply
         log.info("room %s: the engine's %s is %s under %s", turn.room, reply, reason, turn.game.rules.name)
         try:
@@ -226,6 +232,19 @@ class GtpBot(Bot):
         except EngineError as exc:
             await self._drop_engine(match, exc)
             return list(super().dead_stones(turn) or [])  # type: ignore[arg-type]
+
+    async def _relay_estimate(self, match: _Match, room: str, colour: str) -> None:
+        """The engine's score estimate after its move, from its own side, as an `analysis` for the room."""
+        if match.engine is None:
+            return
+        try:
+            estimate = await match.engine.command("estimate_score")
+        except EngineError as exc:
+            log.debug("room %s: no score estimate: %s", room, exc)
+            return
+        score = score_for(estimate, colour)
+        if score is not None:
+            await self.send_analysis(room, score=score)
 
     async def _tell_time_settings(self, match: _Match, clock: TimeControl | None) -> None:
         """Tell the engine the room's time system; a refusal is noted (no `time_left` follows)."""
@@ -326,6 +345,19 @@ async def _optional(engine: GtpEngine, name: str, *args: object) -> str | None:
     except EngineCommandFailed as exc:
         log.debug("%s refused %s: %s", engine.name, name, exc.reply)
         return None
+
+
+def score_for(estimate: str, colour: str) -> float | None:
+    """`colour`'s lead in a GTP score ("W+3.5 (upper bound: ...)", "B+12", "0"); None if unreadable.
+
+    >>> score_for("W+3.5 (upper bound: -2.5, lower: -4.5)", "b"), score_for("B+12", "b"), score_for("0", "w")
+    (-3.5, 12.0, 0.0)
+    """
+    match = re.match(r"\s*([BW])\+(\d+(?:\.\d+)?)", estimate)
+    if match is None:
+        return 0.0 if estimate.strip() == "0" else None
+    lead = float(match.group(2))
+    return lead if match.group(1).lower() == colour else -lead
 
 
 def _vertex(reply: str) -> str:

@@ -12,6 +12,7 @@
                        --dead C3,D4             final_status_list dead answers these points
                        --max-size 19            refuse boardsize above this
                        --name Fake --version 1.0   what name and version answer
+                       --estimate W+3.5         what estimate_score answers
 Every command received is appended to --log FILE, one per line, without its id.
 """
 
@@ -30,6 +31,7 @@ parser.add_argument("--garble", action="store_true")
 parser.add_argument("--no-ids", action="store_true")
 parser.add_argument("--log")
 parser.add_argument("--dead", default="")
+parser.add_argument("--estimate", default="0")
 parser.add_argument("--max-size", type=int, default=25)
 parser.add_argument("--name", default="Fake")
 parser.add_argument("--version", default="1.0")
@@ -72,6 +74,8 @@ for raw in sys.stdin:
         print(f"={tag} {' '.join(points)}\n", flush=True)
     elif name == "boardsize" and any(int(w) > args.max_size for w in words[1:] if w.isdigit()):
         print(f"?{tag} unacceptable size\n", flush=True)
+    elif name == "estimate_score":
+        print(f"={tag} {args.estimate} (upper bound: 0, lower: 0)\n", flush=True)
     elif name in ("name", "version"):
         print(f"={tag} {getattr(args, name)}\n", flush=True)
     elif name == "final_score":

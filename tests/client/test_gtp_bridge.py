@@ -20,6 +20,7 @@ from client_cli.gtp_bridge import (
     engine_argv,
     engine_plays,
     grid_size,
+    score_for,
     time_left_args,
     time_settings_command,
 )
@@ -434,3 +435,23 @@ async def test_gnugo_plays_a_byoyomi_game_into_overtime_and_to_the_end(server, g
     sgf_file.write_text(text)
     async with await GtpEngine.popen([gnugo, "--mode", "gtp"]) as engine:
         await engine.command("loadsgf", str(sgf_file))
+
+
+def test_scores_are_read_from_the_engines_side():
+    assert score_for("W+3.5 (upper bound: -2.5, lower: -4.5)", "b") == -3.5
+    assert score_for("W+3.5", "w") == 3.5 and score_for("B+12", "b") == 12.0
+    assert score_for("0", "b") == 0.0 and score_for("unknown", "b") is None
+
+
+async def test_the_engines_score_estimate_reaches_spectators(server, fake_engine):
+    command = " ".join(fake_engine("--moves", "C3,G7", "--commands", "estimate_score", "--estimate", "W+3.5"))
+    room = await create_room(server.url, rules="tromp-taylor", board="9x9", players=2)
+    async with Client(server.url, name="spectator") as spectator:
+        view = await spectator.watch(room)
+        results = await asyncio.wait_for(asyncio.gather(
+            run_bot(GtpBot(command, analysis=True), server.url, room=room, seat=0, name="engine"),
+            run_bot(Scripted(["E5", "D4"]), server.url, room=room, seat=1, name="scripted")), GUARD)
+        while 0 not in view.analysis:
+            await asyncio.wait_for(spectator.changes.get(), GUARD)
+    assert results[0]["reason"] == "passes"
+    assert view.analysis[0]["score"] == -3.5 and view.analysis[0]["name"] == "engine"
