@@ -112,6 +112,14 @@ def test_an_engine_that_cannot_start_is_an_error_at_start(tmp_path):
     assert "no-server" not in done.stderr
 
 
+def test_an_engine_that_dies_at_once_is_an_error_at_start(fake_engine):
+    engine = " ".join(fake_engine("--die-on", "name"))
+    done = polygo("bot", "--gtp", engine, "--server", "ws://127.0.0.1:9/")
+    assert done.returncode == 1
+    assert "exited with status 3" in done.stderr and "dying as asked" in done.stderr
+    assert "[engine-died]" in done.stderr
+
+
 async def test_a_mid_game_substitution_is_told_in_the_chat_and_the_seats_name(server, fake_engine):
     room = await create_room(server.url, rules="tromp-taylor", board="5x5", players=2)
     engine = " ".join(fake_engine("--moves", "C3", "--die-on", "genmove"))
