@@ -1,6 +1,7 @@
 """`polygo bot --config`: the config file checked key by key, several games at once, idle rooms left."""
 
 import asyncio
+import contextlib
 import os
 import re
 import sys
@@ -130,6 +131,8 @@ farewell = "Thanks for the game."
                                            name=f"passer{i}")) for i, room in enumerate(rooms[:2])]
     async with Client(server.url, name="watcher") as watcher:
         views = [await watcher.watch(room) for room in rooms]
+        while not all(view.seats[0].get("name") for view in views[:2]):  # the bot must find seat 1 free
+            await asyncio.wait_for(watcher.changes.get(), GUARD)
         env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"))
         bot = await asyncio.create_subprocess_exec(sys.executable, "-m", "client_cli", "bot", "--config", str(config),
                                                    env=env)
@@ -160,3 +163,48 @@ async def test_a_room_nobody_comes_to_is_left(server):
     async with Client(server.url, name="reader") as reader:
         view = await reader.watch(room)
     assert [seat.get("name") for seat in view.seats] == [None, None]
+
+
+class Counting(Bot):
+    """Passes; counts the games it has going at once."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.going = self.most = 0
+
+    async def game_started(self, room, view):
+        self.going += 1
+        self.most = max(self.most, self.going)
+
+    async def game_ended(self, room, view):
+        self.going -= 1
+
+    async def choose_move(self, turn: Turn) -> str:
+        await asyncio.sleep(0.2)
+        return "pass"
+
+
+async def test_serve_keeps_within_the_limit(server):
+    from client_cli.bot_service import serve
+
+    class Passer(Bot):
+        name = "passer"
+
+        def choose_move(self, turn):
+            return "pass"
+
+    async with Client(server.url, name="host") as host:
+        rooms = [(await host.create(RoomSettings(rules="tromp-taylor", board="5x5"))).room for _ in range(3)]
+    async with contextlib.AsyncExitStack() as stack:
+        opponents = []
+        for i, room in enumerate(rooms):  # seated before the bot looks, so it takes seat 1
+            runner = BotRunner(Passer(), await stack.enter_async_context(Client(server.url, name=f"p{i}")))
+            await runner.join(room, 0)
+            opponents.append(asyncio.create_task(runner.run()))
+        bot = Counting()
+        async with Client(server.url, name="counting") as client:
+            played = await asyncio.wait_for(serve(BotRunner(bot, client), max_games=1, total=3, poll=0.1), GUARD)
+        results = await asyncio.wait_for(asyncio.gather(*opponents), GUARD)
+    assert played == 3 and bot.most == 1
+    assert [r[room]["reason"] for r, room in zip(results, rooms)] == ["passes"] * 3
