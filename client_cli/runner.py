@@ -69,8 +69,8 @@ class BotRunner:
         and None returned."""
         await self.join(room, seat, invite)
         self._kick(room)
-        if idle_timeout is not None and not await self._wait_for_any(self._playing[room], idle_timeout):
-            await self._leave(room)
+        if idle_timeout is not None and not await self._wait_for_any(self._playing[room], idle_timeout) \
+                and await self._leave(room):
             return None
         await self._wait_for_any(self._done[room], None)
         return self.results.get(room)
@@ -87,14 +87,26 @@ class BotRunner:
             raise self._error
         return event.is_set()
 
-    async def _leave(self, room: str) -> None:
-        log.info("room %s: nobody came; leaving it", room)
+    async def _leave(self, room: str) -> bool:
+        """Give up the seat in a room nobody came to; False when the game started meanwhile (the
+        server keeps the seats of a game that has started: then the bot plays on)."""
+        held = set(self.client.seats_in(room))
+        try:
+            await self.client.request(Leave(room=room))
+            view = await self.client.watch(room)
+        except ServerRefused as exc:
+            log.info("room %s: leaving it: %s", room, exc)
+            return False
+        if view.status != "waiting" and all(view.seats[s].get("name") == self.client.name for s in held):
+            return False
+        log.info("room %s: nobody came; left it", room)
+        self.client.held -= {(room, s) for s in held}
         try:
             await self.client.request(Leave(room=room))
         except ServerRefused as exc:
-            log.info("room %s: leave refused: %s", room, exc)
-        self.client.held -= {(r, s) for r, s in self.client.held if r == room}
+            log.info("room %s: leaving it: %s", room, exc)
         self._done[room].set()
+        return True
 
     async def join(self, room: str, seat: int | None = None, invite: str | None = None) -> int:
         """Sit in `room` (the given seat, else the first free one) unless already seated there."""
