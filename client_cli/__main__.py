@@ -23,8 +23,10 @@ from typing import Any, Sequence
 from gorules import Board, Game, GoRulesError
 from protocol import JSON, MSGPACK, RoomSettings, engine_options
 
+from client_cli.bot_config import BotConfig, read_config
+from client_cli.bot_service import serve
 from client_cli.bots import BuiltinBot
-from client_cli.errors import ClientError, ServerRefused, UsageError
+from client_cli.errors import ClientError, UsageError
 from client_cli.gtp_bridge import GtpBot
 from client_cli.local_server import is_local, reachable, start_local_server, stop_local_server
 from client_cli.render import Style
@@ -101,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     kind = bot.add_mutually_exclusive_group(required=True)
     kind.add_argument("--builtin", action="store_true", help="the built-in bot")
     kind.add_argument("--gtp", metavar="COMMAND", help='a GTP engine, e.g. "gnugo --mode gtp --level 1"')
+    kind.add_argument("--config", type=Path, metavar="FILE",
+                      help="a bot config file (TOML: engine, games to accept, chat, policies; see docs/bots.md)")
     bot.add_argument("--room", help="play in this room (default: look for open rooms with a free seat)")
     bot.add_argument("--seat", type=int)
     bot.add_argument("--invite")
@@ -278,45 +282,47 @@ async def cmd_bot(args: argparse.Namespace) -> int:
         raise UsageError("--games takes a number of games, or 0 for no limit")
     if args.engine_timeout <= 0:
         raise UsageError("--engine-timeout takes a number of seconds above 0")
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    bot: Bot = BuiltinBot(seed=args.seed) if args.builtin else GtpBot(args.gtp, timeout=args.engine_timeout)
-    name = args.name or bot.name
-    tokens = TokenStore(args.token_file) if args.token_file else None
-    async with Client(args.server, name=name, tokens=tokens, program=f"polygo-bot/{bot.name}") as client:
+    config = read_config(args.config) if args.config else BotConfig(
+        gtp=args.gtp, builtin=args.builtin, seed=args.seed, timeout=args.engine_timeout, total_games=args.games,
+        log_level=args.log_level)
+    logging.basicConfig(level=config.log_level if args.config else args.log_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    bot = bot_from(config)
+    info = await bot.start()
+    name = config.name or args.name or bot.name
+    program = f"polygo-bot/{info or bot.name}"[:64]
+    token_file = config.token_file or args.token_file
+    tokens = TokenStore(token_file) if token_file else None
+    async with Client(config.server or args.server, name=name, tokens=tokens, program=program) as client:
         runner = BotRunner(bot, client)
         if args.room:
             view = await client.watch(args.room, args.invite)
-            if not bot.accepts(view.settings):
-                raise UsageError(f"{bot.name} cannot play room {args.room}: the GTP bridge plays two-player "
-                                 f"games on square grids (this room: {view.settings.get('players')} players, "
-                                 f"board {view.settings.get('board')!r}, rules {view.settings.get('rules')})")
-            await runner.join(args.room, args.seat, args.invite)
-            results = await runner.run()
-            log.info("room %s ended: %s", args.room, results.get(args.room))
+            reason = config.accept.refusal(view.settings) or await bot.check_room(view.settings)
+            if reason is not None:
+                raise UsageError(f"{bot.name} cannot play room {args.room}: {reason}")
+            async with runner:
+                result = await runner.play(args.room, args.seat, args.invite)
+            log.info("room %s ended: %s", args.room, result)
             return 0
-        played = 0
-        while not args.games or played < args.games:
-            room = await _find_room(client, bot, runner)
-            results = await runner.run()
-            log.info("room %s ended: %s", room, results.get(room))
-            played += 1
+        await serve(runner, accept=config.accept, max_games=config.max_games, total=config.total_games,
+                    idle_timeout=config.idle_timeout if args.config else None)
     return 0
 
 
-async def _find_room(client: Client, bot: Bot, runner: BotRunner) -> str:
-    """Wait for a listed room with a free seat and settings the bot accepts, and sit there."""
-    while True:
-        for room in await client.list_rooms():
-            if room.get("status") == "waiting" and None in room.get("seats", []) \
-                    and bot.accepts(room.get("settings", {})) and room["room"] not in client.rooms:
-                try:
-                    await runner.join(room["room"])
-                except ServerRefused as exc:
-                    log.info("room %s: %s", room["room"], exc)
-                    continue
-                log.info("sitting in room %s", room["room"])
-                return room["room"]
-        await asyncio.sleep(2.0)
+def bot_from(config: BotConfig) -> Bot:
+    """The bot a config describes, its policies set."""
+    bot: Bot
+    if config.builtin:
+        bot = BuiltinBot(seed=config.seed)
+    else:
+        assert config.gtp is not None
+        bot = GtpBot(config.gtp, timeout=config.timeout, move_overhead=config.move_overhead,
+                     analysis=config.analysis)
+    bot.greeting, bot.farewell = config.greeting, config.farewell
+    bot.accept_undo = config.undo == "accept"
+    bot.may_resign = config.resign == "engine"
+    bot.max_resumes = config.max_resumes
+    return bot
 
 
 COMMANDS = {"play": cmd_play, "watch": cmd_watch, "rooms": cmd_rooms, "export": cmd_export, "bot": cmd_bot}

@@ -6,6 +6,12 @@ text and a future; one command is on the wire at a time; a reader task parses th
 or does not answer in time fails the pending command with `EngineTerminated` / `EngineTimeout`
 instead of hanging the caller, and every later command fails at once.
 
+A caller cancelled while its command is on the wire (a bot out of time cancels its `genmove`)
+leaves the command in flight: GTP cannot stop a command, so its reply is still coming. The next
+command first waits for that reply (within the engine's timeout, else the engine is stopped), so
+replies never get out of step, and keeps it as a `LateReply` for `settle()`: the engine may have
+played a move on its own board that its caller never saw.
+
 Only the protocol lives here; mapping a polygo game onto GTP commands is `gtp_bridge`'s job.
 """
 
@@ -15,6 +21,7 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
+import logging
 import shlex
 from typing import Sequence
 
@@ -25,6 +32,8 @@ from client_cli.errors import (
     EngineTerminated,
     EngineTimeout,
 )
+
+log = logging.getLogger("polygo.gtp.engine")
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds an engine may take to answer a command before it is declared hung and stopped."""
@@ -40,6 +49,15 @@ class GtpCommand:
     text: str
     result: asyncio.Future[tuple[bool, str]]
     id: int
+
+
+@dataclasses.dataclass(frozen=True)
+class LateReply:
+    """The reply to a command whose caller was cancelled before it arrived."""
+
+    command: str
+    success: bool
+    text: str
 
 
 def parse_response_line(line: str) -> tuple[bool, int | None, str]:
@@ -68,6 +86,8 @@ class GtpEngine:
         self.timeout = timeout
         self._lock = asyncio.Lock()
         self._pending: GtpCommand | None = None
+        self._abandoned: GtpCommand | None = None
+        self._late: list[LateReply] = []
         self._lines: list[str] = []
         self._next_id = 1
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL)
@@ -119,33 +139,78 @@ class GtpEngine:
         if "\n" in text or "\r" in text:
             raise EngineProtocolError(f"a GTP command is one line, got {text!r}")
         async with self._lock:
+            await self._consume_abandoned()
             if self._failure is not None:
                 raise self._failure
             loop = asyncio.get_running_loop()
             cmd = GtpCommand(text, loop.create_future(), self._next_id)
             self._next_id += 1
             self._pending = cmd
+            log.debug("%s <- %d %s", self.name, cmd.id, text)
             try:
                 assert self.process.stdin is not None
                 self.process.stdin.write(f"{cmd.id} {text}\n".encode())
                 await self.process.stdin.drain()
+                limit = self.timeout if timeout is None else timeout
+                success, reply = await asyncio.wait_for(asyncio.shield(cmd.result), limit)
             except (BrokenPipeError, ConnectionResetError) as exc:
                 self._pending = None
                 await self._reader
                 raise self._failure or EngineTerminated(f"{self.name} closed its input") from exc
-            limit = self.timeout if timeout is None else timeout
-            try:
-                success, reply = await asyncio.wait_for(asyncio.shield(cmd.result), limit)
             except asyncio.TimeoutError:
                 cmd.result.cancel()
                 self._fail(EngineTimeout(f"{self.name} did not answer {text!r} within {limit:g} s; it was stopped"))
                 await self._kill()
                 raise self._failure from None  # type: ignore[misc]
+            except asyncio.CancelledError:
+                self._abandon(cmd)
+                raise
             finally:
-                self._pending = None
+                if self._abandoned is not cmd:
+                    self._pending = None
         if not success:
             raise EngineCommandFailed(text, reply)
         return reply
+
+    async def settle(self) -> list[LateReply]:
+        """Wait for the reply to a command whose caller was cancelled; the late replies since the last
+        call, oldest first (the caller decides what the engine's board now holds)."""
+        async with self._lock:
+            await self._consume_abandoned()
+            late, self._late = self._late, []
+            return late
+
+    def _abandon(self, cmd: GtpCommand) -> None:
+        """The caller of `cmd` was cancelled: its reply is consumed before the next command is sent."""
+        cmd.result.add_done_callback(lambda f: f.cancelled() or f.exception())  # retrieved, never lost
+        if cmd.result.done():
+            self._keep_late(cmd)
+        else:
+            self._abandoned = cmd
+
+    async def _consume_abandoned(self) -> None:
+        cmd = self._abandoned
+        if cmd is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(cmd.result), self.timeout)
+        except asyncio.TimeoutError:
+            self._fail(EngineTimeout(f"{self.name} did not answer {cmd.text!r} within {self.timeout:g} s "
+                                     "(its caller had given up); it was stopped"))
+            await self._kill()
+        except EngineError:
+            pass
+        # A cancellation of this wait propagates and leaves the command abandoned for the next caller.
+        self._keep_late(cmd)
+        self._abandoned = None
+        self._pending = None
+
+    def _keep_late(self, cmd: GtpCommand) -> None:
+        if cmd.result.cancelled() or cmd.result.exception() is not None:
+            return
+        success, text = cmd.result.result()
+        log.debug("%s: late reply to %r: %s", self.name, cmd.text, text)
+        self._late.append(LateReply(cmd.text, success, text))
 
     async def protocol_version(self) -> str:
         return await self.command("protocol_version")
@@ -257,10 +322,13 @@ class GtpEngine:
         while line := await self.process.stderr.readline():
             text = line.decode("utf-8", "replace").strip()
             if text:
+                log.debug("%s stderr: %s", self.name, text)
                 self._stderr.append(text)
 
     def _feed(self, line: str) -> None:
         """Take one line of the engine's output; a blank line ends a response."""
+        if line:
+            log.debug("%s -> %s", self.name, line)
         if line.strip() == "":
             if self._lines:
                 self._finish()

@@ -1,199 +1,72 @@
 """The GTP bridge: any GTP engine (GNU Go, KataGo, ...) as a polygo bot, one engine process per game.
 
-Like OGS's gtp2ogs. For each two-player game on a square grid under a ruleset the engine can play,
-`GtpBot` starts the engine (with the ruleset's options where the engine has them, e.g. GNU Go's
-`--positional-superko`), sets the board size and komi, and before each `genmove` brings the engine's
+Like OGS's gtp2ogs. `GtpBot.start` runs the engine once to learn its name, version and commands
+(an engine that cannot start is an error there, not a silent substitute). Before taking a seat,
+`check_room` asks the engine whether it takes the board (`boardsize`). For each game it starts the
+engine (GNU Go with the ruleset's options), tells it the board, komi, rules, handicap and clock
+(`client_cli.gtp_game`, `client_cli.gtp_time`), and before each `genmove` brings the engine's
 position in line with the live game: the plays it has not seen are sent with `play`, plays that left
-the live game (an undo, a Kee rescission) are taken back with `undo`, or the board is rebuilt.
+the live game (an undo, a Kee rescission, a late genmove given up on) are taken back with `undo`, or
+the board is rebuilt.
 
 The engine's answers are checked with gorules before they are sent: "resign" resigns, "pass"
 passes; a move the polygo rules refuse is taken back in the engine and replaced by an appeal where
 the Kee rules allow one (the engine wanted a play prohibited by the cycle rule), else by the
 built-in bot's move. An engine that dies or stops answering is replaced by the built-in bot for the
-rest of that game. In the marking phase the engine's `final_status_list dead` chains are marked.
-
-In a room with a clock the engine is told the time system once (`time_settings`, or KGS's
-`kgs-time_settings byoyomi` for byo-yomi where the engine lists it) and its own time left before each
-`genmove` (`time_left`). GTP has no increment and no Japanese byo-yomi, so Fischer clocks are told as
-absolute time and byo-yomi (without the KGS command) as one stone per period; an engine that refuses
-these commands plays on without them.
+rest of that game, and the room is told so in its chat and by the seat's name. In the marking phase the engine's
+`final_status_list dead` is the bot's view of the dead stones (`client_cli.marking`): marks it
+disagrees with are contested and played out, with `kgs-genmove_cleanup` where the engine has it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 import random
 import re
 import shlex
-import time
 from typing import Any
 
 from gorules import Game
 
 from client_cli.builtin_bot import choose_move as builtin_move
 from client_cli.errors import EngineCommandFailed, EngineError, UsageError
-from client_cli.gtp import DEFAULT_TIMEOUT, GtpEngine
-from client_cli.room import Clocks, RoomView
+from client_cli.gtp import DEFAULT_TIMEOUT, GtpEngine, LateReply
+from client_cli.gtp_game import (
+    COLOURS,
+    GNUGO_FLAGS,
+    HANDICAP,
+    engine_argv,
+    engine_plays,
+    grid_dims,
+    grid_size,
+    is_gnugo,
+    rules_commands,
+)
+from client_cli.gtp_time import TimeControl, time_left_args, time_settings_command
+from client_cli.room import RoomView
 from client_cli.sdk import Bot, Turn
+from client_cli.tasks import spawn
+
+__all__ = ["GtpBot", "EngineInfo", "TimeControl", "engine_argv", "engine_plays", "grid_size", "score_for",
+           "time_left_args", "time_settings_command"]
 
 log = logging.getLogger("polygo.gtp")
 
-GNUGO_FLAGS: dict[str, list[str]] = {
-    "tromp-taylor": ["--chinese-rules", "--positional-superko", "--allow-suicide", "--capture-all-dead"],
-    "chinese": ["--chinese-rules", "--positional-superko"],
-    "aga": ["--chinese-rules", "--situational-superko"],
-    "japanese": ["--japanese-rules"],
-    "kee": ["--chinese-rules", "--positional-superko", "--allow-suicide"],
-    "lasker-maas": ["--japanese-rules", "--situational-superko"],
-    "nieminen": ["--japanese-rules"],
-    "hansen-sst": ["--chinese-rules", "--allow-suicide"],
-}
-"""GNU Go's options per polygo ruleset: scoring, repetition and suicide as near as GNU Go has them.
-The rulesets listed are the ones the bridge plays; the bridge itself handles Kee appeals."""
-
-COLOURS = ("b", "w")
-_GRID = re.compile(r"^(\d+)(?:x(\d+))?$")
-
-
-def is_gnugo(argv: list[str]) -> bool:
-    return bool(argv) and argv[0].rsplit("/", 1)[-1].startswith("gnugo")
-
-
-def engine_argv(command: str, rules: str, superko: str | None = None) -> list[str]:
-    """The engine's command line for a game under `rules`, GNU Go's rule options added.
-
-    >>> engine_argv("gnugo --mode gtp", "chinese")
-    ['gnugo', '--mode', 'gtp', '--chinese-rules', '--positional-superko']
-    """
-    argv = shlex.split(command)
-    if not is_gnugo(argv):
-        return argv
-    flags = list(GNUGO_FLAGS.get(rules, []))
-    if superko is not None:
-        flags = [f for f in flags if not f.endswith("-superko")] + [f"--{superko}-superko"]
-    return argv + [f for f in flags if f not in argv]
-
-
-def grid_size(settings: dict[str, Any]) -> int | None:
-    """The side of a square grid board named by a room's settings, else None (GTP boards are square)."""
-    board = settings.get("board")
-    match = _GRID.match(board.strip().lower()) if isinstance(board, str) else None
-    if match is None:
-        return None
-    width = int(match.group(1))
-    height = int(match.group(2) or width)
-    return width if width == height and 2 <= width <= 25 else None
-
-
-def engine_plays(game: Game) -> list[tuple[str, str]]:
-    """What the engine must have been told to reach the live position: (colour, vertex) in order.
-
-    Initial stones (handicap, set-up) come first as plays of their colour; appeals are passes;
-    rescinded plays and actions (dead marks, rankings, and Nieminen's ``dispute``, ``resume`` and
-    ``give``) are not plays: a stone given in a play-out is no GTP move, and the engine sees the
-    attacker play twice in a row, which GTP allows.
-    """
-    record = game.to_record()
-    record["moves"] = []
-    start = Game.from_record(record)
-    plays = [(COLOURS[seat], point) for point, seat in sorted(start.stones().items())]
-    for play in game.history:
-        if play.rescinded or play.seat > 1:
-            continue
-        move = play.move
-        if move == "pass" or move.startswith("appeal "):
-            plays.append((COLOURS[play.seat], "pass"))
-        elif move in game.board:
-            plays.append((COLOURS[play.seat], move))
-    return plays
+PERIODS_AS_STONES = ("kgs-time_settings", "kata-time_settings")
+"""Commands after which `time_left`'s stones in byo-yomi are the periods left."""
 
 
 @dataclasses.dataclass(frozen=True)
-class TimeControl:
-    """A room's clock as the bridge reads it from the settings' map form (see docs/protocol.md)."""
+class EngineInfo:
+    """What the engine says of itself, asked once at start."""
 
-    kind: str
-    main: float = 0
-    period: float = 0
-    periods: int = 0
-    stones: int = 0
+    name: str
+    version: str
+    commands: frozenset[str]
 
-    @classmethod
-    def of(cls, clock: Any) -> TimeControl | None:
-        """The clock of a room's settings (the server sends its map form), None without one.
-
-        >>> TimeControl.of({"kind": "canadian", "main": 600, "period": 300, "stones": 25})
-        TimeControl(kind='canadian', main=600.0, period=300.0, periods=0, stones=25)
-        >>> TimeControl.of(None) is None and TimeControl.of({"kind": "none"}) is None
-        True
-        """
-        kind = clock.get("kind") if isinstance(clock, dict) else clock
-        if kind in (None, "none"):
-            return None
-        try:
-            if kind not in ("absolute", "byoyomi", "fischer", "canadian"):
-                raise ValueError(kind)
-            return cls(kind, float(clock.get("main") or 0), float(clock.get("period") or 0),
-                       int(clock.get("periods") or 0), int(clock.get("stones") or 0))
-        except (TypeError, ValueError):
-            log.debug("a clock the bridge cannot read is not told to the engine: %r", clock)
-            return None
-
-
-def time_settings_command(clock: TimeControl, *, kgs: bool = False) -> tuple[str, ...]:
-    """The GTP command that tells an engine the time system: (name, arguments...).
-
-    GTP's `time_settings` is Canadian overtime only (stones 0: absolute time). Byo-yomi goes as
-    `kgs-time_settings byoyomi` when the engine has it (`kgs`), else as one stone per period (the
-    engine then counts on a single period); Fischer goes as absolute time, the increments showing in
-    each `time_left`. Settings are rounded up to whole seconds.
-
-    >>> time_settings_command(TimeControl("canadian", main=600, period=300, stones=25))
-    ('time_settings', '600', '300', '25')
-    >>> time_settings_command(TimeControl("byoyomi", main=600, period=30, periods=5), kgs=True)
-    ('kgs-time_settings', 'byoyomi', '600', '30', '5')
-    >>> time_settings_command(TimeControl("byoyomi", main=600, period=30, periods=5))
-    ('time_settings', '600', '30', '1')
-    >>> time_settings_command(TimeControl("fischer", main=300))
-    ('time_settings', '300', '0', '0')
-    """
-    main, period = math.ceil(clock.main), math.ceil(clock.period)
-    if clock.kind == "byoyomi" and kgs:
-        return ("kgs-time_settings", "byoyomi", str(main), str(period), str(clock.periods))
-    if clock.kind == "byoyomi":
-        return ("time_settings", str(main), str(period), "1")
-    if clock.kind == "canadian":
-        return ("time_settings", str(main), str(period), str(clock.stones))
-    return ("time_settings", str(main), "0", "0")  # absolute; fischer without its increment
-
-
-def time_left_args(clock: TimeControl, clocks: Clocks, seat: int, now: float, *,
-                   kgs: bool = False) -> tuple[int, int]:
-    """`time_left`'s (seconds, stones) for `seat` at local time `now`, from the reported `clocks`.
-
-    Seconds are those of `Clocks.left`, rounded down. Stones are 0 in main time; in overtime the
-    stones still owed in the Canadian block, 1 for byo-yomi told as one stone per period, and with
-    the KGS byo-yomi the periods left (the current one included), as KGS and the engines that
-    follow it read them.
-
-    >>> canadian = TimeControl("canadian", main=0, period=300, stones=25)
-    >>> time_left_args(canadian, Clocks(0, [{"main": 0, "period_left": 290.5, "stones_left": 7}], 0.0), 0, 10.0)
-    (280, 7)
-    >>> byoyomi = TimeControl("byoyomi", main=600, period=30, periods=5)
-    >>> time_left_args(byoyomi, Clocks(0, [{"main": 12.5, "periods": 5, "period_left": 30}], 0.0), 0, 2.0)
-    (10, 0)
-    >>> time_left_args(byoyomi, Clocks(0, [{"main": 0, "periods": 3, "period_left": 30}], 0.0), 0, 4.0, kgs=True)
-    (26, 3)
-    """
-    seconds = math.floor(clocks.left(seat, now))
-    if clock.kind in ("absolute", "fischer") or clocks.in_main_time(seat, now):
-        return seconds, 0
-    reported = clocks.seats[seat]
-    if clock.kind == "canadian":
-        return seconds, int(reported.get("stones_left") or 0)
-    return seconds, (int(reported.get("periods") or 0) if kgs else 1)
+    def __str__(self) -> str:
+        return f"{self.name} {self.version}".strip()
 
 
 @dataclasses.dataclass
@@ -204,42 +77,97 @@ class _Match:
     engine: GtpEngine | None
     told: list[tuple[str, str]]
     rng: random.Random
+    commands: frozenset[str] = frozenset()
     clock: TimeControl | None = None
     """The time system the engine accepted; None when it has none (no clock, or it refused)."""
-    kgs_byoyomi: bool = False
+    periods_as_stones: bool = False
 
 
 class GtpBot(Bot):
-    """A GTP engine behind the SDK: `GtpBot("gnugo --mode gtp --level 1")`."""
+    """A GTP engine behind the SDK: `GtpBot("gnugo --mode gtp --level 1")`; `await start()` first."""
 
-    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, seed: int = 0) -> None:
+    def __init__(self, command: str | list[str], *, timeout: float = DEFAULT_TIMEOUT, seed: int = 0,
+                 move_overhead: float = 0.0, analysis: bool = False) -> None:
         try:
-            self.argv = shlex.split(command)
+            self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         except ValueError as exc:
             raise UsageError(f"cannot read the GTP engine command {command!r}: {exc}") from None
         if not self.argv:
             raise UsageError("the GTP engine command is empty")
-        self.command = command
+        self.command = self.argv
         self.name = self.argv[0].rsplit("/", 1)[-1][:32]
         self.timeout = timeout
         self.seed = seed
+        self.move_overhead = move_overhead
+        """Seconds taken off the time left told to the engine, for the network and the bridge."""
+        self.analysis = analysis
+        """After each move, relay the engine's `estimate_score` (where it lists it) to the room."""
+        self.info: EngineInfo | None = None
         self._matches: dict[str, _Match] = {}
+        self._sizes: dict[tuple[int, int], str | None] = {}
+
+    async def start(self) -> EngineInfo:
+        """Run the engine once: its name, version and commands. `EngineError` when it cannot start or
+        does not speak GTP, with the engine's own words."""
+        engine = await GtpEngine.popen(self.argv, timeout=self.timeout)
+        try:
+            name = await _optional(engine, "name") or self.name
+            version = await _optional(engine, "version") or ""
+            commands = frozenset((await _optional(engine, "list_commands") or "").split())
+        finally:
+            await engine.quit()
+        self.info = EngineInfo(name, version, commands)
+        log.info("engine %s (%s); %d commands", self.info, " ".join(self.argv), len(commands))
+        return self.info
 
     def accepts(self, settings: dict[str, Any]) -> bool:
-        """Two players, a square grid, a ruleset the bridge maps (any, for engines other than GNU Go)."""
-        if settings.get("players", 2) != 2 or grid_size(settings) is None:
-            return False
-        return settings.get("rules") in GNUGO_FLAGS or not is_gnugo(self.argv)
+        """Two players, a grid, a ruleset the bridge maps (any, for engines other than GNU Go)."""
+        return self.refusal(settings) is None
+
+    def refusal(self, settings: dict[str, Any]) -> str | None:
+        """Why the bridge cannot play a room with these settings, from the settings alone."""
+        if settings.get("players", 2) != 2:
+            return f"GTP engines play two-player games (this room has {settings.get('players')} players)"
+        dims = grid_dims(settings)
+        if dims is None:
+            return f"GTP engines play on grids of 2 to 25 lines (this room's board is {settings.get('board')!r})"
+        if is_gnugo(self.argv) and settings.get("rules") not in GNUGO_FLAGS:
+            return f"GNU Go has no options for the {settings.get('rules')} rules"
+        if dims[0] != dims[1] and self.info is not None and "rectangular_boardsize" not in self.info.commands:
+            return f"{self.info} does not list rectangular_boardsize, so it plays square boards only"
+        return None
+
+    async def check_room(self, settings: dict[str, Any]) -> str | None:
+        """Why the engine cannot play this room, asking the engine itself for the board size."""
+        reason = self.refusal(settings)
+        if reason is not None:
+            return reason
+        dims = grid_dims(settings)
+        assert dims is not None
+        if dims not in self._sizes:
+            engine = await GtpEngine.popen(self.argv, timeout=self.timeout)
+            try:
+                await _board(engine, dims)
+                self._sizes[dims] = None
+            except EngineCommandFailed as exc:
+                self._sizes[dims] = f"the engine refuses a {dims[0]}x{dims[1]} board: {exc.reply}"
+            finally:
+                await engine.quit()
+        return self._sizes[dims]
 
     async def game_started(self, room: str, view: RoomView) -> None:
         rng = random.Random(f"{self.seed}:{room}")
         match = self._matches[room] = _Match(room, None, [], rng)
-        argv = engine_argv(self.command, view.game.rules.name, view.settings.get("superko"))
+        game = view.game
+        argv = engine_argv(self.argv, game.rules.name, view.settings.get("superko"))
         try:
-            match.engine = await GtpEngine.popen(argv, timeout=self.timeout)
-            await match.engine.boardsize(view.game.board.width)
-            await match.engine.komi(view.game.rules.komi)
-            await match.engine.clear_board()
+            match.engine = engine = await GtpEngine.popen(argv, timeout=self.timeout)
+            match.commands = frozenset((await _optional(engine, "list_commands") or "").split())
+            await _board(engine, (game.board.width, game.board.height))
+            await engine.komi(game.rules.komi)
+            for command in rules_commands(game.rules.name, set(match.commands)):
+                await _optional(engine, *command)
+            await engine.clear_board()
             await self._tell_time_settings(match, TimeControl.of(view.settings.get("clock")))
         except EngineError as exc:
             await self._drop_engine(match, exc)
@@ -262,9 +190,13 @@ class GtpBot(Bot):
         if match is None or match.engine is None or not await self._sync(match, turn.game):
             return self._fallback(turn, match)
         colour = COLOURS[turn.seat]
+        cleanup = "kgs-genmove_cleanup" in match.commands and any(p.move == "resume" for p in turn.game.history)
         try:
             await self._tell_time_left(match, turn)
-            reply = await match.engine.genmove(colour)
+            if cleanup:
+                reply = _vertex(await match.engine.command("kgs-genmove_cleanup", colour))
+            else:
+                reply = await match.engine.genmove(colour)
         except EngineError as exc:
             await self._drop_engine(match, exc)
             return self._fallback(turn, match)
@@ -273,6 +205,8 @@ class GtpBot(Bot):
         match.told.append((colour, reply))
         reason = turn.game.why_illegal(reply)  # a pass too: the owner in a Nieminen play-out may not
         if reason is None:
+            if self.analysis and "estimate_score" in match.commands:
+                spawn(self._relay_estimate(match, turn.room, colour))
             return reply
         log.info("room %s: the engine's %s is %s under %s", turn.room, reply, reason, turn.game.rules.name)
         try:
@@ -283,46 +217,52 @@ class GtpBot(Bot):
             return f"appeal {reply}"
         return self._fallback(turn, match)
 
-    async def mark_dead(self, turn: Turn) -> str:
-        """Mark the chains the engine calls dead (never unmarking), then accept."""
+    async def dead_stones(self, turn: Turn) -> list[str] | None:
+        """The engine's `final_status_list dead`; without a working engine, the SDK's default view."""
         match = self._matches.get(turn.room)
         if match is None or match.engine is None or not await self._sync(match, turn.game):
-            return "done"
+            return list(super().dead_stones(turn) or [])  # type: ignore[arg-type]
         try:
-            dead = await match.engine.final_status_list("dead")
-        except EngineError:
-            return "done"
-        marked = set(turn.game.dead)
-        for point in dead:
-            if point not in marked and turn.game.stone_at(point) is not None:
-                return f"dead {point}"
-        return "done"
+            return await match.engine.final_status_list("dead")
+        except EngineCommandFailed as exc:
+            log.info("room %s: no dead stones from the engine (%s); its own stones count as alive", turn.room, exc)
+            return list(super().dead_stones(turn) or [])  # type: ignore[arg-type]
+        except EngineError as exc:
+            await self._drop_engine(match, exc)
+            return list(super().dead_stones(turn) or [])  # type: ignore[arg-type]
+
+    async def _relay_estimate(self, match: _Match, room: str, colour: str) -> None:
+        """The engine's score estimate after its move, from its own side, as an `analysis` for the room."""
+        if match.engine is None:
+            return
+        try:
+            estimate = await match.engine.command("estimate_score")
+        except EngineError as exc:
+            log.debug("room %s: no score estimate: %s", room, exc)
+            return
+        score = score_for(estimate, colour)
+        if score is not None:
+            await self.send_analysis(room, score=score)
 
     async def _tell_time_settings(self, match: _Match, clock: TimeControl | None) -> None:
         """Tell the engine the room's time system; a refusal is noted (no `time_left` follows)."""
         engine = match.engine
         if clock is None or engine is None:
             return
-        kgs = False
-        if clock.kind == "byoyomi":
-            try:
-                kgs = "kgs-time_settings" in await engine.list_commands()
-            except EngineCommandFailed as exc:
-                log.debug("room %s: no list of commands from the engine: %s", match.room, exc)
-        name, *args = time_settings_command(clock, kgs=kgs)
+        name, *args = time_settings_command(clock, match.commands)
         try:
             await engine.command(name, *args)
         except EngineCommandFailed as exc:
             log.debug("room %s: the engine plays without the clock: %s", match.room, exc)
             return
-        match.clock, match.kgs_byoyomi = clock, kgs
+        match.clock, match.periods_as_stones = clock, name in PERIODS_AS_STONES
 
     async def _tell_time_left(self, match: _Match, turn: Turn) -> None:
-        """Tell the engine its own time left, as the SDK counts it down from the last report."""
-        clocks = turn.clocks
-        if match.clock is None or match.engine is None or clocks is None or turn.seat >= len(clocks.seats):
+        """Tell the engine its own time left, as the SDK counts it down, less the move overhead."""
+        if match.clock is None or match.engine is None or turn.clock is None:
             return
-        seconds, stones = time_left_args(match.clock, clocks, turn.seat, time.monotonic(), kgs=match.kgs_byoyomi)
+        seconds, stones = time_left_args(match.clock, turn.clock, periods_as_stones=match.periods_as_stones,
+                                         overhead=self.move_overhead)
         try:
             await match.engine.time_left(COLOURS[turn.seat], seconds, stones)
         except EngineCommandFailed as exc:
@@ -339,17 +279,22 @@ class GtpBot(Bot):
         if engine is None:
             return False
         wanted = engine_plays(game)
-        common = 0
-        while common < min(len(wanted), len(match.told)) and wanted[common] == match.told[common]:
-            common += 1
         try:
+            for late in await engine.settle():
+                _account_late(match, late)
+            common = 0
+            while common < min(len(wanted), len(match.told)) and wanted[common] == match.told[common]:
+                common += 1
             while len(match.told) > common:
                 if not await self._take_back(match):
                     await engine.clear_board()
                     match.told = []
                     common = 0
             for colour, vertex in wanted[common:]:
-                await engine.play(colour, vertex)
+                if colour == HANDICAP:
+                    await engine.command("set_free_handicap", vertex)
+                else:
+                    await engine.play(colour, vertex)
                 match.told.append((colour, vertex))
         except EngineError as exc:
             await self._drop_engine(match, exc)
@@ -357,8 +302,10 @@ class GtpBot(Bot):
         return True
 
     async def _take_back(self, match: _Match) -> bool:
-        """Undo the engine's last play; False when the engine cannot."""
+        """Undo the engine's last play; False when the engine cannot (nor a handicap, ever)."""
         assert match.engine is not None
+        if match.told and match.told[-1][0] == HANDICAP:
+            return False
         try:
             await match.engine.undo()
         except EngineCommandFailed:
@@ -367,12 +314,67 @@ class GtpBot(Bot):
         return True
 
     async def _drop_engine(self, match: _Match, error: EngineError) -> None:
-        """Stop an engine that failed; the built-in bot plays the rest of the game."""
+        """Stop an engine that failed; the built-in bot plays the rest of the game, and the room is told."""
         if isinstance(error, EngineCommandFailed):
-            log.warning("room %s: the engine cannot follow the game (%s); the built-in bot plays instead",
-                        match.room, error)
+            why = f"cannot follow the game ({error})"
         else:
-            log.warning("room %s: %s; the built-in bot plays instead", match.room, error)
+            why = str(error)
+        log.warning("room %s: %s %s; the built-in bot plays instead", match.room, self.name, why)
         if match.engine is not None:
             await match.engine.quit()
         match.engine = None
+        await self.say(match.room, f"[{self.name} stopped: {why}. The built-in bot plays the rest of this "
+                                   f"game for this seat.]")
+        await self.rename_seat(match.room, f"{self.name} (built-in bot)")
+
+
+async def _board(engine: GtpEngine, dims: tuple[int, int]) -> None:
+    """`boardsize N`, or `rectangular_boardsize W H` for a board that is not square."""
+    if dims[0] == dims[1]:
+        await engine.boardsize(dims[0])
+    else:
+        await engine.command("rectangular_boardsize", dims[0], dims[1])
+
+
+async def _optional(engine: GtpEngine, name: str, *args: object) -> str | None:
+    """A command the engine may not know: its reply, or None when it refuses."""
+    try:
+        return await engine.command(name, *args)
+    except EngineCommandFailed as exc:
+        log.debug("%s refused %s: %s", engine.name, name, exc.reply)
+        return None
+
+
+def score_for(estimate: str, colour: str) -> float | None:
+    """`colour`'s lead in a GTP score ("W+3.5 (upper bound: ...)", "B+12", "0"); None if unreadable.
+
+    >>> score_for("W+3.5 (upper bound: -2.5, lower: -4.5)", "b"), score_for("B+12", "b"), score_for("0", "w")
+    (-3.5, 12.0, 0.0)
+    """
+    match = re.match(r"\s*([BW])\+(\d+(?:\.\d+)?)", estimate)
+    if match is None:
+        return 0.0 if estimate.strip() == "0" else None
+    lead = float(match.group(2))
+    return lead if match.group(1).lower() == colour else -lead
+
+
+def _vertex(reply: str) -> str:
+    reply = reply.strip()
+    return reply.lower() if reply.lower() in ("pass", "resign") else reply.upper()
+
+
+def _account_late(match: _Match, late: LateReply) -> None:
+    """Note on `match.told` what a command given up on (a genmove out of time) did to the engine's board."""
+    words = late.command.split()
+    if not late.success:
+        return
+    if words[0] == "play" and len(words) == 3:
+        match.told.append((words[1], words[2]))
+    elif words[0] in ("genmove", "kgs-genmove_cleanup") and _vertex(late.text) != "resign":
+        match.told.append((words[1], _vertex(late.text)))
+    elif words[0] == "undo" and match.told:
+        match.told.pop()
+    elif words[0] == "clear_board":
+        match.told.clear()
+    elif words[0] == "set_free_handicap":
+        match.told.append((HANDICAP, " ".join(words[1:])))

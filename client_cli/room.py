@@ -46,10 +46,6 @@ class Clocks:
             return main - spent
         return max(0.0, period - (spent - main))
 
-    def in_main_time(self, seat: int, now: float) -> bool:
-        """Whether `seat` still has main time left now (else it is in its overtime, if any)."""
-        return float(self.seats[seat].get("main") or 0.0) > self._spent(seat, now)
-
     def _spent(self, seat: int, now: float) -> float:
         """Seconds `seat`'s clock has run since the report (none unless it is the running one)."""
         return max(0.0, now - self.at) if self.running == seat else 0.0
@@ -72,6 +68,10 @@ class RoomView:
     def __init__(self, snapshot: Snapshot, now: float) -> None:
         self.room = snapshot.room
         self.chat: list[tuple[str, str]] = []
+        self.chat_total = 0
+        """Chat lines seen since the view was made (`chat` keeps the last CHAT_KEPT of them)."""
+        self.analysis: dict[int, dict[str, Any]] = {}
+        """The latest `analysis` event of each seat (score, winrate, pv, index), for spectators."""
         self.last_kind = "snapshot"
         self.apply_snapshot(snapshot, now)
 
@@ -160,8 +160,11 @@ class RoomView:
             record["moves"] = moves
             self.game = Game.from_record(record)
             self.undo = None
+        elif kind == "analysis":
+            self.analysis[data["seat"]] = data
         elif kind == "chat":
             self.chat.append((data.get("name") or "?", data.get("text", "")))
+            self.chat_total += 1
             del self.chat[:-CHAT_KEPT]
 
     def seat_name(self, seat: int) -> str:

@@ -111,6 +111,7 @@ class Client:
         self._pump: asyncio.Task[None] | None = None
         self._seq = 0
         self._unacked: dict[tuple[str, int], tuple[str, asyncio.Future[Ack]]] = {}
+        self._after: dict[tuple[str, int], int] = {}
         self._resyncing: set[str] = set()
         self.held: set[tuple[str, int]] = set()
 
@@ -255,19 +256,24 @@ class Client:
         self._seq = max(self._seq + 1, time.time_ns() // 1_000_000)
         return self._seq
 
-    async def move(self, room: str, move: str) -> Ack:
+    async def move(self, room: str, move: str, *, after: int | None = None) -> Ack:
         """Send a move and wait until the server has stored it (resent after a reconnection).
 
-        A refused move raises `ServerRefused` with the engine's `reason`.
+        `after`: the room version the move was decided at (a `done` is then refused with
+        `stale-marks` if the dead marks changed since). A refused move raises `ServerRefused` with
+        the engine's `reason`.
         """
         seq = self.next_seq()
         future: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
         self._unacked[(room, seq)] = (move, future)
+        if after is not None:
+            self._after[(room, seq)] = after
         spawn(self._send_move(room, seq, move))
         try:
             return await future
         finally:
             self._unacked.pop((room, seq), None)
+            self._after.pop((room, seq), None)
 
     async def _send_move(self, room: str, seq: int, move: str) -> None:
         entry = self._unacked.get((room, seq))
@@ -275,7 +281,7 @@ class Client:
             return
         future = entry[1]
         try:
-            reply = await self._conn.request(Move(room=room, move=move, seq=seq))
+            reply = await self._conn.request(Move(room=room, move=move, seq=seq, after=self._after.get((room, seq))))
         except ConnectionFailed:
             return
         except ServerRefused as exc:

@@ -23,15 +23,25 @@ Decisions:
   Set-up stones go in AB/AW.
 - Marking, agreement, resignation and timeout (``dead``, ``alive``, ``done``, ``rank``, ``accept``,
   ``reject``, ``resign``, ``timeout``) are not SGF moves; the result they lead to goes in RE, and a
-  game ended with no result (Nieminen N12) is ``RE[Void]``.
+  game ended with no result (Nieminen N12, a move cap) is ``RE[Void]``.
+- Agreed dead stones: when the game ended with stones marked dead, a last node (no move) holds the
+  final territory as TB/TW (CGoban's and Sabaki's convention: empty points bordered by one colour
+  only, the removed dead stones' points included) and a comment naming the dead stones. Readers
+  that ignore markup (GNU Go) still replay the moves to the position before the removal.
+- AP is ``polygo:`` and the installed package's version.
 - Optional record keys beside the engine's: ``names`` (two player names for PB/PW; a missing one
-  is replaced by the seat name) and ``date`` (``YYYY-MM-DD`` for DT). Extra items in a move entry (the store's client
-  sequence number and rescinded flag) are ignored.
+  is replaced by the seat name), ``date`` (``YYYY-MM-DD`` for DT), ``title`` (GN), ``place`` (PC),
+  ``clock`` (the room's clock settings map: TM is the main time, OT the overtime as KGS writes it,
+  e.g. ``5x30 byo-yomi``, ``25/300 Canadian``, ``fischer +10``) and ``times`` (history index ->
+  ``[seconds, count]``: the mover's time left after that move, BL/WL, and in overtime the byo-yomi
+  periods or Canadian stones left, OB/OW). Extra items in a move entry (the store's client sequence
+  number and rescinded flag) are ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import metadata
 
 from .board import COLUMNS, Board
 from .errors import GoRulesError
@@ -66,11 +76,13 @@ def to_sgf(record: Mapping) -> str:
 
     given = list(record.get("names") or ())
     names = [given[i] if i < len(given) and given[i] else game.players[i] for i in (0, 1)]
-    root = [("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", "polygo:0.1"), ("SZ", _size(board)),
+    root = [("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", f"polygo:{_version()}"), ("SZ", _size(board)),
             ("RU", _RULES_NAMES.get(rules.name, rules.name)), ("PB", str(names[0])), ("PW", str(names[1])),
             ("KM", _number(rules.komi))]
-    if record.get("date"):
-        root.append(("DT", str(record["date"])))
+    for key, prop in (("title", "GN"), ("place", "PC"), ("date", "DT")):
+        if record.get(key):
+            root.append((prop, str(record[key])))
+    root += _time_properties(record.get("clock"))
     if game.result is not None:
         root.append(("RE", result_text(game.result)))
     if rules.handicap:
@@ -82,7 +94,8 @@ def to_sgf(record: Mapping) -> str:
     nodes: list[str] = []
     rescinded: list[str] = []  # waiting for the next node written
     notes: list[str] = []      # likewise
-    for play in history[start:]:
+    times = {int(k): v for k, v in (record.get("times") or {}).items()}
+    for index, play in enumerate(history[start:], start):
         word = play.move.split()[0]
         if word in _NOT_MOVES:
             continue
@@ -100,6 +113,7 @@ def to_sgf(record: Mapping) -> str:
             comments.append(play.move)
         if comments:
             node += _prop("C", "; ".join(comments))
+        node += _time_left(colour, times.get(index))
         nodes.append(node)
     if rescinded or notes:
         note = _prop("C", "; ".join(([_rescinded_note(rescinded)] if rescinded else []) + notes))
@@ -107,6 +121,8 @@ def to_sgf(record: Mapping) -> str:
             nodes[-1] += note
         else:
             head += note
+    if game.dead and game.result is not None:
+        nodes.append(_final_territory(game, board))
     return "(;" + head + "".join("\n;" + node for node in nodes) + ")\n"
 
 
@@ -135,6 +151,69 @@ def result_text(result: Result) -> str:
         return f"{colour}+T"
     margin = result.score[winner] - result.score[1 - winner] if len(result.score) == 2 else 0
     return f"{colour}+{_number(margin)}" if margin > 0 else f"{colour}+"
+
+
+def _version() -> str:
+    try:
+        return metadata.version("polygo")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _time_properties(clock: object) -> list[tuple[str, str]]:
+    """TM and OT for a clock settings map (nothing for no clock or one that cannot be read)."""
+    if not isinstance(clock, Mapping) or clock.get("kind") in (None, "none"):
+        return []
+    try:
+        kind, main = clock["kind"], _number(float(clock.get("main") or 0))
+        period = _number(float(clock.get("period") or 0))
+        if kind == "byoyomi":
+            overtime = f"{int(clock['periods'])}x{period} byo-yomi"
+        elif kind == "canadian":
+            overtime = f"{int(clock['stones'])}/{period} Canadian"
+        elif kind == "fischer":
+            cap = float(clock.get("cap") or 0)
+            overtime = f"fischer +{_number(float(clock['increment']))}" + (f" max {_number(cap)}" if cap else "")
+        elif kind == "absolute":
+            return [("TM", main)]
+        else:
+            return []
+    except (KeyError, TypeError, ValueError):
+        return []
+    return [("TM", main), ("OT", overtime)]
+
+
+def _time_left(colour: str, left: object) -> str:
+    """BL/WL (and OB/OW in overtime) from a ``[seconds, count]`` entry of ``times``."""
+    if not isinstance(left, (list, tuple)) or not left or not isinstance(left[0], (int, float)):
+        return ""
+    text = _prop(f"{colour}L", _number(round(float(left[0]), 1)))
+    if len(left) > 1 and isinstance(left[1], int) and not isinstance(left[1], bool) and left[1] > 0:
+        text += _prop(f"O{colour}", str(left[1]))
+    return text
+
+
+def _final_territory(game: Game, board: Board) -> str:
+    """The last node of a game whose marks were agreed: TB/TW territory and the dead stones named."""
+    stones = game.stones()
+    owner: dict[str, int | None] = {}
+    for point in board.points:
+        if point in stones or point in owner:
+            continue
+        region, borders, todo = {point}, set(), [point]
+        while todo:
+            for n in board.neighbours(todo.pop()):
+                if n in stones:
+                    borders.add(stones[n])
+                elif n not in region:
+                    region.add(n)
+                    todo.append(n)
+        colour = borders.pop() if len(borders) == 1 else None
+        owner.update((p, colour) for p in region)
+    black = sorted((p for p, c in owner.items() if c == 0), key=board.points.index)
+    white = sorted((p for p, c in owner.items() if c == 1), key=board.points.index)
+    dead = ", ".join(sorted(game.dead, key=board.points.index))
+    return _stones("TB", black, board) + _stones("TW", white, board) + _prop("C", f"Dead stones: {dead}")
 
 
 def _grid(spec: object) -> Board:

@@ -9,7 +9,7 @@ from .codec import (JSON, MAX_FRAME, MSGPACK, SUBPROTOCOLS, client_to_wire, deco
                     decode_frame, decode_server, encode, encode_message, parse_client, parse_server,
                     request_id)
 from .errors import ErrorCode, ProtocolError
-from .messages import (CLIENT_MESSAGES, SERVER_MESSAGES, Ack, Chat, ClientMessage, Create, Created,
+from .messages import (CLIENT_MESSAGES, SERVER_MESSAGES, Ack, Analysis, Chat, SeatName, ClientMessage, Create, Created,
                        Error, Event, Events, GameRecord, Games, GetGame, Hello, Leave, ListGames,
                        ListRooms, Move, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
                        Snapshot, Undo, UndoReply, Watch, Welcome, engine_options)
@@ -22,6 +22,6 @@ __all__ = [
     "decode_frame", "decode_client", "decode_server", "parse_client", "parse_server", "encode",
     "encode_message", "client_to_wire", "request_id", "CLIENT_MESSAGES", "SERVER_MESSAGES",
     "ClientMessage", "ServerMessage", "RoomSettings", "engine_options", "Hello", "Register", "ListRooms", "Create",
-    "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "ListGames", "GetGame", "Welcome",
+    "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "Analysis", "SeatName", "ListGames", "GetGame", "Welcome",
     "Error", "Ok", "Ack", "Created", "Rooms", "Snapshot", "Events", "Event", "Games", "GameRecord",
 ]

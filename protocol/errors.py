@@ -47,6 +47,7 @@ class ErrorCode(str, Enum):
     STALE_SEQ = "stale-seq"                  # a move's seq is not above the last one and is unknown
     SEQ_REUSED = "seq-reused"                # a seq already applied, sent with another move
     TIMEOUT = "timeout"                      # the move came after the player's flag fell
+    STALE_MARKS = "stale-marks"              # a done whose sender had not seen the latest dead marks
     NO_UNDO = "no-undo"                      # nothing the session may take back / no request pending
     # records
     NO_SUCH_GAME = "no-such-game"

@@ -19,6 +19,7 @@ PASSWORD_MAX = 128
 ROOM_MAX = 32            # room ids and invitation codes
 MOVE_MAX = 64            # move strings ("rank 1 2 2 4 ...", point names of graph boards)
 CHAT_MAX = 500
+PV_MAX = 32              # moves in an analysis' principal variation
 TITLE_MAX = 80
 PLAYERS_MAX = 8
 SEQ_MAX = 2**53          # a client sequence number fits a double, for JavaScript clients
@@ -81,14 +82,22 @@ class RoomSettings(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
         return msgspec.structs.asdict(self)
 
 
+HANDICAP_KOMI = 0.5
+"""The komi of a handicap room created without one."""
+
+
 def engine_options(settings: dict[str, Any]) -> dict[str, Any]:
     """The keyword options for `gorules.Game` that a room's settings map sets.
 
     Here, beside the settings, because the server and every client build the same game from them.
+    A handicap room without a komi gets komi 0.5 (the OGS and KGS convention: the handicap stones
+    are the compensation), except under Lasker-Maas, whose komi is counted in stones.
     """
     options: dict[str, Any] = {}
     if settings.get("komi") is not None:
         options["komi"] = settings["komi"]
+    elif settings.get("handicap") and settings.get("rules") != "lasker-maas":
+        options["komi"] = HANDICAP_KOMI
     if settings.get("handicap"):
         options["handicap"] = settings["handicap"]
         options["handicap_mode"] = settings.get("handicap_mode") or "fixed"
@@ -175,6 +184,9 @@ class Move(ClientMessage, tag="move"):
     room: RoomId
     move: text(MOVE_MAX, about="a move string: D4, pass, appeal D4, resign, dead D4, done, ...")
     seq: Seq
+    after: number(int, 0, SEQ_MAX, "the room version the sender decided at") | None = None
+    """A `done` is refused (`stale-marks`) when the dead marks changed after `after`, so an
+    acceptance never covers marks its sender had not seen."""
 
 
 class Undo(ClientMessage, tag="undo"):
@@ -195,6 +207,24 @@ class Chat(ClientMessage, tag="chat"):
 
     room: RoomId
     text: ChatText
+
+
+class Analysis(ClientMessage, tag="analysis"):
+    """A seated player's (a bot's) view of the game, relayed to the room: score lead for the sender,
+    win rate 0..1 for the sender, principal variation as move strings. Any of the three may be left out."""
+
+    room: RoomId
+    score: number(float, -10000, 10000, "the sender's score lead") | None = None
+    winrate: number(float, 0, 1, "the sender's chance to win") | None = None
+    pv: Annotated[list[text(MOVE_MAX)], Meta(max_length=PV_MAX, description="the principal variation")] | None = None
+
+
+class SeatName(ClientMessage, tag="seat_name"):
+    """Rename one's own seat in one room while its game is played (a bot whose engine failed says
+    "gnugo (built-in bot)"). The session's name elsewhere is unchanged."""
+
+    room: RoomId
+    name: Name
 
 
 class ListGames(ClientMessage, tag="games"):
@@ -219,7 +249,8 @@ def _by_tag(*classes: type) -> dict[str, Any]:
 
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _by_tag(
-    Hello, Register, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, ListGames, GetGame)
+    Hello, Register, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, Analysis, SeatName,
+    ListGames, GetGame)
 
 
 # ---------------------------------------------------------------------------------- server -> client

@@ -272,8 +272,19 @@ class ChatEvent(EventBody, tag="chat", kw_only=True):
     text: str
 
 
+class AnalysisEvent(EventBody, tag="analysis", kw_only=True):
+    """A seated player's (a bot's) view of the position after `index` moves of `history`."""
+
+    seat: Seat
+    name: str
+    index: int
+    score: float | None = None
+    winrate: float | None = None
+    pv: list[str] | None = None
+
+
 EVENT_KINDS = (SeatEvent, StartEvent, MoveEvent, UndoRequestEvent, UndoReplyEvent, UndoEvent, TimeoutEvent,
-               ChatEvent)
+               ChatEvent, AnalysisEvent)
 AnyEvent = Union[EVENT_KINDS]
 
 

@@ -18,8 +18,8 @@ from websockets.asyncio.connection import broadcast
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Chat, ClientMessage, Create, Error, ErrorCode,
-                      GetGame, Hello, Leave, ListGames, ListRooms, Move, Ok, ProtocolError, Register,
+from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
+                      GetGame, Hello, Leave, ListGames, ListRooms, Move, Ok, ProtocolError, Register, SeatName,
                       ServerMessage, Sit, Undo, UndoReply, Watch, Welcome, decode_client, encode)
 
 from .ratelimit import TokenBucket
@@ -35,7 +35,7 @@ SERVER_NAME = "polygo 0.1.0"
 HANDLERS: dict[type[ClientMessage], str] = {
     Hello: "_hello", Register: "_register", ListRooms: "_list", Create: "_create", Sit: "_sit",
     Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
-    Chat: "_chat", ListGames: "_games", GetGame: "_game",
+    Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
 }
 """The method that answers each client message (one table for all connections, to keep them small)."""
 
@@ -175,7 +175,7 @@ class Connection:
     async def _move(self, m: Move) -> ServerMessage:
         room = self.hub.room(m.room)
         started = _now()
-        ack = await room.call(room.move, self.session, m.move, m.seq)
+        ack = await room.call(room.move, self.session, m.move, m.seq, m.after)
         self.hub.metrics.acked(_now() - started)
         return ack
 
@@ -190,6 +190,14 @@ class Connection:
     async def _chat(self, m: Chat) -> ServerMessage:
         room = self.hub.room(m.room)
         return await room.call(room.chat, self, self.session, m.text)
+
+    async def _analysis(self, m: Analysis) -> ServerMessage:
+        room = self.hub.room(m.room)
+        return await room.call(room.analysis, self.session, m.score, m.winrate, m.pv)
+
+    async def _seat_name(self, m: SeatName) -> ServerMessage:
+        room = self.hub.room(m.room)
+        return await room.call(room.seat_name, self.session, m.name)
 
     async def _games(self, m: ListGames) -> ServerMessage:
         return await self.hub.finished(m.limit, m.offset)

@@ -201,6 +201,17 @@ class Hub:
                  for r in rows]
         return Games(games=games)
 
+    async def _times_left(self, room_id: str) -> dict[int, list[Any]]:
+        """Each move's time left for its mover, by history index, from the stored move events (the last
+        event at an index wins: an undone move's is replaced by the move played instead)."""
+        times: dict[int, list[Any]] = {}
+        for event in await self.store.events_since(room_id, 0):
+            if event.get("kind") == "move" and isinstance(event.get("index"), int):
+                left = _time_left(event)
+                if left is not None:
+                    times[event["index"]] = left
+        return times
+
     async def record(self, room_id: str, fmt: str) -> GameRecord:
         if fmt not in ("json", "sgf"):
             raise ProtocolError(ErrorCode.BAD_FIELD, 'format must be "json" or "sgf"', field="format")
@@ -217,8 +228,11 @@ class Hub:
                       "history": [[p.seat, p.move, p.rescinded] for p in history], "result": row["result"],
                       "created": row["created_at"], "finished": row["finished_at"]}
             return GameRecord(room=room_id, format=fmt, record=record)
+        settings = row["settings"]
         sgf_record = dict(game.to_record(), names=names,
-                          rescinded=[i for i, p in enumerate(history) if p.rescinded])
+                          rescinded=[i for i, p in enumerate(history) if p.rescinded],
+                          title=settings.get("title") or f"polygo {room_id}", place=f"polygo room {room_id}",
+                          clock=settings.get("clock"), times=await self._times_left(room_id))
         if row["result"] is not None:
             sgf_record["result"] = row["result"]
         stamp = row["finished_at"] or row["created_at"]
@@ -228,6 +242,21 @@ class Hub:
         except ValueError as exc:
             raise ProtocolError(ErrorCode.NOT_EXPORTABLE, str(exc)) from None
         return GameRecord(room=room_id, format=fmt, record=text)
+
+
+def _time_left(event: dict[str, Any]) -> list[Any] | None:
+    """The mover's [seconds left, periods or stones left in overtime] after a stored move event."""
+    clocks = event.get("clocks")
+    seat = event.get("seat")
+    if not isinstance(clocks, dict) or not isinstance(seat, int) or seat >= len(clocks.get("seats") or []):
+        return None
+    left = clocks["seats"][seat]
+    main = left.get("main")
+    if main is None:
+        return None
+    if main > 0:
+        return [main, 0]
+    return [left.get("period_left") or 0, left.get("stones_left") or left.get("periods") or 0]
 
 
 def _names(names: dict[Any, str | None], settings: dict[str, Any]) -> list[str | None]:

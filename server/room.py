@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
 from gorules import IllegalMove, parse_move
@@ -34,6 +34,9 @@ ACTIONS = frozenset({"resign", "dead", "alive", "done", "resume", "dispute", "ra
 
 RESTARTING = "the server is restarting; nothing changed: reconnect and send it again"
 """The refusal of a request that reaches a room after the graceful stop began."""
+
+MARK_WORDS = ("dead", "alive", "resume", "dispute")
+"""Moves after which an earlier `done` would accept marks its sender had not seen."""
 
 
 @dataclass
@@ -68,6 +71,8 @@ class Room:
         self.clock_settings = clock_of(settings.get("clock"))
         self.clocks: Clocks | None = None
         self.undo: dict[str, Any] | None = None
+        self.marks_version = version
+        """The version of the last change of the dead marks (a restart counts as one: it may have lost it)."""
         self.last_seq: list[int | None] = [None] * self.players
         self.seqs: list[dict[int, tuple[int, str]]] = [{} for _ in range(self.players)]
         for seat, move, seq, moved_at in self.rows:
@@ -258,6 +263,25 @@ class Room:
         await self._commit("chat", {"seat": seat, "name": session.name, "text": text})
         return Ok(ref="chat", room=self.id)
 
+    async def analysis(self, session: Session, score: float | None, winrate: float | None,
+                       pv: list[Any] | None) -> Ok:
+        """Relay a player's analysis (a bot's score, win rate, principal variation) to the room."""
+        seat = self._playing_seat(session)
+        data = {"seat": seat, "name": session.name, "index": len(self.game.history),
+                "score": score, "winrate": winrate, "pv": pv}
+        await self._commit("analysis", {k: v for k, v in data.items() if v is not None})
+        return Ok(ref="analysis", room=self.id)
+
+    async def seat_name(self, session: Session, name: str) -> Ok:
+        """Rename the session's seat in this room for the rest of the game (until a restart rebuilds
+        the seat from the session); everyone gets a `seat` event as when a seat is taken."""
+        seat = self._playing_seat(session)
+        held = self.seats[seat]
+        assert held is not None
+        self.seats[seat] = replace(held, name=name)
+        await self._commit("seat", {"seat": seat, "name": name, "user": held.user})
+        return Ok(ref="seat_name", room=self.id)
+
     def _held_seat(self, session: Session) -> int:
         seat = self.seat_of(session)
         if seat is None:
@@ -272,7 +296,7 @@ class Room:
             raise ProtocolError(ErrorCode.GAME_OVER, "this game is over")
         return seat
 
-    async def move(self, session: Session, move: str, seq: int) -> Ack:
+    async def move(self, session: Session, move: str, seq: int, after: int | None = None) -> Ack:
         seat = self._held_seat(session)
         known = self.seqs[seat].get(seq)
         if known is not None:
@@ -285,6 +309,9 @@ class Room:
         self._playing_seat(session)
         if move.strip().lower() in SERVER_ONLY_MOVES:
             raise ProtocolError(ErrorCode.ILLEGAL_MOVE, f"{move!r} is not a move a player sends", reason="bad-move")
+        if after is not None and after < self.marks_version and move.strip().lower() == "done":
+            raise ProtocolError(ErrorCode.STALE_MARKS, f"the dead marks changed at version {self.marks_version}, "
+                                                       f"after the version {after} this acceptance was made at")
         now = self._now()
         running = self.clocks.running if self.clocks is not None else None
         if running is not None and self.clocks.flagged(running, now) and await self._flag_fell(now):
@@ -313,9 +340,9 @@ class Room:
             data["changes"] = {"clear": list(play.captures), "set": {point: seat}}
             newly: list[int] = []
         else:
-            after = self.game.stones()
-            data["changes"] = changes(self.stones, after)
-            self.stones = after
+            position = self.game.stones()
+            data["changes"] = changes(self.stones, position)
+            self.stones = position
             newly = [i for i, p in enumerate(self.game.history) if p.rescinded and i not in self.rescinded]
             self.rescinded.update(newly)
             data["rescinded"] = newly
@@ -338,6 +365,8 @@ class Room:
         self.rows.append([seat, play.move, seq, self.version])
         self.row_index.append(row)
         self._remember_seq(seat, seq, self.version, play.move)
+        if words and words[0].lower() in MARK_WORDS:
+            self.marks_version = self.version
         return Ack(room=self.id, seq=seq, version=self.version)
 
     def _resent(self, seat: int, seq: int, move: str, version: int, played: str) -> Ack:

@@ -6,6 +6,8 @@ import os
 import subprocess
 
 import pytest
+from importlib.metadata import version
+
 from sgfmill import common, sgf, sgf_moves
 
 from gorules import Board, Game
@@ -201,3 +203,70 @@ def test_no_result_is_void():
 
 
 S2R1 = {"A2": 1, "B2": 1, "C2": 0, "B1": 0, "D1": 0}
+
+
+def test_a_game_with_disputed_marks_and_a_resume_exports():
+    game = Game(Board.parse("9x9"), rules="chinese", players=2)
+    for seat, move in [(0, "C3"), (1, "pass"), (0, "pass"), (1, "dead C3"), (0, "alive C3"), (1, "dead C3"),
+                       (0, "resume"), (1, "pass"), (0, "pass"), (0, "done"), (1, "done")]:
+        game.play(move, seat=seat)
+    assert game.result is not None
+    _, _, sgf_moves = sgfmill_view(to_sgf(game.to_record()))
+    assert sgf_moves == [("b", "C3"), ("w", None), ("b", None), ("w", None), ("b", None)]
+    assert game.result.ranking == (1, 2)
+
+
+def marked_game() -> Game:
+    game = Game(Board.parse("5x5"), rules="chinese", players=2)
+    for seat, move in [(0, "C3"), (1, "A1"), (0, "pass"), (1, "pass"), (0, "dead A1"), (0, "done"), (1, "done")]:
+        game.play(move, seat=seat)
+    return game
+
+
+def test_clock_title_place_and_times_go_in_the_root_and_the_moves():
+    game = marked_game()
+    record = dict(game.to_record(), title="Friday game", place="polygo at example.org",
+                  clock={"kind": "byoyomi", "main": 600, "periods": 5, "period": 30},
+                  times={"0": [598.25, 0], "1": [12.0, 3]})
+    tree, _, _ = sgfmill_view(to_sgf(record))
+    root = tree.get_root()
+    assert root.get("GN") == "Friday game" and root.get("PC") == "polygo at example.org"
+    assert root.get("TM") == 600 and root.get("OT") == "5x30 byo-yomi"
+    assert root.get("AP") == ("polygo", version("polygo"))
+    black, white = tree.get_main_sequence()[1:3]
+    assert black.get("BL") == 598.2 and not black.has_property("OB")
+    assert white.get("WL") == 12 and white.get("OW") == 3
+
+
+@pytest.mark.parametrize("clock,tm,ot", [
+    ({"kind": "canadian", "main": 0, "period": 300, "stones": 25}, 0, "25/300 Canadian"),
+    ({"kind": "fischer", "main": 300, "increment": 10, "cap": 0}, 300, "fischer +10"),
+    ({"kind": "fischer", "main": 300, "increment": 10, "cap": 600}, 300, "fischer +10 max 600"),
+    ({"kind": "absolute", "main": 90.5}, 90.5, None),
+])
+def test_every_clock_kind_has_its_time_properties(clock, tm, ot):
+    root = sgf.Sgf_game.from_string(to_sgf(dict(marked_game().to_record(), clock=clock))).get_root()
+    assert root.get("TM") == tm
+    assert (root.get("OT") if root.has_property("OT") else None) == ot
+
+
+def test_agreed_dead_stones_end_the_record_as_territory():
+    game = marked_game()
+    text = to_sgf(game.to_record())
+    tree, _, moves = sgfmill_view(text)
+    assert moves == [("b", "C3"), ("w", "A1"), ("b", None), ("w", None)]
+    last = tree.get_main_sequence()[-1]
+    assert last.get_move() == (None, None)
+    assert len(last.get("TB")) == 24 and not last.has_property("TW")  # every point but C3, A1's included
+    assert (0, 0) in last.get("TB")
+    assert last.get("C") == "Dead stones: A1"
+
+
+@pytest.mark.skipif(not os.path.exists(GNUGO), reason="GNU Go is not installed")
+def test_gnugo_reads_the_marked_record(tmp_path):
+    path = tmp_path / "marked.sgf"
+    path.write_text(to_sgf(dict(marked_game().to_record(), clock={"kind": "byoyomi", "main": 60, "periods": 3,
+                                                                     "period": 10}, times={"0": [55, 0]})))
+    done = subprocess.run([GNUGO, "--mode", "gtp"], input=f"loadsgf {path}\nlist_stones white\nquit\n",
+                          capture_output=True, text=True, timeout=60)
+    assert "= A1" in done.stdout  # the moves replay to the position before the dead stones' removal

@@ -8,6 +8,11 @@
                        --hang-on genmove        never answer this command
                        --garble                 answer every command with a line that is not GTP
                        --no-ids                 leave the command id out of responses
+                       --slow 6 --slow-first 1  the first N genmoves take this many seconds
+                       --dead C3,D4             final_status_list dead answers these points
+                       --max-size 19            refuse boardsize above this
+                       --name Fake --version 1.0   what name and version answer
+                       --estimate W+3.5         what estimate_score answers
 Every command received is appended to --log FILE, one per line, without its id.
 """
 
@@ -25,6 +30,13 @@ parser.add_argument("--hang-on")
 parser.add_argument("--garble", action="store_true")
 parser.add_argument("--no-ids", action="store_true")
 parser.add_argument("--log")
+parser.add_argument("--dead", default="")
+parser.add_argument("--estimate", default="0")
+parser.add_argument("--max-size", type=int, default=25)
+parser.add_argument("--name", default="Fake")
+parser.add_argument("--version", default="1.0")
+parser.add_argument("--slow", type=float, default=0.0)
+parser.add_argument("--slow-first", type=int, default=0)
 args = parser.parse_args()
 moves = [m for m in args.moves.split(",") if m]
 
@@ -53,7 +65,19 @@ for raw in sys.stdin:
     elif name in args.refuse:
         print(f"?{tag} illegal move\n", flush=True)
     elif name == "genmove":
+        if args.slow_first > 0:
+            args.slow_first -= 1
+            time.sleep(args.slow)
         print(f"={tag} {moves.pop(0) if moves else 'pass'}\n", flush=True)
+    elif name == "final_status_list":
+        points = args.dead.split(",") if words[1:] == ["dead"] and args.dead else []
+        print(f"={tag} {' '.join(points)}\n", flush=True)
+    elif name == "boardsize" and any(int(w) > args.max_size for w in words[1:] if w.isdigit()):
+        print(f"?{tag} unacceptable size\n", flush=True)
+    elif name == "estimate_score":
+        print(f"={tag} {args.estimate} (upper bound: 0, lower: 0)\n", flush=True)
+    elif name in ("name", "version"):
+        print(f"={tag} {getattr(args, name)}\n", flush=True)
     elif name == "final_score":
         print(f"={tag} B+3.5\n", flush=True)
     elif name == "list_commands":

@@ -1,5 +1,7 @@
 """The GTP engine client against a scripted fake engine and against the real GNU Go."""
 
+import asyncio
+
 import pytest
 
 from client_cli.errors import (
@@ -8,7 +10,7 @@ from client_cli.errors import (
     EngineTerminated,
     EngineTimeout,
 )
-from client_cli.gtp import GtpEngine, parse_response_line
+from client_cli.gtp import GtpEngine, LateReply, parse_response_line
 
 
 def test_parse_response_line():
@@ -147,3 +149,49 @@ async def test_gnugo_takes_the_standard_time_commands_only(gnugo):
         await engine.clear_board()
         reply = await engine.genmove("b")
         assert reply == "pass" or reply[0] in "ABCDEFGHJ"
+
+
+@pytest.mark.parametrize("ids", [True, False])
+async def test_a_cancelled_genmove_is_consumed_before_the_next_command(fake_engine, tmp_path, ids):
+    """The caller gives up on a slow genmove: the next command must get its own reply, and the move the
+    engine made meanwhile is reported by settle() (it used to be taken for the next command's reply,
+    or to make the engine "answer command 1 while 2 was pending" and be killed)."""
+    log = tmp_path / "log"
+    flags = ["--moves", "E5,D4", "--slow", "1.5", "--slow-first", "1", "--log", str(log)]
+    async with await GtpEngine.popen(fake_engine(*flags, *([] if ids else ["--no-ids"]))) as engine:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(engine.genmove("b"), 0.3)
+        assert await engine.final_score() == "B+3.5"
+        assert await engine.settle() == [LateReply("genmove b", True, "E5")]
+        assert await engine.settle() == []
+        assert await engine.genmove("w") == "D4"
+        assert engine.alive
+    assert log.read_text().splitlines() == ["genmove b", "final_score", "genmove w", "quit"]
+
+
+async def test_settle_waits_for_the_late_reply(fake_engine):
+    async with await GtpEngine.popen(fake_engine("--moves", "E5", "--slow", "1", "--slow-first", "1")) as engine:
+        task = asyncio.create_task(engine.genmove("b"))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        assert await engine.settle() == [LateReply("genmove b", True, "E5")]
+
+
+async def test_a_cancelled_command_that_never_answers_stops_the_engine(fake_engine):
+    engine = await GtpEngine.popen(fake_engine("--hang-on", "genmove"), timeout=0.5)
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(engine.genmove("b", timeout=60), 0.2)
+    with pytest.raises(EngineTimeout, match="given up"):
+        await engine.clear_board()
+    assert engine.process.returncode is not None
+    await engine.quit()
+
+
+async def test_every_gtp_line_is_logged_at_debug(fake_engine, caplog):
+    caplog.set_level("DEBUG", logger="polygo.gtp.engine")
+    async with await GtpEngine.popen(fake_engine("--moves", "D4")) as engine:
+        await engine.boardsize(9)
+        assert await engine.genmove("b") == "D4"
+    lines = [r.getMessage() for r in caplog.records if r.name == "polygo.gtp.engine"]
+    assert "python <- 1 boardsize 9" in lines and "python -> =1" in lines
+    assert "python <- 2 genmove b" in lines and "python -> =2 D4" in lines

@@ -1,12 +1,15 @@
 """The GTP bridge: rules mapped to engine options, the engine kept in step, GNU Go through the server."""
 
 import asyncio
+import dataclasses
 import os
 import sys
 
 import pytest
 
 from gorules import Board, Game
+from gorules.handicap import fixed_handicap_points
+from sgfmill import sgf
 from protocol import RoomSettings
 
 from client_cli.bots import BuiltinBot
@@ -17,10 +20,13 @@ from client_cli.gtp_bridge import (
     engine_argv,
     engine_plays,
     grid_size,
+    score_for,
     time_left_args,
     time_settings_command,
 )
+from client_cli.gtp_game import rules_commands
 from client_cli.room import Clocks
+from client_cli.seat_clock import seat_clock
 from client_cli.sdk import Bot, Turn, run_bot
 from client_cli.session import Client
 
@@ -67,7 +73,7 @@ def test_engine_plays_follow_the_live_game():
 def test_time_settings_for_every_clock_kind():
     def told(clock, kgs=False):
         control = TimeControl.of(clock)
-        return None if control is None else " ".join(time_settings_command(control, kgs=kgs))
+        return None if control is None else " ".join(time_settings_command(control, ["kgs-time_settings"] if kgs else []))
 
     assert told(None) is None
     assert told({"kind": "none"}) is None
@@ -81,9 +87,22 @@ def test_time_settings_for_every_clock_kind():
     assert told("byoyomi:600+5x30") is None  # the server sends the map form; anything else is not guessed at
 
 
-def time_left_after(clock: TimeControl, reported: dict, spent: float, *, kgs: bool = False) -> tuple[int, int]:
+def test_katago_is_told_fischer_and_byoyomi_with_its_own_command():
+    def told(clock):
+        return " ".join(time_settings_command(TimeControl.of(clock), ["kata-time_settings"]))
+
+    assert told({"kind": "fischer", "main": 300, "increment": 10, "cap": 0}) == "kata-time_settings fischer 300 10"
+    assert told({"kind": "fischer", "main": 300, "increment": 10, "cap": 600}) == \
+        "kata-time_settings fischer-capped 300 10 600 -1"
+    assert told({"kind": "byoyomi", "main": 60, "periods": 5, "period": 30}) == "kata-time_settings byoyomi 60 30 5"
+
+
+def time_left_after(clock: TimeControl, reported: dict, spent: float, *, kgs: bool = False,
+                    overhead: float = 0.0) -> tuple[int, int]:
     """`time_left_args` for a seat whose clock has run `spent` seconds since it was reported."""
-    return time_left_args(clock, Clocks(0, [reported], 0.0), 0, spent, kgs=kgs)
+    control = dataclasses.asdict(clock)
+    seat = seat_clock(Clocks(0, [reported], 0.0), control, 0, spent)
+    return time_left_args(clock, seat, periods_as_stones=kgs, overhead=overhead)
 
 
 def test_time_left_in_main_time_and_in_overtime():
@@ -99,6 +118,7 @@ def test_time_left_in_main_time_and_in_overtime():
     fischer = TimeControl("fischer", main=300)
     assert time_left_after(fischer, {"main": 310, "periods": 0, "period_left": 0}, 5.0) == (305, 0)
     assert time_left_after(fischer, {"main": 3, "periods": 0, "period_left": 0}, 5.0) == (0, 0)
+    assert time_left_after(fischer, {"main": 310, "periods": 0, "period_left": 0}, 5.0, overhead=2.5) == (302, 0)
 
 
 async def create_room(url: str, **settings) -> str:
@@ -116,7 +136,7 @@ async def test_illegal_and_resigning_answers(server, fake_engine, tmp_path):
     assert results[0]["reason"] == "resignation"
     assert results[0]["ranking"] == [2, 1]
     commands = log.read_text().splitlines()
-    assert commands[:3] == ["boardsize 9", "komi 7.5", "clear_board"]
+    assert commands[:4] == ["list_commands", "boardsize 9", "komi 7.5", "clear_board"]
     assert commands.count("genmove b") == 4
     assert commands.count("undo") == 2  # the occupied E5 and the off-board ZZ9 were taken back
 
@@ -208,7 +228,7 @@ async def test_a_clock_is_told_once_and_the_time_left_before_every_genmove(serve
                                               clock="canadian:0+600/3")
     assert result["reason"] == "passes"
     commands = log.read_text().splitlines()
-    assert commands[2:4] == ["clear_board", "time_settings 0 600 3"]
+    assert commands[3:5] == ["clear_board", "time_settings 0 600 3"]
     assert commands.count("time_settings 0 600 3") == 1
     genmoves = [i for i, c in enumerate(commands) if c.startswith("genmove")]
     assert len(genmoves) == 6  # five plays, then the pass that ends the game
@@ -227,7 +247,7 @@ async def test_byoyomi_is_told_with_the_kgs_command_where_the_engine_lists_it(se
                                               clock="byoyomi:1200+5x600")
     assert result["reason"] == "passes"
     commands = log.read_text().splitlines()
-    assert commands[3:5] == ["list_commands", "kgs-time_settings byoyomi 1200 600 5"]
+    assert commands[3:5] == ["clear_board", "kgs-time_settings byoyomi 1200 600 5"]
     told = [c.split() for c in time_lines(commands)[1:]]
     assert len(told) == commands.count("genmove b") == 3
     assert all(words[:2] == ["time_left", "b"] and 0 < int(words[2]) <= 1200 and words[3] == "0"
@@ -242,7 +262,6 @@ async def test_a_clockless_game_sends_no_time_commands(server, fake_engine, tmp_
     commands = log.read_text().splitlines()
     assert commands.count("genmove b") == 2
     assert time_lines(commands) == []
-    assert "list_commands" not in commands
 
 
 async def test_an_engine_refusing_the_time_commands_still_plays(server, fake_engine, tmp_path):
@@ -265,7 +284,7 @@ async def test_an_engine_refusing_the_time_commands_still_plays(server, fake_eng
         assert "undo" not in commands and commands[-2:] == ["final_score", "quit"]
     assert time_lines(sent[0]) == ["time_settings 1200 600 1"]
     assert [c.split()[0] for c in time_lines(sent[1])] == ["time_settings", "time_left"]  # not asked again
-    assert sent[2][3:5] == ["list_commands", "time_settings 1200 600 1"]
+    assert sent[2][3:5] == ["clear_board", "time_settings 1200 600 1"]
     assert [c.split()[0] for c in time_lines(sent[2])].count("time_left") == 4
 
 
@@ -303,3 +322,150 @@ def test_engine_plays_leave_out_nieminens_words():
         game.play(move)
     assert engine_plays(game) == [("b", "C3"), ("w", "pass"), ("b", "pass"), ("b", "pass"), ("w", "D3"),
                                   ("w", "D4")]
+
+
+class Scripted(Bot):
+    """Plays `moves` in turn (then passes), thinking `think` seconds over the first."""
+
+    name = "scripted"
+
+    def __init__(self, moves: list[str], think: float = 0.0) -> None:
+        self.moves = list(moves)
+        self.think = think
+
+    async def choose_move(self, turn: Turn) -> str:
+        await asyncio.sleep(self.think)
+        self.think = 0.0
+        return self.moves.pop(0) if self.moves else "pass"
+
+
+@pytest.mark.parametrize("clock", ["byoyomi:1+2x2", "canadian:1+4/2"])
+async def test_a_genmove_given_up_on_leaves_the_engine_in_step(server, fake_engine, tmp_path, clock):
+    """The engine's first genmove (6 s) outlasts the SDK's time guard (4 s), which passes for it; the
+    late E5 is taken back in the engine, which plays the rest of the game itself (it used to be thrown
+    out of step and replaced by the built-in bot)."""
+    log = tmp_path / "engine.log"
+    command = " ".join(fake_engine("--moves", "E5,D4", "--slow", "6", "--slow-first", "1", "--log", str(log)))
+    room = await create_room(server.url, rules="tromp-taylor", board="9x9", players=2, clock=clock)
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(GtpBot(command), server.url, room=room, seat=0, name="engine"),
+        run_bot(Scripted(["G7", "C7"], think=3.0), server.url, room=room, seat=1, name="scripted")), GUARD)
+    assert results[0]["reason"] == "passes"
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+    assert [move for _, move, *_ in record["history"]] == ["pass", "G7", "D4", "C7", "pass", "pass"]
+    commands = log.read_text().splitlines()
+    genmoves = [i for i, c in enumerate(commands) if c == "genmove b"]
+    assert len(genmoves) == 3
+    assert commands[genmoves[0] + 1:genmoves[1]][:3] == ["undo", "play b pass", "play w G7"]
+    assert commands[-2:] == ["final_score", "quit"]  # the engine played the whole game
+
+
+async def test_two_bridges_marking_the_same_chain_at_once_agree(server, fake_engine):
+    """Both engines call White's C3 dead and both bridges mark it at the same moment: the marks are
+    idempotent, so the chain ends dead (with a toggle, each undid the other's mark)."""
+    room = await create_room(server.url, rules="chinese", board="9x9", players=2)
+    commands = [" ".join(fake_engine("--moves", moves, "--dead", "C3")) for moves in ("E5,pass", "C3,pass")]
+    results = await asyncio.wait_for(asyncio.gather(*(
+        run_bot(GtpBot(command), server.url, room=room, seat=seat, name=f"engine{seat}")
+        for seat, command in enumerate(commands))), GUARD)
+    assert results[0]["reason"] == "passes"
+    assert results[0]["score"] == [81, 7.5]
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+    marks = [move for _, move, *_ in record["history"] if move.split()[0] in ("dead", "alive")]
+    assert 1 <= len(marks) <= 2 and set(marks) == {"dead C3"}
+
+
+def test_handicap_stones_are_told_as_handicap():
+    fixed = Game(Board.grid(9, 9), rules="chinese", players=2, handicap=2, setup={"A1": 1})
+    fixed.play("E5")
+    points = " ".join(sorted(fixed_handicap_points(Board.grid(9, 9), 2)))
+    assert engine_plays(fixed) == [("handicap", points), ("w", "A1"), ("w", "E5")]
+    free = Game(Board.grid(9, 9), rules="chinese", players=2, handicap=2, handicap_mode="free")
+    free.play("C3")
+    assert engine_plays(free) == [("b", "C3")]  # still placing: a play for now
+    free.play("G7")
+    free.play("E5")
+    assert engine_plays(free) == [("handicap", "C3 G7"), ("w", "E5")]
+
+
+def test_rules_commands_where_the_engine_lists_them():
+    assert rules_commands("japanese", {"kgs-rules", "kata-set-rules"}) == [("kata-set-rules", "japanese")]
+    assert rules_commands("kee", {"kgs-rules"}) == [("kgs-rules", "new_zealand")]
+    assert rules_commands("chinese", {"play"}) == []
+
+
+async def test_start_asks_the_engine_for_its_name_version_and_commands(fake_engine):
+    info = await GtpBot(" ".join(fake_engine("--name", "FakeGo", "--version", "2.5",
+                                             "--commands", "kata-set-rules"))).start()
+    assert (info.name, info.version, str(info)) == ("FakeGo", "2.5", "FakeGo 2.5")
+    assert "kata-set-rules" in info.commands
+
+
+async def test_an_engine_is_told_rules_handicap_fischer_and_a_rectangular_board(server, fake_engine, tmp_path):
+    log = tmp_path / "engine.log"
+    command = " ".join(fake_engine("--commands", "kata-set-rules,kata-time_settings,rectangular_boardsize",
+                                   "--moves", "D4", "--log", str(log)))
+    room = await create_room(server.url, rules="chinese", board="9x7", players=2, handicap=2, komi=0.5,
+                             clock="fischer:300+10")
+    results = await asyncio.wait_for(asyncio.gather(
+        run_bot(Passer(), server.url, room=room, seat=0, name="passer"),
+        run_bot(GtpBot(command), server.url, room=room, seat=1, name="engine")), GUARD)
+    assert results[0]["reason"] == "passes"
+    commands = log.read_text().splitlines()
+    points = " ".join(sorted(Game(Board.grid(9, 7), rules="chinese", players=2, handicap=2).stones()))
+    assert commands[:7] == ["list_commands", "rectangular_boardsize 9 7", "komi 0.5", "kata-set-rules chinese",
+                            "clear_board", "kata-time_settings fischer 300 10", f"set_free_handicap {points}"]
+    assert commands[7].startswith("time_left w ") and commands[8] == "genmove w"
+    assert "play b C3" not in commands
+
+
+@pytest.mark.gnugo
+async def test_gnugo_plays_a_byoyomi_game_into_overtime_and_to_the_end(server, gnugo, tmp_path):
+    """Two GNU Go bridges with no main time: the game is played in byo-yomi (a main time could last
+    the whole game on a fast machine) and ends by the rules (both engines played every move: no
+    out-of-time pass, no substitution), and the SGF carries the clock."""
+    room = await create_room(server.url, rules="chinese", board="9x9", players=2, clock="byoyomi:0+3x10",
+                             title="clocked")
+    results = await asyncio.wait_for(asyncio.gather(*(
+        run_bot(GtpBot(f"{gnugo} --mode gtp --level 0"), server.url, room=room, seat=seat, name=f"gnugo{seat}")
+        for seat in (0, 1))), GUARD)
+    assert results[0]["reason"] in ("passes", "resignation")
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+        text = await reader.game_record(room, "sgf")
+    moves = [move for _, move, rescinded in record["history"] if not rescinded]
+    assert len(moves) > 20
+    assert "timeout" not in moves
+    tree = sgf.Sgf_game.from_string(text)
+    root = tree.get_root()
+    assert root.get("TM") == 0 and root.get("OT") == "3x10 byo-yomi" and root.get("GN") == "clocked"
+    nodes = [n for n in tree.get_main_sequence()[1:] if n.get_move()[0] is not None]
+    left = [n.get("BL" if n.get_move()[0] == "b" else "WL") for n in nodes]
+    overtime = [n for n in nodes if n.has_property("OB") or n.has_property("OW")]
+    assert all(0 <= seconds <= 10 for seconds in left[-4:]) and overtime  # the game reached byo-yomi
+    sgf_file = tmp_path / "clocked.sgf"
+    sgf_file.write_text(text)
+    async with await GtpEngine.popen([gnugo, "--mode", "gtp"]) as engine:
+        await engine.command("loadsgf", str(sgf_file))
+
+
+def test_scores_are_read_from_the_engines_side():
+    assert score_for("W+3.5 (upper bound: -2.5, lower: -4.5)", "b") == -3.5
+    assert score_for("W+3.5", "w") == 3.5 and score_for("B+12", "b") == 12.0
+    assert score_for("0", "b") == 0.0 and score_for("unknown", "b") is None
+
+
+async def test_the_engines_score_estimate_reaches_spectators(server, fake_engine):
+    command = " ".join(fake_engine("--moves", "C3,G7", "--commands", "estimate_score", "--estimate", "W+3.5"))
+    room = await create_room(server.url, rules="tromp-taylor", board="9x9", players=2)
+    async with Client(server.url, name="spectator") as spectator:
+        view = await spectator.watch(room)
+        results = await asyncio.wait_for(asyncio.gather(
+            run_bot(GtpBot(command, analysis=True), server.url, room=room, seat=0, name="engine"),
+            run_bot(Scripted(["E5", "D4"]), server.url, room=room, seat=1, name="scripted")), GUARD)
+        while 0 not in view.analysis:
+            await asyncio.wait_for(spectator.changes.get(), GUARD)
+    assert results[0]["reason"] == "passes"
+    assert view.analysis[0]["score"] == -3.5 and view.analysis[0]["name"] == "engine"

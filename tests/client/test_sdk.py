@@ -224,3 +224,78 @@ async def test_a_bot_about_to_overrun_its_clock_passes():
     runner = BotRunner(Slow(), client=None)  # type: ignore[arg-type]
     turn = Turn("R", 0, Game(Board.grid(5, 5)), None, time_left=0.5, settings={})
     assert await runner._think(turn) == "pass"
+
+
+class Scripted(Bot):
+    """Plays `moves` in turn (then passes), each after `think` seconds of thought."""
+
+    def __init__(self, moves: list[str], think: float = 0.0) -> None:
+        self.moves = list(moves)
+        self.think = think
+        self.name = "scripted"
+
+    async def choose_move(self, turn: Turn) -> str:
+        await asyncio.sleep(self.think)
+        return self.moves.pop(0) if self.moves else "pass"
+
+
+class Passer(Bot):
+    name = "passer"
+
+    def choose_move(self, turn: Turn) -> str:
+        return "pass"
+
+
+@pytest.mark.parametrize("clock", ["byoyomi:2+3x10", "canadian:2+30/3"])
+async def test_a_bot_in_overtime_budgets_from_the_whole_clock(server, clock):
+    """Main time nearly gone, overtime untouched: the 1.5 s thinker must still play its moves
+    (it used to be passed for, main time being counted as all it had)."""
+    room = await create_room(server.url, rules="tromp-taylor", board="9x9", players=2, clock=clock)
+    results = await play_bots(server.url, room, [Scripted(["C3", "G7", "C7"], think=1.5), Passer()])
+    async with Client(server.url, name="reader") as reader:
+        record = await reader.game_record(room, "json")
+    moves = [move for seat, move, *_ in record["history"] if seat == 0]
+    assert results[0]["reason"] == "passes"
+    assert moves == ["C3", "G7", "C7", "pass"]
+
+
+class Listener(Bot):
+    """Records the hooks' calls and sends an analysis with each of its moves."""
+
+    name = "listener"
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[str, str]] = []
+        self.seen: list[tuple[int, str]] = []
+
+    async def on_chat(self, room, name, text):
+        self.heard.append((name, text))
+
+    async def opponent_moved(self, room, seat, move, view):
+        assert view.game.history[-1].move == move or move in [p.move for p in view.game.history]
+        self.seen.append((seat, move))
+
+    async def choose_move(self, turn: Turn) -> str:
+        await self.send_analysis(turn.room, score=-1.5, winrate=0.25, pv=["pass", "C3"])
+        return "pass"
+
+
+async def test_hooks_see_the_opponents_moves_and_chat_and_analysis_reaches_the_room(server):
+    room = await create_room(server.url, rules="tromp-taylor", board="5x5", players=2)
+    listener = Listener()
+    task = asyncio.create_task(run_bot(listener, server.url, room=room, seat=1, name="listener"))
+    async with Client(server.url, name="ann") as ann:
+        view = await ann.sit(room, 0)
+        while view.status != "playing":
+            await ann.changes.get()
+        await ann.chat(room, "good luck")
+        await ann.move(room, "C3")
+        while 1 not in view.analysis:
+            await asyncio.wait_for(ann.changes.get(), GUARD)
+        assert view.analysis[1]["pv"] == ["pass", "C3"] and view.analysis[1]["winrate"] == 0.25
+        while view.game.to_move != 0:
+            await asyncio.wait_for(ann.changes.get(), GUARD)
+        await ann.move(room, "pass")
+    assert (await asyncio.wait_for(task, GUARD))["reason"] == "passes"
+    assert listener.seen == [(0, "C3"), (0, "pass")]
+    assert listener.heard == [("ann", "good luck")]

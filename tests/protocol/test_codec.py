@@ -29,6 +29,8 @@ SAMPLES = [
     protocol.Undo(room="r1"),
     protocol.UndoReply(room="r1", accept=False),
     protocol.Chat(room="r1", text="hello, world"),
+    protocol.Analysis(room="r1", score=-2.5, winrate=0.4, pv=["D4", "pass"]),
+    protocol.SeatName(room="r1", name="gnugo (built-in bot)"),
     protocol.ListGames(limit=10, offset=20),
     protocol.GetGame(room="r1", format="sgf"),
 ]

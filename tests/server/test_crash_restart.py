@@ -3,43 +3,14 @@ acknowledged move is there, sessions and seats come back, the clock resumes, and
 
 from __future__ import annotations
 
-import asyncio
-import os
 import signal
-import socket
-import subprocess
-import sys
-from pathlib import Path
 
-from websockets.asyncio.client import connect
 from protocol import PROTOCOL_VERSION
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-async def start_server(db: Path, port: int) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="WARNING")
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--db", str(db)],
-                            cwd=ROOT, env=env)
-    for _ in range(200):
-        try:
-            async with connect(f"ws://127.0.0.1:{port}/"):
-                return proc
-        except OSError:
-            await asyncio.sleep(0.05)
-    proc.kill()
-    raise AssertionError("the server did not start")
-
-
-async def test_sigkill_mid_game_then_restart_loses_no_acknowledged_move(tmp_path, connect_client):
-    db, port = tmp_path / "crash.db", free_port()
-    proc = await start_server(db, port)
+async def test_sigkill_mid_game_then_restart_loses_no_acknowledged_move(tmp_path, port, connect_client, spawn_server):
+    db = tmp_path / "crash.db"
+    proc = await spawn_server(db, port)
     try:
         black = await connect_client("polygo.msgpack", port=port)
         white = await connect_client("polygo.json", port=port)
@@ -61,7 +32,7 @@ async def test_sigkill_mid_game_then_restart_loses_no_acknowledged_move(tmp_path
         if proc.poll() is None:
             proc.kill()
 
-    proc = await start_server(db, port)
+    proc = await spawn_server(db, port)
     try:
         black2 = await connect_client("polygo.msgpack", port=port)
         white2 = await connect_client("polygo.json", port=port)

@@ -120,3 +120,23 @@ async def test_seq_versions_survive_a_restart(players, seat, make_server, connec
     assert (await again.move(room, "D4", 1))["code"] == "seq-reused"
     snapshot = await again.ok("watch", room=room)
     assert snapshot["you"]["last_seq"] == 3 and len(snapshot["game"]["history"]) == 4
+
+
+async def test_analysis_seat_name_and_a_stale_done_are_as_documented(players, seat):
+    """The bots' messages (issue 10) on the raw wire: every reply and event passes the
+    descriptions of protocol/views.py that the schema is made from (the fixture checks them)."""
+    black, white = await players(2)
+    room = await seat([black, white], {"rules": "chinese", "board": "5"})
+    assert (await black.ok("analysis", room=room, score=2.5, winrate=0.6, pv=["C3", "D4"]))["type"] == "ok"
+    event = await white.event("analysis")
+    assert (event["seat"], event["index"], event["pv"]) == (0, 0, ["C3", "D4"])
+    assert (await white.ok("seat_name", room=room, name="gnugo (built-in bot)"))["type"] == "ok"
+    while (renamed := await black.event("seat"))["name"] == "p1":   # white's sitting down came first
+        pass
+    assert renamed == {**renamed, "seat": 1, "name": "gnugo (built-in bot)"}
+    for i, move in enumerate(["C3", "pass", "pass"]):
+        assert (await (black, white)[i % 2].move(room, move, i))["type"] == "ack"
+    decided = (await black.ok("watch", room=room))["version"]
+    assert (await white.move(room, "dead C3", 5))["type"] == "ack"
+    stale = await black.request("move", room=room, move="done", seq=6, after=decided)
+    assert stale["code"] == "stale-marks" and stale["seq"] == 6
