@@ -51,6 +51,9 @@ class RoomSettings:
     clock: str | dict | None = sized(CLOCK_MAX, default=None)
     private: bool = False
     title: str = text(TITLE_MAX, min_len=0, default="")
+    bots: int = number(0, PLAYERS_MAX - 1, default=0)
+    """The last `bots` seats are played by the server's own bot (so a game against bots survives
+    its players' programs and the server's restarts)."""
 
     def to_json(self) -> dict[str, Any]:
         """The settings as a plain map (stored with the room, shown in listings)."""
