@@ -468,6 +468,7 @@ class Room:
             self.hub.broadcast(self.watchers, {"type": "event", "room": self.id, **event})
         except Exception:
             log.exception("room %s: event %d is committed but could not be sent", self.id, version)
+        self.hub.house_bots.changed(self)
 
     async def _rebuild(self) -> None:
         """After a failed commit: back to the committed rows (the clock keeps running)."""
