@@ -11,8 +11,35 @@ def test_clocks_count_down_locally_for_the_running_seat():
     assert clocks.left(0, 110.0) == 55.0
     assert clocks.describe(0, 110.0) == "0:55"
     assert clocks.left(1, 110.0) == 30.0
-    assert clocks.describe(1, 110.0) == "0:30 (3p)"
+    assert clocks.describe(1, 110.0) == "0:30 x3"
     assert clocks.left(0, 200.0) == 0.0
+
+
+def test_a_byoyomi_clock_ticks_through_its_periods_and_shows_them_before_overtime():
+    """Issue 11 item 4: it read 0:07 -> 0:04 -> 0:00 (3p), then froze until the flag fell."""
+    settings = {"kind": "byoyomi", "main": 10, "periods": 3, "period": 5}
+    clocks = Clocks(running=0, seats=[{"main": 7.0, "periods": 3, "period_left": 5.0, "stones_left": 0},
+                                      {"main": 10.0, "periods": 3, "period_left": 5.0, "stones_left": 0}],
+                    at=0.0, settings=settings)
+    assert clocks.describe(1, 3.0) == "0:10+3x5s"          # main time, and what follows it
+    assert clocks.describe(0, 0.0) == "0:07+3x5s"
+    assert clocks.describe(0, 3.0) == "0:04+3x5s"
+    assert clocks.describe(0, 7.5) == "0:05 x3"            # the first period
+    assert clocks.describe(0, 12.5) == "0:05 x2"           # it ran out: the next one, full
+    assert clocks.describe(0, 16.0) == "0:01 x2"
+    assert clocks.describe(0, 21.0) == "0:01 x1"
+    assert clocks.describe(0, 22.5) == "0:00 x0"
+
+
+def test_every_clock_kind_reads_as_players_expect():
+    canadian = Clocks(running=None, seats=[{"main": 0.0, "periods": 0, "period_left": 290.0, "stones_left": 20}],
+                      at=0.0, settings={"kind": "canadian", "main": 600, "period": 300, "stones": 25})
+    assert canadian.describe(0, 9.0) == "4:50 /20"
+    fischer = Clocks(running=0, seats=[{"main": 298.2, "periods": 0, "period_left": 0, "stones_left": 0}],
+                     at=0.0, settings={"kind": "fischer", "main": 300, "increment": 10, "cap": 0})
+    assert fischer.describe(0, 1.0) == "4:58 +10s"
+    none = Clocks(running=0, seats=[{"main": None, "periods": 0, "period_left": None, "stones_left": 0}], at=0.0)
+    assert none.describe(0, 5.0) == ""
 
 
 def test_the_mirror_asks_for_a_snapshot_when_it_disagrees(make_view):
