@@ -9,8 +9,9 @@ The bot's seats are bound to tokens that begin with `house:`. No client can pres
 server issues every session token itself, and `hello` refuses a token it did not issue. The bot is
 nudged after every committed event of its room (`changed`) and for every room restored at start-up,
 and it acts through the room's queue like a client, one action at a time, after a short pause so a
-human sees the moves come one by one. It answers undo requests with yes: a player who asks a bot to
-take back a move gets it.
+human sees the moves come one by one. It answers undo requests with yes (its policy: a player who
+asks a bot to take back a move gets it); the room lets a player ask to take back a move that only
+the house bot has answered since, and takes the bot's answers back with it.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ class HouseBots:
         self.pause = pause
         self._driving: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
+
+    @staticmethod
+    def holds(seat: Seat | None) -> bool:
+        """Whether the house bot holds this seat."""
+        return seat is not None and seat.token.startswith(PREFIX)
 
     async def seat(self, room: Room) -> None:
         """Take the bot's seats of a room just created (before anyone else can see it)."""

@@ -40,6 +40,36 @@ async def test_bots_leave_a_seat_for_a_player(server, players):
     assert "leave none for a player" in reply["message"]
 
 
+async def test_a_player_takes_back_a_move_the_bot_has_answered(server, players):
+    """Issue 11 item 8: the bot's answer came at once, so the player's move was never the last one."""
+    (ann,) = await players(1)
+    room = (await ann.ok("create", settings={"rules": "chinese", "board": "5x5", "bots": 1}))["room"]
+    await ann.ok("sit", room=room, seat=0)
+    await ann.move(room, "C3", 1)
+    await _until(ann, lambda e: e["kind"] == "move" and e["seat"] == 1)
+    await ann.ok("undo", room=room)
+    reply = await _until(ann, lambda e: e["kind"] == "undo-reply")
+    assert reply["seat"] == 1 and reply["accept"] is True          # the bot's policy: yes
+    first = await _until(ann, lambda e: e["kind"] == "undo")
+    second = await _until(ann, lambda e: e["kind"] == "undo")
+    assert (first["seat"], first["index"], second["seat"], second["index"]) == (1, 1, 0, 0)
+    snapshot = await ann.ok("watch", room=room)
+    assert snapshot["game"]["history"] == [] and snapshot["game"]["to_move"] == 0
+    assert (await ann.move(room, "B2", 2))["type"] == "ack"
+
+
+async def test_a_move_a_player_answered_is_not_taken_back_by_the_one_before(server, players):
+    ann, bob = await players(2)
+    room = (await ann.ok("create", settings={"rules": "kee", "board": "5x5", "players": 3, "bots": 1}))["room"]
+    await ann.ok("sit", room=room, seat=0)
+    await bob.ok("sit", room=room, seat=1)
+    await ann.move(room, "C3", 1)
+    await bob.move(room, "B2", 1)
+    await _until(ann, lambda e: e["kind"] == "move" and e["seat"] == 2)
+    refused = await ann.request("undo", room=room)
+    assert refused["type"] == "error" and refused["code"] == "no-undo"   # bob, a person, answered C3
+
+
 async def test_a_bot_game_survives_a_server_restart(config, players, connect_client):
     first = await Server(config).start()
     try:
