@@ -346,7 +346,7 @@ def info_lines(view: RoomView, mine: list[int], now: float, style: Style, log_ro
             lines.append(f"score: {score}")
     if log_rows > 0:
         lines.append("-- moves --")
-        lines.extend(log_lines(view, mine, style)[-log_rows:])
+        lines.extend(log_lines(view, style)[-log_rows:])
     for name, text in view.chat[-3:]:
         lines.append(f"<{_fit(name, 10).rstrip()}> {text}")
     return lines
@@ -374,8 +374,10 @@ def _turn_lines(view: RoomView, mine: list[int], style: Style) -> list[str]:
     return [f"to move: {game.players[game.to_move]} ({view.seat_name(game.to_move)})"]
 
 
-def log_lines(view: RoomView, mine: list[int], style: Style) -> list[str]:
-    """The move log: `12 W bot1 passes`, one line per action of any player (and the room's own)."""
+def log_lines(view: RoomView, style: Style) -> list[str]:
+    """The move log: `12 W bot1 passes`, one line per action of any player (and the room's own).
+
+    Players are named, also the one at this terminal (the panel marks your seat with "(you)")."""
     game = view.game
     letter_of = letters(game.players)
     out = []
@@ -384,7 +386,7 @@ def log_lines(view: RoomView, mine: list[int], style: Style) -> list[str]:
         if entry.seat is None:
             out.append(f"{number}{entry.text}")
             continue
-        who = "you" if entry.seat in mine else _fit(view.seat_name(entry.seat), 10).rstrip()
+        who = _fit(view.seat_name(entry.seat), 10).rstrip()
         tag = style.paint(letter_of[entry.seat], seat_colour_code(game, entry.seat))
         out.append(f"{number}{tag} {who} {entry.text}")
     return out

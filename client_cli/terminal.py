@@ -188,6 +188,7 @@ class TerminalApp:
         self._done = asyncio.Event()
         self._app: Application[None] | None = None
         self._busy: set[asyncio.Task[None]] = set()
+        self._version = -1
 
     @property
     def view(self) -> RoomView:
@@ -303,11 +304,10 @@ class TerminalApp:
             if room != self.room:
                 continue
             view = self.view
-            if view.last_kind == "chat" and view.chat:
+            fresh, self._version = view.version != self._version, view.version
+            if fresh and view.last_kind == "chat" and view.chat:
                 name, text = view.chat[-1]
                 self.message = f"<{name}> {text}"
-            elif view.last_kind == "move" and self.message.startswith(("played", "sent")):
-                self.message = ""
             if view.status == "ended" or view.game.phase == "ended":
                 if view.result is not None:
                     self.message = f"game over: {result_text(view.game.players, view.result)}"

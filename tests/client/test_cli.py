@@ -58,7 +58,7 @@ def test_play_starts_a_local_server_and_a_restart_rejoins(tmp_path, tmux):
     term.wait_for(r"R red +bot2")
     term.wait_for(r"YOUR TURN")
     term.type("c3")
-    term.wait_for(r"1 B you C3")
+    term.wait_for(r"1 B ann C3")
     term.type("quit")
     term.wait_for(r"left room \S+; 'polygo play' rejoins it")
     term.wait_for(r"EXIT=0")
@@ -90,7 +90,7 @@ def test_a_killed_client_leaves_no_local_server_behind_and_the_bots_play_on(tmp_
     assert not answers(port), "the local server outlived its killed client"
 
     again = tmux([*POLYGO, "play", "--server", url, "--name", "ann"], env)
-    again.wait_for(r"1 B you C3")
+    again.wait_for(r"1 B ann C3")
     again.wait_for(r"YOUR TURN")
     screen = again.screen()
     free = next(p for p in ("B2", "D4", "B4", "D2", "A1") if f" {p}" not in screen.split("-- moves --")[1])

@@ -3,7 +3,7 @@
 from gorules import Board, Game
 from protocol import Event
 
-from client_cli.room import Clocks
+from client_cli.room import Clocks, result_text
 
 
 def test_clocks_count_down_locally_for_the_running_seat():
@@ -53,3 +53,36 @@ def test_the_mirror_asks_for_a_snapshot_when_it_disagrees(make_view):
     assert not view.apply_event(Event(room="R1", version=v + 2, kind="move",
                                       data={"seat": 1, "move": "C3", "to_move": 0}), 0.0)
     assert view.needs_snapshot  # the server accepted what the mirror cannot play: take a snapshot
+
+
+def test_the_captures_column_counts_what_each_player_captured(make_view):
+    """Issue 11 item 8: it showed a player's own captured stones (the engine's prisoners' place)."""
+    game = Game(Board.grid(5, 5), rules="kee", players=3)
+    for move in ["C3", "C2", "pass", "pass", "B3", "pass", "pass", "D3", "pass", "pass", "C4"]:
+        game.play(move)
+    view = make_view(game, ["ann", "bob", "cy"])
+    assert game.stone_at("C3") is None
+    assert view.captured == [0, 1, 0]                  # white took black's stone
+    assert view.log[-1].text == "C4, capturing 1" and view.log[-1].seat == 1
+
+
+def test_the_log_says_what_a_rescission_took_back(make_view):
+    game = Game(Board.grid(2, 1), rules="kee", players=2)
+    for move in ["A1", "B1", "appeal A1", "pass"]:
+        game.play(move)
+    view = make_view(game, ["ann", "bob"])
+    texts = [entry.text for entry in view.log]
+    assert texts[2] == "appeals for A1 (an appealing pass, Kee rule 12)"
+    assert texts[3] == "passes"
+    assert texts[4].startswith("rescinds white's B1 (Kee rule 13)")
+
+
+def test_results_are_written_as_go_players_write_them():
+    two = ["black", "white"]
+    assert result_text(two, {"reason": "passes", "ranking": [2, 1], "score": [40, 47.5]}) == "W+7.5"
+    assert result_text(two, {"reason": "resignation", "ranking": [1, 2], "score": [0, 0]}) == "B+R"
+    assert result_text(two, {"reason": "timeout", "ranking": [2, 1], "score": [3, 0]}) == "W+T"
+    assert result_text(two, {"reason": "passes", "ranking": [1, 1], "score": [5, 5]}) == "Jigo (a draw)"
+    three = ["black", "white", "red"]
+    assert result_text(three, {"reason": "passes", "ranking": [2, 1, 2], "score": [8, 9, 8]}) \
+        == "passes: 1. white 9, 2. black 8, 2. red 8"

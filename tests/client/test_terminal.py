@@ -1,12 +1,15 @@
 """`polygo play` in tmux against a real server: games typed at the prompt, as a player sees them."""
 
+import asyncio
 import os
+import random
 import re
 import signal
 import sys
 
 from gorules import Board, Game
 
+from client_cli.session import Client, backoff
 from client_cli.terminal import Command, parse_command
 
 POLYGO = [sys.executable, "-m", "client_cli"]
@@ -53,7 +56,7 @@ def test_a_bot_game_survives_a_killed_client_and_can_be_left_for_good(server, tm
     first.wait_for(r"EXIT=")
 
     again = tmux([*POLYGO, "play", "--server", server.url, "--name", "ann"], env)
-    again.wait_for(r"1 B you C3")                     # the same room, its log rebuilt
+    again.wait_for(r"1 B ann C3")                     # the same room, its log rebuilt
     again.wait_for(r"YOUR TURN")
     screen = again.screen()
     free = next(p for p in ("B2", "D4", "B4", "D2", "A1") if f"you {p}" not in screen and f"bot1 {p}" not in screen)
@@ -72,7 +75,7 @@ def test_a_bot_game_survives_a_killed_client_and_can_be_left_for_good(server, tm
 
 def test_opponents_actions_marking_and_result_are_shown(server, tmp_path, tmux):
     """Items 2, 3, 7, 8: passes in the log, your turn, the count and territory while marking, `pass`
-    there explained (not 'game over'), history on Up, W+/B+ results."""
+    there explained (not 'game over'), undo against the bot, history on Up, W+/B+ results."""
     env = _env(tmp_path)
     term = tmux([*POLYGO, "play", "--server", server.url, "--name", "ann", "--bots", "1", "--rules", "chinese",
                  "--board", "3x3", "--komi", "0.5"], env, width=100, height=30)
@@ -82,15 +85,21 @@ def test_opponents_actions_marking_and_result_are_shown(server, tmp_path, tmux):
     term.wait_for(r"unknown command 'frobnicate'")
     term.type("b2")
     term.wait_for(r"2 W bot1 (passes|\S+)")
+    term.type("undo")                                 # the bot answered B2 at once: both go back
+    term.wait_for(r"W bot1 agrees to the undo")
+    term.wait_for(r"B ann takes back B2 \(undo\)")
+    term.wait_for(r"YOUR TURN")
+    term.type("b2")
+    term.wait_for(r"2 W bot1 (passes|\S+)")
     term.keys("Up")
     term.wait_for(r"> b2")                            # the history, not a move sent to the server
     term.keys("C-u")
     for _ in range(12):
         if term.wait_for(r"YOUR TURN|MARKING").group(0) == "MARKING":
             break
-        passes = term.screen().count("B you passes")
+        passes = term.screen().count("B ann passes")
         term.type("pass")
-        term.wait_until(lambda screen: screen.count("B you passes") > passes)
+        term.wait_until(lambda screen: screen.count("B ann passes") > passes)
     term.wait_for(r"MARKING: type 'done' to accept the count")
     term.wait_for(r"count now: B \d+, W [\d.]+")
     term.wait_for(r"territory \(lower case\): B \d+")
@@ -119,3 +128,58 @@ def test_the_screen_follows_the_terminal_size_and_draws_graph_edges(server, tmp_
     cube.resize(200, 60)
     cube.wait_for(r"points 1-56 of 56")               # all of it once the terminal is big enough
     cube.type("quit")
+
+
+def test_losing_the_server_shows_reconnecting_and_the_game_resumes(server, tmp_path, tmux):
+    """Item 5: a typed move showed "sent D4" for a minute, then three contradictory lines."""
+    env = _env(tmp_path)
+    term = tmux([*POLYGO, "play", "--server", server.url, "--name", "ann", "--bots", "1", "--rules", "chinese",
+                 "--board", "5x5", "--no-local-server"], env)
+    term.wait_for(r"YOUR TURN")
+    term.type("c3")
+    term.wait_for(r"2 W bot1 \S+")
+    port = server.port
+    server.process.kill()
+    server.process.wait()
+    term.wait_for(r"lost the server; reconnecting… \(attempt \d+\)")
+    screen = term.screen()
+    free = next(p for p in ("B2", "D4", "B4", "D2", "A1") if f" {p}" not in screen.split("-- moves --")[1])
+    term.type(free)
+    term.wait_for(rf"reconnecting… \(attempt \d+\) sent {free}")
+    server.start(port)
+    term.wait_for(rf"3 B ann {free}")                  # the move was resent once the server was back
+    term.wait_for(r"4 W bot1 \S+")
+    assert "reconnecting" not in term.screen()
+
+
+def test_backoff_doubles_with_jitter_up_to_a_cap():
+    rng = random.Random(7)
+    delays = [backoff(attempt, rng) for attempt in range(1, 12)]
+    assert 0.1 <= delays[0] <= 0.2 and 0.2 <= delays[1] <= 0.4
+    assert all(5.0 <= d <= 10.0 for d in delays[7:])
+    assert len({round(d, 6) for d in delays}) == len(delays)   # jitter: no two the same
+
+
+async def test_chat_said_while_away_is_shown_on_rejoin_and_resign_asks_first(server, tmp_path, tmux):
+    """Item 8: chat missed while away was lost; `resign` resigned at once."""
+    env = _env(tmp_path)
+    term = tmux([*POLYGO, "play", "--server", server.url, "--name", "ann", "--bots", "1", "--rules", "chinese",
+                 "--board", "5x5"], env)
+    room = (await asyncio.to_thread(term.wait_for, r"room (\S+)")).group(1)
+    await asyncio.to_thread(term.wait_for, r"YOUR TURN")
+    term.type("quit")
+    await asyncio.to_thread(term.wait_for, r"EXIT=0")
+    async with Client(server.url, name="eve") as eve:
+        await eve.watch(room)
+        await eve.chat(room, "are you still there?")
+    again = tmux([*POLYGO, "play", "--server", server.url, "--name", "ann"], env)
+    await asyncio.to_thread(again.wait_for, r"<eve> are you still there\?")
+    again.type("resign")
+    await asyncio.to_thread(again.wait_for, r"resign this game\? type 'yes'")
+    again.type("no")
+    await asyncio.to_thread(again.wait_for, r"not done: you did not resign")
+    await asyncio.to_thread(again.wait_for, r"YOUR TURN")
+    again.type("resign")
+    again.type("yes")
+    await asyncio.to_thread(again.wait_for, r"game over: W\+R \(resignation\)")
+    await asyncio.to_thread(again.wait_for, r"EXIT=0")
