@@ -123,8 +123,7 @@ class Client:
         self._unacked: dict[tuple[str, int], tuple[str, asyncio.Future[Ack]]] = {}
         self._resyncing: set[str] = set()
         self.held: set[tuple[str, int]] = set()
-        self.status = "connected"
-        """"connected", or what the reconnection is doing ("reconnecting… attempt 3")."""
+        self.status = "connected"      # or what the reconnection is doing, for the screen
         self._rng = random.Random()
 
     async def __aenter__(self) -> Client:

@@ -183,3 +183,17 @@ async def test_chat_said_while_away_is_shown_on_rejoin_and_resign_asks_first(ser
     again.type("yes")
     await asyncio.to_thread(again.wait_for, r"game over: W\+R \(resignation\)")
     await asyncio.to_thread(again.wait_for, r"EXIT=0")
+
+
+def test_a_byoyomi_clock_ticks_through_its_periods_on_screen_until_the_flag_falls(server, tmp_path, tmux):
+    """Item 4: it showed 0:07 -> 0:04 -> 0:00 (3p) and froze; before overtime, "0:00" and no periods."""
+    env = _env(tmp_path)
+    term = tmux([*POLYGO, "play", "--server", server.url, "--name", "ann", "--bots", "1", "--rules", "chinese",
+                 "--board", "5x5", "--clock", "byoyomi:3+3x2"], env)
+    term.wait_for(r"W white +bot1 +0:03\+3x2s")          # main time, then what follows it
+    term.wait_for(r"B black +ann +0:0[12]\+3x2s")         # counting down
+    term.wait_for(r"ann +0:0[12] x3")                     # the first period
+    term.wait_for(r"ann +0:0[12] x2")                     # the next one, not a frozen 0:00
+    term.wait_for(r"ann +0:0[12] x1")
+    term.wait_for(r"B ann runs out of time")
+    term.wait_for(r"game over: W\+T \(timeout\)")
