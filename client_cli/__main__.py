@@ -31,10 +31,14 @@ from client_cli.gtp_bridge import GtpBot
 from client_cli.local_server import is_local, reachable, start_local_server, stop_local_server
 from client_cli.render import Style
 from client_cli.sdk import Bot, BotRunner
-from client_cli.session import DEFAULT_URL, Client, TokenStore, default_token_file
-from client_cli.terminal import TerminalApp, stdin_lines
+from client_cli.room import result_text
+from client_cli.session import DEFAULT_URL, RECONNECT_FOR, Client, TokenStore, default_token_file
+from client_cli.terminal import TerminalApp
 
 log = logging.getLogger("polygo")
+
+PLAY_RECONNECT_FOR = 24 * 3600.0
+"""A player at the terminal waits for the server as long as they like (Ctrl-C ends it)."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -78,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--join", metavar="ROOM", help="sit in this room instead of creating one")
     play.add_argument("--invite", help="invitation code of a private room")
     play.add_argument("--seat", type=int, help="the seat to take (default: the first free one)")
-    play.add_argument("--bots", type=int, default=0, help="fill other seats with built-in bots")
+    play.add_argument("--bots", type=int, default=0,
+                      help="the last N seats are played by the server's house bot (the game survives restarts)")
     play.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
     play.add_argument("--no-local-server", action="store_true",
                       help="never start a local server when none answers")
@@ -142,7 +147,7 @@ def settings_from(args: argparse.Namespace, players: int | None = None) -> RoomS
             raise UsageError(f"cannot read the board file {args.board}: {exc}") from None
     values: dict[str, Any] = {"rules": args.rules or "kee", "board": board,
                               "players": args.players or players or 2, "private": args.private,
-                              "title": args.title}
+                              "title": args.title, "bots": getattr(args, "bots", 0) or 0}
     for key in ("komi", "handicap", "handicap_mode", "superko", "clock"):
         value = getattr(args, key)
         if value is not None:
@@ -157,9 +162,10 @@ def settings_from(args: argparse.Namespace, players: int | None = None) -> RoomS
     return RoomSettings(**values)
 
 
-def client_for(args: argparse.Namespace, *, remember: bool = True) -> Client:
+def client_for(args: argparse.Namespace, *, remember: bool = True, reconnect_for: float = RECONNECT_FOR) -> Client:
     tokens = TokenStore(args.token_file or default_token_file()) if remember else None
-    return Client(args.server, name=args.name or _user(), tokens=tokens, codec=JSON if args.json_frames else MSGPACK)
+    return Client(args.server, name=args.name or _user(), tokens=tokens, codec=JSON if args.json_frames else MSGPACK,
+                  reconnect_for=reconnect_for)
 
 
 def style_for(args: argparse.Namespace) -> Style:
@@ -175,31 +181,32 @@ async def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"--players {args.players} leaves no seat for you beside {args.bots} bots")
     # Read the settings (and any board file) first: a bad flag must not start a local server.
     settings = None if args.join else settings_from(args, players=1 + args.bots if args.bots else None)
+    if settings is not None and args.seat is not None and not 0 <= args.seat < settings.players - settings.bots:
+        raise UsageError(f"--seat {args.seat}: the bots sit in the last {settings.bots} seats; "
+                         f"take one of 0 to {settings.players - settings.bots - 1}")
     server = None
     if not args.no_local_server and is_local(args.server) and not await reachable(args.server):
         home = (args.token_file.parent if args.token_file else default_token_file().parent)
         print(f"no server at {args.server}; starting a local one (database {home / 'local.db'})")
         server = await start_local_server(args.server, home)
-    bot_tasks: list[asyncio.Task[Any]] = []
     try:
-        async with client_for(args) as client:
+        async with client_for(args, reconnect_for=PLAY_RECONNECT_FOR) as client:
             room = await _choose_room(client, args, settings)
-            for i in range(args.bots):
-                bot_tasks.append(asyncio.create_task(_run_local_bot(args, room, i)))
+            await client.recent_chat(room)
             app = TerminalApp(client, room, style=style_for(args))
-            result = await app.run(await stdin_lines())
-            print(_result_line(client, room, result))
+            result = await app.run()
+            print(_result_line(client, room, result, app.left_for_good))
     finally:
-        for task in bot_tasks:
-            task.cancel()
-        await asyncio.gather(*bot_tasks, return_exceptions=True)
         if server is not None:
             await stop_local_server(server)
     return 0
 
 
 async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomSettings | None) -> str:
-    """The room to play: the one joined (`settings` is None), a held seat to resume, or a new room."""
+    """The room to play: the one joined (`settings` is None), a held seat to resume, or a new room.
+
+    A held seat is resumed only where the game goes on and the player is still in it (not after a
+    resignation, a timeout or `leave`)."""
     if settings is None:
         held = client.seats_in(args.join)
         if held and (args.seat is None or args.seat in held):
@@ -208,11 +215,15 @@ async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomS
             await client.sit(args.join, args.seat, args.invite)
         return args.join
     creating = args.rules or args.board or args.bots or args.players
-    if not creating and client.held:
-        room = sorted(client.held)[0][0]
-        await client.watch(room)
-        print(f"rejoining room {room}")
-        return room
+    if not creating:
+        for room in sorted({room for room, _ in client.held}):
+            try:
+                view = await client.watch(room)
+            except ServerRefused:
+                continue
+            if view.status != "ended" and any(view.game.active[s] for s in client.seats_in(room)):
+                print(f"rejoining room {room}")
+                return room
     created = await client.create(settings)
     await client.sit(created.room, args.seat if args.seat is not None else 0, created.invite)
     invite = f" (invitation code {created.invite})" if created.invite else ""
@@ -220,28 +231,23 @@ async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomS
     return created.room
 
 
-async def _run_local_bot(args: argparse.Namespace, room: str, i: int) -> None:
-    async with Client(args.server, name=f"bot{i + 1}", program="polygo-builtin") as client:
-        runner = BotRunner(BuiltinBot(seed=i), client)
-        await runner.join(room)
-        await runner.run()
-
-
-def _result_line(client: Client, room: str, result: dict | None) -> str:
+def _result_line(client: Client, room: str, result: dict | None, left: bool = False) -> str:
+    if left:
+        return f"you left room {room} for good"
     if result is None:
         return f"left room {room}; 'polygo play' rejoins it"
     view = client.rooms[room]
     players = view.game.players
     score = ", ".join(f"{players[s]} {p:g}" for s, p in enumerate(result.get("score", [])))
     ranking = ", ".join(f"{players[s]} {place}" for s, place in enumerate(result.get("ranking", [])))
-    return f"game over ({result.get('reason')}): score {score}; ranking {ranking}"
+    return f"game over: {result_text(players, result)} ({result.get('reason')}); score {score}; ranking {ranking}"
 
 
 async def cmd_watch(args: argparse.Namespace) -> int:
     async with client_for(args, remember=False) as client:
         await client.watch(args.room, args.invite)
         app = TerminalApp(client, args.room, style=style_for(args), spectator=True)
-        result = await app.run(await stdin_lines())
+        result = await app.run()
         print(_result_line(client, args.room, result))
     return 0
 

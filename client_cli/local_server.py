@@ -1,8 +1,10 @@
 """Starting a local polygo server for `polygo play` when none answers on this machine.
 
 The server runs as a subprocess (`python -m server`), never imported: client_cli and server do not
-depend on each other. Its database lives beside the session tokens (POLYGO_HOME), so a game started
-against a local server can be resumed by running `polygo play` again.
+depend on each other. It runs under `client_cli.server_guard`, which stops it when the client dies
+in any way (even `kill -9`), so no server is left behind as an orphan. Its database lives beside
+the session tokens (POLYGO_HOME), so a game started against a local server is resumed by running
+`polygo play` again (which starts a server again; a server already answering is used as it is).
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ async def start_local_server(url: str, home: Path) -> asyncio.subprocess.Process
     home.mkdir(parents=True, exist_ok=True)
     log = open(home / "server.log", "ab")
     process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "client_cli.server_guard",
         sys.executable, "-m", "server", "--host", parsed.hostname or "127.0.0.1", "--port", str(port),
         "--db", str(home / "local.db"), "--log-level", "WARNING",
-        stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
+        stdin=asyncio.subprocess.PIPE, stdout=log, stderr=log,
     )
     log.close()
     deadline = asyncio.get_running_loop().time() + START_WAIT
@@ -58,10 +61,11 @@ async def start_local_server(url: str, home: Path) -> asyncio.subprocess.Process
 
 
 async def stop_local_server(process: asyncio.subprocess.Process) -> None:
+    """Stop the guard, which stops the server (it waits for the server's last commits)."""
     if process.returncode is None:
         process.terminate()
         try:
-            await asyncio.wait_for(process.wait(), 5.0)
+            await asyncio.wait_for(process.wait(), 15.0)
         except asyncio.TimeoutError:
             process.kill()
             await process.wait()

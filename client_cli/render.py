@@ -15,9 +15,11 @@ import dataclasses
 import math
 import textwrap
 
+from wcwidth import wcwidth
+
 from gorules import Game
 
-from client_cli.room import RoomView
+from client_cli.room import RoomView, result_text
 
 WIDTH, HEIGHT = 80, 24
 MESSAGE_LINES = 3
@@ -94,29 +96,38 @@ def ko_lines(game: Game) -> list[str]:
     return lines
 
 
-def board_lines(game: Game, style: Style, max_rows: int = BOARD_ROWS) -> list[str]:
+def board_lines(game: Game, style: Style, max_rows: int = BOARD_ROWS, max_width: int = 48) -> list[str]:
     """The board as lines: a grid, a drawing from coordinates, or a list of points."""
     board = game.board
     if board.kind in ("grid", "torus") and board.width and board.height and board.height + 2 <= max_rows:
         return _grid(game, style)
     if board.coords:
-        drawn = _drawing(game, style, max_rows)
+        drawn = _drawing(game, style, max_rows, max_width)
         if drawn is not None:
             return drawn
-    return _point_list(game, style, max_rows)
+    return _point_list(game, style, max_rows, max_width)
 
 
 def _cell(game: Game, point: str, style: Style, marks: dict[str, str], letter_of: list[str],
-          kos: frozenset[str] = frozenset()) -> str:
+          owner: dict[str, int] | None = None, kos: frozenset[str] = frozenset()) -> str:
+    """One point: a stone's letter, `x` for a stone marked dead, the owner's letter in lower case
+    for territory in the marking phase, `*` for a prohibited point, `k` for an empty point of a ko
+    position (Jasiek's New Ko Rules), `.` for the rest."""
     seat = game.stone_at(point)
     if seat is None:
+        if owner and point in owner:
+            return style.paint(letter_of[owner[point]].lower(), "2;" + seat_colour_code(game, owner[point]))
         if point in marks:
             return style.paint("*", "2")
         return style.paint("k", "2") if point in kos else "."
-    letter = letter_of[seat]
     if point in game.dead:
-        letter = letter.lower()
-    return style.paint(letter, seat_colour_code(game, seat))
+        return style.paint("x", seat_colour_code(game, seat))
+    return style.paint(letter_of[seat], seat_colour_code(game, seat))
+
+
+def _owners(game: Game) -> dict[str, int] | None:
+    counted = marking_count(game)
+    return None if counted is None else counted[1]
 
 
 def _grid(game: Game, style: Style) -> list[str]:
@@ -126,6 +137,7 @@ def _grid(game: Game, style: Style) -> list[str]:
     marks = prohibited(game)
     kos = frozenset(p for ko in game.ko_analysis() for p in ko["points"])
     letter_of = letters(game.players)
+    owner = _owners(game)
     last = game.last_move
     header = "   " + " ".join(cols)
     lines = [header]
@@ -134,49 +146,95 @@ def _grid(game: Game, style: Style) -> list[str]:
         row = [f"{y:>2}"]
         for x, point in enumerate(names):
             row.append("(" if point == last else (")" if x and names[x - 1] == last else " "))
-            row.append(_cell(game, point, style, marks, letter_of, kos))
+            row.append(_cell(game, point, style, marks, letter_of, owner, kos))
         row.append(")" if names[-1] == last else " ")
         lines.append("".join(row) + f"{y}")
     lines.append(header)
     return lines
 
 
-def _drawing(game: Game, style: Style, max_rows: int) -> list[str] | None:
-    """Points placed by their coordinates on a character canvas; None when they do not fit apart.
+def _drawing(game: Game, style: Style, max_rows: int, max_width: int) -> list[str] | None:
+    """Points placed by their coordinates on a character canvas, with every connection drawn as a
+    line (`-`, `|`, `/`, `\\`) under the points; None when the points do not fit apart.
 
     An empty point shows its name (dimmed), a stone its player's letter, the last stone in brackets.
+    The most spacious scale that fits is used: two rows per step where possible, so that the lines
+    between rows can be seen.
     """
     board = game.board
     assert board.coords is not None
     xs = sorted({x for x, _ in board.coords.values()})
     ys = sorted({y for _, y in board.coords.values()})
     step_x, step_y = _min_gap(xs), _min_gap(ys)
-    name_width = max(len(p) for p in board.points)
+    lattice = {p: (round((x - xs[0]) / step_x), round((ys[-1] - y) / step_y)) for p, (x, y) in board.coords.items()}
+    name_width = max(_visible_len(p) for p in board.points)
     per_step = max(2, math.ceil((name_width + 1) / 2))
-    rows = round((ys[-1] - ys[0]) / step_y) + 1
-    width = round((xs[-1] - xs[0]) / step_x) * per_step + name_width + 2
-    if rows > max_rows or width > 48:
-        return None
+    span_x = max(x for x, _ in lattice.values())
+    span_y = max(y for _, y in lattice.values())
+    for kx, ky in ((per_step, 2), (2 * per_step, 2), (per_step, 1)):
+        rows, width = span_y * ky + 1, span_x * kx + name_width + 2
+        if rows > max_rows or width > max_width:
+            continue
+        drawn = _draw_at(game, style, {p: (x * kx + 1, y * ky) for p, (x, y) in lattice.items()}, rows, width)
+        if drawn is not None:
+            return drawn
+    return None
+
+
+def _draw_at(game: Game, style: Style, places: dict[str, tuple[int, int]], rows: int,
+             width: int) -> list[str] | None:
+    board = game.board
     canvas: list[list[str | None]] = [[None] * width for _ in range(rows)]
+    labels: dict[str, list[str]] = {}
     marks = prohibited(game)
     letter_of = letters(game.players)
     for point in board.points:
-        x, y = board.coords[point]
-        column = round((x - xs[0]) / step_x) * per_step + 1
-        row = rows - 1 - round((y - ys[0]) / step_y)
+        column, row = places[point]
         seat = game.stone_at(point)
         if seat is None and point not in marks:
             chars = [style.paint(ch, "2") for ch in point]
         else:
             mark = _cell(game, point, style, marks, letter_of)
             chars = ["(", mark, ")"] if point == game.last_move else [mark]
-            column -= 1 if point == game.last_move else 0
-        span = range(column, column + len(chars))
-        if span.stop > width or any(canvas[row][i] is not None for i in span):
+            places[point] = (column - 1, row) if point == game.last_move else (column, row)
+        labels[point] = chars
+    taken: set[tuple[int, int]] = set()
+    for point, chars in labels.items():
+        column, row = places[point]
+        cells = {(row, c) for c in range(column, column + len(chars))}
+        if column + len(chars) > width or cells & taken:
             return None
-        for i, ch in zip(span, chars):
-            canvas[row][i] = ch
+        taken |= cells
+    centre = {p: (places[p][0] + (len(labels[p]) - 1) // 2, places[p][1]) for p in labels}
+    for a, b in board.edges:
+        _line(canvas, centre[a], centre[b], taken)
+    for point, chars in labels.items():
+        column, row = places[point]
+        for i, ch in enumerate(chars):
+            canvas[row][column + i] = ch
     return ["".join(ch or " " for ch in line).rstrip() for line in canvas]
+
+
+def _line(canvas: list[list[str | None]], start: tuple[int, int], end: tuple[int, int],
+          taken: set[tuple[int, int]]) -> None:
+    """A straight line of `-|/\\` between two points' cells, leaving the points' labels alone."""
+    (c0, r0), (c1, r1) = start, end
+    steps = max(abs(c1 - c0), abs(r1 - r0))
+    if steps < 2:
+        return
+    dc, dr = c1 - c0, r1 - r0
+    if dr == 0:
+        ch = "-"
+    elif abs(dc) <= abs(dr) / 3:
+        ch = "|"
+    elif abs(dr) * 3 <= abs(dc):
+        ch = "-"
+    else:
+        ch = "\\" if (dc > 0) == (dr > 0) else "/"
+    for i in range(1, steps):
+        cell = (round(r0 + dr * i / steps), round(c0 + dc * i / steps))
+        if cell not in taken and canvas[cell[0]][cell[1]] is None:
+            canvas[cell[0]][cell[1]] = ch
 
 
 def _min_gap(values: list[float]) -> float:
@@ -184,8 +242,9 @@ def _min_gap(values: list[float]) -> float:
     return min(gaps) if gaps else 1.0
 
 
-def _point_list(game: Game, style: Style, max_rows: int) -> list[str]:
-    """`name stone : neighbours` entries in two columns, page `style.page` of them."""
+def _point_list(game: Game, style: Style, max_rows: int, max_width: int = 80) -> list[str]:
+    """`name stone : neighbours` entries in as many columns of 40 as `max_width` holds, page
+    `style.page` of them; a page is exactly what fits in `max_rows`, so `more` skips nothing."""
     board = game.board
     letter_of = letters(game.players)
     marks = prohibited(game)
@@ -199,16 +258,18 @@ def _point_list(game: Game, style: Style, max_rows: int) -> list[str]:
         if len(text) > 38:
             text = text[:37] + "…"
         entries.append((text, seat))
-    per_page = 2 * (max_rows - 1)
+    columns = max(1, max_width // 40)
+    per_page = columns * max(1, max_rows - 1)
     pages = max(1, math.ceil(len(entries) / per_page))
     page = style.page % pages
     chunk = entries[page * per_page:(page + 1) * per_page]
-    half = math.ceil(len(chunk) / 2)
+    height = math.ceil(len(chunk) / columns)
     lines = [f"points {page * per_page + 1}-{page * per_page + len(chunk)} of {len(entries)}"
              + (" ('more' for the next page)" if pages > 1 else "")]
-    for left, right in zip(chunk[:half], chunk[half:] + [("", None)] * (half - len(chunk[half:]))):
-        lines.append(_paint_entry(left, game, style).ljust(40 + _escape_len(left, game, style))
-                     + _paint_entry(right, game, style))
+    for row in range(height):
+        cells = [chunk[i] for i in range(row, len(chunk), height)]
+        lines.append("".join(_paint_entry(cell, game, style).ljust(40 + _escape_len(cell, game, style))
+                             for cell in cells).rstrip())
     return lines
 
 
@@ -221,36 +282,66 @@ def _escape_len(entry: tuple[str, int | None], game: Game, style: Style) -> int:
     return len(_paint_entry(entry, game, style)) - len(entry[0])
 
 
-def info_lines(view: RoomView, mine: list[int], now: float, style: Style) -> list[str]:
-    """The panel beside the board: room, rules, players with clocks and prisoners, turn, phase, result."""
+def marking_count(game: Game) -> tuple[list[float], dict[str, int]] | None:
+    """In the marking phase: the score if the marks were accepted now, and each empty point's owner.
+
+    Computed on a copy where every seat accepts the marks, so it is exactly the count the engine
+    will make; None outside the marking phase.
+    """
+    if game.phase != "scoring":
+        return None
+    count = game.copy()
+    for seat, active in enumerate(count.active):
+        if active and seat not in count.accepted and count.phase == "scoring":
+            count.play("done", seat=seat)
+    return count.score(), territory(count)
+
+
+def territory(game: Game) -> dict[str, int]:
+    """Empty points whose region touches the stones of one seat only, with that seat."""
+    stones = game.stones()
+    owner: dict[str, int] = {}
+    seen: set[str] = set()
+    for start in game.board.points:
+        if start in stones or start in seen:
+            continue
+        region, colours, todo = {start}, set(), [start]
+        while todo:
+            for n in game.board.neighbours(todo.pop()):
+                if n in stones:
+                    colours.add(stones[n])
+                elif n not in region:
+                    region.add(n)
+                    todo.append(n)
+        seen |= region
+        if len(colours) == 1:
+            colour = colours.pop()
+            owner.update(dict.fromkeys(region, colour))
+    return owner
+
+
+def info_lines(view: RoomView, mine: list[int], now: float, style: Style, log_rows: int = 6) -> list[str]:
+    """The panel beside the board: room, rules, players with clocks and captures, whose turn, what
+    to type now, the move log (every action of every player) and the chat."""
     game = view.game
     letter_of = letters(game.players)
-    lines = [f"room {view.room}  {game.rules.name}  {game.board.spec or f'{len(game.board)}-point graph'}"]
+    komi_text = f"  komi {game.rules.komi:g}" if len(game.players) == 2 else ""
+    lines = [f"room {view.room}  {game.rules.name}  {game.board.spec or f'{len(game.board)}-point graph'}{komi_text}"]
+    lasker = game.rules.name == "lasker-maas"
     for seat, colour in enumerate(game.players):
         tag = style.paint(letter_of[seat], seat_colour_code(game, seat))
-        name = view.seat_name(seat)[:12]
-        parts = [f"{tag} {colour:<6} {name:<12}"]
+        name = _fit(view.seat_name(seat), 12)
+        parts = [">" if seat == game.to_move else " ", f"{tag} {colour:<6} {name}"]
         if view.clocks is not None and seat < len(view.clocks.seats):
             parts.append(view.clocks.describe(seat, now))
-        parts.append(f"pris {game.prisoners[seat]}")
+        parts.append(f"supply {game.prisoners[seat]}" if lasker else f"caps {view.captured[seat]}")
         if not game.active[seat]:
             parts.append("out")
-        if seat == game.to_move:
-            parts.insert(0, ">")
-        else:
-            parts.insert(0, " ")
         if seat in mine:
             parts.append("(you)")
-        lines.append(" ".join(parts))
-    lines.append(f"phase: {game.phase}" + (f", {len(game.history)} moves" if game.history else ""))
-    if view.status == "waiting":
-        free = sum(1 for s in view.seats if not s.get("name"))
-        lines.append(f"waiting for {free} more player{'s' if free != 1 else ''}")
-    elif game.to_move is not None:
-        who = "you" if game.to_move in mine else f"{game.players[game.to_move]} ({view.seat_name(game.to_move)})"
-        lines.append(f"to move: {who}")
-    if game.last_move:
-        lines.append(f"last stone: {game.last_move}")
+        lines.append(" ".join(p for p in parts if p))
+    lines.append(f"phase: {game.phase}" + (f", move {len(game.history)}" if game.history else ""))
+    lines.extend(_turn_lines(view, mine, style))
     marks = prohibited(game)
     if marks:
         shown = ", ".join(f"{point} {reason}" for point, reason in list(marks.items())[:4])
@@ -258,9 +349,14 @@ def info_lines(view: RoomView, mine: list[int], now: float, style: Style) -> lis
         if "cycle" in marks.values():
             lines.append("  (cycle: 'appeal P' asks for it)")
     lines.extend(ko_lines(game))
-    if game.phase == "scoring":
-        lines.append(f"mark dead: 'dead P', then 'done'; dead: {' '.join(game.dead) or 'none'}")
-        lines.append(f"accepted: {', '.join(game.players[s] for s in game.accepted) or 'nobody yet'}")
+    counted = marking_count(game)
+    if counted is not None:
+        score, owner = counted
+        lines.append("count now: " + ", ".join(f"{letter_of[s]} {p:g}" for s, p in enumerate(score)))
+        per = [sum(1 for o in owner.values() if o == s) for s in range(len(game.players))]
+        lines.append("territory (lower case): " + ", ".join(f"{letter_of[s]} {n}" for s, n in enumerate(per)))
+        lines.append(f"dead (x): {' '.join(game.dead) or 'none'}; accepted: "
+                     f"{', '.join(game.players[s] for s in game.accepted) or 'nobody yet'}")
     if game.phase == "scoring" and game.rules.ending.value == "dispute":
         lines.append("contest a mark: 'dispute P' plays the chain out")
     if game.phase == "dispute" and game.disputed:
@@ -271,37 +367,98 @@ def info_lines(view: RoomView, mine: list[int], now: float, style: Style) -> lis
     if view.undo is not None:
         lines.append(f"{game.players[view.undo['seat']]} asks to undo ('undo yes' / 'undo no')")
     if view.result is not None:
-        result = view.result
-        score = ", ".join(f"{game.players[s]} {p:g}" for s, p in enumerate(result.get("score", [])))
-        ranking = " ".join(f"{game.players[s]}:{place}" for s, place in enumerate(result.get("ranking", [])))
-        lines.append(f"GAME OVER ({result.get('reason')})")
-        lines.append(f"score: {score}")
-        lines.append(f"ranking: {ranking}")
+        lines.append(f"GAME OVER: {result_text(game.players, view.result)}")
+        if len(game.players) > 2 or view.result.get("reason") == "passes":
+            score = ", ".join(f"{game.players[s]} {p:g}" for s, p in enumerate(view.result.get("score", [])))
+            lines.append(f"score: {score}")
+    if log_rows > 0:
+        lines.append("-- moves --")
+        lines.extend(log_lines(view, style)[-log_rows:])
     for name, text in view.chat[-3:]:
-        lines.append(f"<{name[:10]}> {text}"[:40])
+        lines.append(f"<{_fit(name, 10).rstrip()}> {text}")
     return lines
+
+
+def _turn_lines(view: RoomView, mine: list[int], style: Style) -> list[str]:
+    """Whose turn it is, and for the player exactly what to type now."""
+    game = view.game
+    if view.status == "waiting":
+        free = sum(1 for s in view.seats if not s.get("name"))
+        return [f"waiting for {free} more player{'s' if free != 1 else ''}"]
+    if view.status == "ended" or game.phase == "ended":
+        return []
+    if game.phase == "scoring":
+        waiting = [s for s, active in enumerate(game.active) if active and s not in game.accepted]
+        if any(s in mine for s in waiting):
+            return [style.paint("MARKING: type 'done' to accept the count,", "1;7"),
+                    "'dead P' to mark a chain dead or alive,", "'resume' to dispute and play on"]
+        return ["marking: waiting for " + ", ".join(game.players[s] for s in waiting)]
+    if game.to_move is None:
+        return []
+    if game.to_move in mine:
+        text = "YOUR TURN: type a point or 'pass'" + (" or 'appeal P'" if game.rules.name == "kee" else "")
+        return [style.paint(text, "1;7") if style.color else ">> " + text]
+    return [f"to move: {game.players[game.to_move]} ({view.seat_name(game.to_move)})"]
+
+
+def log_lines(view: RoomView, style: Style) -> list[str]:
+    """The move log: `12 W bot1 passes`, one line per action of any player (and the room's own).
+
+    Players are named, also the one at this terminal (the panel marks your seat with "(you)")."""
+    game = view.game
+    letter_of = letters(game.players)
+    out = []
+    for entry in view.log:
+        number = f"{entry.number:>3} " if entry.number is not None else "    "
+        if entry.seat is None:
+            out.append(f"{number}{entry.text}")
+            continue
+        who = _fit(view.seat_name(entry.seat), 10).rstrip()
+        tag = style.paint(letter_of[entry.seat], seat_colour_code(game, entry.seat))
+        out.append(f"{number}{tag} {who} {entry.text}")
+    return out
+
+
+def _fit(text: str, columns: int) -> str:
+    """`text` cut or padded to exactly `columns` terminal columns (wide characters count two)."""
+    out, used = [], 0
+    for ch in text:
+        w = max(0, wcwidth(ch))
+        if used + w > columns:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + " " * (columns - used)
 
 
 def screen(view: RoomView, mine: list[int], now: float, style: Style, message: str = "",
            width: int = WIDTH, height: int = HEIGHT) -> list[str]:
-    """The whole screen but the prompt: the board on the left, the panel on the right, a message."""
-    board = board_lines(view.game, style, max_rows=height - 3)
-    panel = info_lines(view, mine, now, style)
+    """The whole screen but the prompt, for a terminal of `width` x `height`: the board on the left,
+    the panel on the right (below the board when the terminal is too narrow), the message last.
+
+    The move log takes whatever rows the panel leaves; no line is wider than `width` columns.
+    """
+    notice = textwrap.wrap(message, max(10, width - 1))[:MESSAGE_LINES] or [""]
+    rows = max(4, height - 1 - len(notice))
+    board = board_lines(view.game, style, max_rows=rows, max_width=max(40, width - 32))
     board_width = max((_visible_len(line) for line in board), default=0) + 2
-    panel_width = max(20, width - board_width - 1)
-    out = []
-    if board_width + 20 > width:
-        out = board[: height - 3 - len(panel)] + [line[: width] for line in panel]
-    else:
+    base = len(info_lines(view, mine, now, style, log_rows=0)) + 1
+    if board_width + 30 <= width:
+        panel = info_lines(view, mine, now, style, log_rows=max(0, rows - base))
+        panel_width = width - board_width
+        out = []
         for i in range(max(len(board), len(panel))):
             left = board[i] if i < len(board) else ""
             right = _clip(panel[i], panel_width) if i < len(panel) else ""
             out.append(left + " " * (board_width - _visible_len(left)) + right)
-    notice = textwrap.wrap(message, width - 1)[:MESSAGE_LINES] or [""]
-    return out[: height - 1 - len(notice)] + notice
+    else:
+        panel = info_lines(view, mine, now, style, log_rows=max(0, rows - len(board) - base))
+        out = [_clip(line, width) for line in board + panel]
+    return (out + [""] * rows)[:rows] + notice
 
 
 def _visible_len(text: str) -> int:
+    """Terminal columns `text` takes: colour escapes take none, wide (CJK) characters two."""
     length, skipping = 0, False
     for ch in text:
         if ch == "\x1b":
@@ -309,7 +466,7 @@ def _visible_len(text: str) -> int:
         elif skipping:
             skipping = ch != "m"
         else:
-            length += 1
+            length += max(0, wcwidth(ch))
     return length
 
 
@@ -324,8 +481,10 @@ def _clip(text: str, width: int) -> str:
             out.append(ch)
             skipping = ch != "m"
             continue
-        if shown >= width - 1:
+        w = max(0, wcwidth(ch))
+        if shown + w > width - 1:
+            shown = width
             continue
         out.append(ch)
-        shown += 1
+        shown += w
     return "".join(out) + "…" + ("\x1b[0m" if "\x1b" in text else "")

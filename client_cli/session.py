@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,16 @@ from client_cli.tasks import spawn
 
 DEFAULT_URL = "ws://127.0.0.1:8765/"
 RECONNECT_FOR = 60.0
-"""Seconds a client keeps trying to reconnect before it gives up."""
+"""Seconds a client keeps trying to reconnect before it gives up (`polygo play` tries for longer)."""
+BACKOFF_FIRST, BACKOFF_CAP = 0.2, 10.0
+"""Reconnection delays: doubling from the first to the cap, each drawn at random between half and
+all of it (jitter), so a server's many clients do not all come back at the same instant."""
+
+
+def backoff(attempt: int, rng: random.Random) -> float:
+    """Seconds to wait before reconnection attempt `attempt` (1, 2, ...)."""
+    ceiling = min(BACKOFF_CAP, BACKOFF_FIRST * 2 ** (attempt - 1))
+    return rng.uniform(ceiling / 2, ceiling)
 
 
 def default_token_file() -> Path:
@@ -114,6 +124,8 @@ class Client:
         self._after: dict[tuple[str, int], int] = {}
         self._resyncing: set[str] = set()
         self.held: set[tuple[str, int]] = set()
+        self.status = "connected"      # or what the reconnection is doing, for the screen
+        self._rng = random.Random()
 
     async def __aenter__(self) -> Client:
         await self.connect()
@@ -337,26 +349,48 @@ class Client:
             self._resyncing.discard(room)
 
     async def _reconnect(self) -> None:
-        """Reconnect with the token, catch up every room, resend the unacknowledged moves."""
+        """Reconnect with the token (backing off, with jitter), catch up every room, resend the
+        unacknowledged moves. `status` says what is going on, and each change wakes `changes`."""
         deadline = time.monotonic() + self.reconnect_for
-        delay = 0.1
+        attempt = 0
         while True:
+            attempt += 1
+            self._set_status(f"lost the server; reconnecting… (attempt {attempt})")
             try:
                 self._conn = await Connection.open(self.url, codec=self.codec)
                 await self._hello()
                 break
             except (ConnectionFailed, ServerRefused):
                 if time.monotonic() > deadline:
+                    self._set_status("lost the server")
                     self._fail_all(ConnectionFailed(f"lost the server at {self.url} and could not reconnect"))
                     self.changes.put_nowait(None)
                     raise
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                await asyncio.sleep(backoff(attempt, self._rng))
         self._connected.set()
         for room in list(self.rooms):
             await self._resync_room(room)
+        self._set_status("connected")
         for (room, seq), (move, _) in list(self._unacked.items()):
             spawn(self._send_move(room, seq, move))
+
+    def _set_status(self, status: str) -> None:
+        self.status = status
+        for room in self.rooms:
+            self.changes.put_nowait(room)
+
+    async def recent_chat(self, room: str, events: int = 200) -> None:
+        """Fill the room's chat with what was said in its last `events` events (missed while away)."""
+        view = self.rooms[room]
+        try:
+            reply = await self.request(Watch(room=room, since=max(0, view.version - events)))
+        except (ConnectionFailed, ServerRefused):
+            return
+        if isinstance(reply, Events):
+            said = [(e.get("name") or "?", e.get("text", "")) for e in reply.events if e.get("kind") == "chat"
+                    and e.get("version", 0) <= view.version]
+            view.chat[:0] = said
+            self.changes.put_nowait(room)
 
     def _fail_all(self, error: Exception) -> None:
         for _, future in self._unacked.values():

@@ -1,10 +1,15 @@
 """`polygo play` and `polygo watch`: a game in the terminal.
 
-The screen (`render.screen`) is redrawn after every change in the room and every second while a
-clock runs; the prompt on the last line keeps what the player is typing. Commands are read a line
-at a time (`parse_command` turns a line into an action, without I/O). A refused move shows the
-server's reason and the game goes on. When the game ends the final position, score and ranking stay
-on the screen and the program exits.
+The screen (`render.screen`) is a pure function of the room, drawn for the terminal's real size
+and redrawn after every change in the room, every second (the clocks), and when the terminal is
+resized. The input line is prompt_toolkit's (asyncio-native): editing, history (Up/Down), and
+completion of commands and point names (Tab). `parse_command` turns a line into an action without
+I/O; a word that is neither a command nor a point of the board is refused here, never sent as a
+move. A refused move shows the server's reason and the game goes on. When the game ends, the final
+position, score and ranking stay on the screen and the program exits.
+
+Where standard input or output is not a terminal (scripts), the same commands are read a line at a
+time and each new screen is printed as plain text.
 """
 
 from __future__ import annotations
@@ -12,19 +17,32 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
-import threading
 import time
-from typing import TextIO
+from typing import Iterable, TextIO
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import ANSI
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import Float, FloatContainer, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.layout.processors import BeforeInput
 
 from gorules import Game
 
 from client_cli.errors import ClientError, ServerRefused
 from client_cli.render import Style, screen
-from client_cli.room import RoomView
+from client_cli.room import RoomView, result_text
 from client_cli.session import Client
 
-HELP = ("commands: POINT  pass  appeal POINT  resign  undo  undo yes|no  rank 1 2 2  accept  reject  "
+HELP = ("commands: POINT  pass  appeal POINT  resign  leave  undo  undo yes|no  rank 1 2 2  accept  reject  "
         "dead POINT  alive POINT  done  resume  dispute POINT  give  say TEXT  more  help  quit")
+WORDS = ("pass", "appeal", "resign", "leave", "undo", "rank", "accept", "reject", "dead", "alive", "done", "resume",
+         "dispute", "give", "say", "more", "help", "quit")
 
 REASONS = {
     "occupied": "that point is occupied",
@@ -57,14 +75,16 @@ REASONS = {
 
 @dataclasses.dataclass(frozen=True)
 class Command:
-    """One parsed line: `kind` in move, undo, undo_reply, say, help, more, quit, redraw, error."""
+    """One parsed line: `kind` in move, undo, undo_reply, say, help, more, quit, leave, redraw, error."""
 
     kind: str
     arg: str = ""
 
 
 def parse_command(line: str, game: Game | None) -> Command:
-    """Turn a typed line into a command; point names are matched case-insensitively on grids.
+    """Turn a typed line into a command; point names are matched case-insensitively.
+
+    With a game, a lone word must be a point of its board (anything else is an error, not a move).
 
     >>> parse_command("d4", None)
     Command(kind='move', arg='D4')
@@ -80,6 +100,8 @@ def parse_command(line: str, game: Game | None) -> Command:
         return Command("help")
     if word in ("quit", "exit", "q"):
         return Command("quit")
+    if word == "leave" and not rest:
+        return Command("leave")
     if word == "more":
         return Command("more")
     if word in ("say", "chat"):
@@ -95,27 +117,50 @@ def parse_command(line: str, game: Game | None) -> Command:
     if word in ("pass", "resign", "done", "resume", "accept", "reject", "give") and not rest:
         return Command("move", word)
     if word in ("appeal", "dead", "alive", "dispute"):
-        if not rest or " " in rest:
-            return Command("error", f"'{word}' needs one point, e.g. '{word} D4'")
-        return Command("move", f"{word} {_point(rest, game)}")
+        point = _point(rest, game) if rest and " " not in rest else None
+        if point is None:
+            return Command("error", f"'{word}' needs one point of the board, e.g. '{word} D4'")
+        return Command("move", f"{word} {point}")
     if word == "rank":
         places = rest.split()
         if not places or not all(p.isdigit() for p in places):
             return Command("error", "'rank' needs a place per seat, e.g. 'rank 1 2 2'")
         return Command("move", "rank " + " ".join(places))
     if not rest:
-        return Command("move", _point(text, game))
-    return Command("error", f"unknown command {word!r}; type 'help'")
+        point = _point(text, game)
+        if point is not None:
+            return Command("move", point)
+    return Command("error", f"unknown command {text!r}: not a command nor a point of this board; type 'help'")
 
 
-def _point(text: str, game: Game | None) -> str:
-    if game is not None:
-        index = game.board.find(text)
-        if index is None:
-            index = game.board.find(text.upper())
+def _point(text: str, game: Game | None) -> str | None:
+    if game is None:
+        return text.upper() if text[:1].isalpha() and text[1:].isdigit() else text
+    for candidate in (text, text.upper(), text.lower()):
+        index = game.board.find(candidate)
         if index is not None:
             return game.board.points[index]
-    return text.upper() if text[:1].isalpha() and text[1:].isdigit() else text
+    return None
+
+
+class CommandCompleter(Completer):
+    """Completes the first word from the commands, and point names after `appeal`/`dead` or alone."""
+
+    def __init__(self, points: Iterable[str]) -> None:
+        self.points = sorted(points)
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        words = document.text_before_cursor.split(" ")
+        current = words[-1]
+        if len(words) == 1:
+            choices: Iterable[str] = [*WORDS, *self.points]
+        elif len(words) == 2 and words[0].lower() in ("appeal", "dead"):
+            choices = self.points
+        else:
+            return
+        for choice in choices:
+            if choice.lower().startswith(current.lower()):
+                yield Completion(choice, start_position=-len(current))
 
 
 def refusal_text(move: str, error: ServerRefused) -> str:
@@ -125,103 +170,176 @@ def refusal_text(move: str, error: ServerRefused) -> str:
     return f"refused {move!r}: {error.message}{detail}"
 
 
+CONFIRM = {
+    "resign": ("resign this game? type 'yes' to resign, anything else to go on", "resign"),
+    "leave": ("leave this game for good? you resign (with 3 or more players you drop out and the others "
+              "play on) and 'polygo play' will not reopen it; type 'yes' to leave", "resign"),
+}
+"""Commands that cannot be taken back ask first: the question, and the move sent on 'yes'."""
+
+
 class TerminalApp:
     """Draws one room and takes the player's commands until the game ends or the player quits."""
 
     def __init__(self, client: Client, room: str, *, style: Style, out: TextIO = sys.stdout,
-                 spectator: bool = False, height: int = 24, width: int = 80) -> None:
+                 spectator: bool = False) -> None:
         self.client = client
         self.room = room
         self.style = style
         self.out = out
         self.spectator = spectator
-        self.height = height
-        self.width = width
         self.message = HELP if not spectator else "watching; commands: say TEXT, help, quit"
-        self.tty = out.isatty()
-        self._quit = asyncio.Event()
+        self.left_for_good = False
+        self._confirm: str | None = None
+        self._done = asyncio.Event()
+        self._app: Application[None] | None = None
+        self._busy: set[asyncio.Task[None]] = set()
+        self._version = -1
 
     @property
     def view(self) -> RoomView:
         return self.client.rooms[self.room]
 
-    def draw(self) -> None:
+    def lines(self, width: int, height: int) -> list[str]:
+        """The screen for a terminal of `width` x `height` (the prompt line not included)."""
         mine = [] if self.spectator else self.client.seats_in(self.room)
-        lines = screen(self.view, mine, time.monotonic(), self.style, self.message,
-                       width=self.width, height=self.height)
-        if self.tty:
-            body = "".join(f"\x1b[{i + 1};1H{line}\x1b[K" for i, line in enumerate(lines))
-            clear = "".join(f"\x1b[{i + 1};1H\x1b[K" for i in range(len(lines), self.height - 1))
-            self.out.write("\x1b7" + body + clear + "\x1b8")
-        else:
-            self.out.write("\n".join(lines) + "\n")
-        self.out.flush()
+        message = self.message
+        if self.client.status != "connected":
+            message = f"{self.client.status} {message}".strip()
+        return screen(self.view, mine, time.monotonic(), self.style, message, width=width, height=height)
 
-    def prompt(self) -> None:
-        if self.tty:
-            self.out.write(f"\x1b[{self.height};1H\x1b[K> ")
-        else:
-            self.out.write("> ")
-        self.out.flush()
-
-    async def run(self, lines: asyncio.Queue[str | None]) -> dict | None:
+    async def run(self, interactive: bool | None = None) -> dict | None:
         """Play until the end; returns the result (None when the player quit first)."""
-        if self.tty:
-            self.out.write("\x1b[2J")
-        self.draw()
-        self.prompt()
-        tasks = [asyncio.create_task(self._follow()), asyncio.create_task(self._tick()),
-                 asyncio.create_task(self._read(lines))]
+        if interactive is None:
+            interactive = sys.stdin.isatty() and self.out.isatty()
+        follow = asyncio.create_task(self._follow())
         try:
-            await self._quit.wait()
+            if interactive:
+                await self._run_full_screen()
+            else:
+                await self._run_plain()
         finally:
-            for task in tasks:
+            follow.cancel()
+            for task in [follow, *self._busy]:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        self.draw()
-        if self.tty:
-            self.out.write(f"\x1b[{self.height};1H\x1b[K")
-        self.out.flush()
+            await asyncio.gather(follow, *self._busy, return_exceptions=True)
         return self.view.result
+
+    # --- the full-screen application -----------------------------------------------------------
+
+    async def _run_full_screen(self) -> None:
+        buffer = Buffer(history=InMemoryHistory(), multiline=False, complete_while_typing=False,
+                        completer=CommandCompleter(self.view.game.board.points), accept_handler=self._accept)
+        keys = KeyBindings()
+
+        @keys.add("c-c")
+        @keys.add("c-d")
+        def _quit(event: object) -> None:
+            self.message = "bye"
+            self._done.set()
+
+        body = Window(FormattedTextControl(self._formatted), wrap_lines=False)
+        prompt = Window(BufferControl(buffer, input_processors=[BeforeInput("> ")]), height=1)
+        layout = Layout(FloatContainer(HSplit([body, prompt]),
+                                       floats=[Float(xcursor=True, ycursor=True,
+                                                     content=CompletionsMenu(max_height=8))]),
+                        focused_element=prompt)
+        self._app = Application(layout=layout, key_bindings=keys, full_screen=True, refresh_interval=1.0,
+                                mouse_support=False)
+        closer = asyncio.create_task(self._exit_when_done())
+        try:
+            await self._app.run_async()
+        finally:
+            closer.cancel()
+        size = self._app.output.get_size()
+        self.out.write("\n".join(self.lines(size.columns, size.rows - 1)) + "\n")
+        self.out.flush()
+
+    def _formatted(self) -> ANSI:
+        assert self._app is not None
+        size = self._app.output.get_size()
+        return ANSI("\n".join(self.lines(size.columns, size.rows - 1)))
+
+    async def _exit_when_done(self) -> None:
+        await self._done.wait()
+        assert self._app is not None
+        self._app.exit()
+
+    def _accept(self, buffer: Buffer) -> bool:
+        task = asyncio.get_running_loop().create_task(self.handle(buffer.text))
+        self._busy.add(task)
+        task.add_done_callback(self._busy.discard)
+        return False
+
+    def _redraw(self) -> None:
+        if self._app is not None:
+            self._app.invalidate()
+        elif not self._done.is_set():
+            self.out.write("\n".join(self.lines(80, 24)) + "\n> ")
+            self.out.flush()
+
+    # --- plain lines, when not on a terminal ------------------------------------------------------
+
+    async def _run_plain(self) -> None:
+        self._redraw()
+        reader = asyncio.create_task(self._read_plain())
+        try:
+            await self._done.wait()
+        finally:
+            reader.cancel()
+        self.out.write("\n".join(self.lines(80, 24)) + "\n")
+        self.out.flush()
+
+    async def _read_plain(self) -> None:
+        while True:
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line:
+                self._done.set()
+                return
+            await self.handle(line.rstrip("\n"))
+
+    # --- the room and the commands -----------------------------------------------------------------
 
     async def _follow(self) -> None:
         while True:
             room = await self.client.changes.get()
             if room is None:
                 self.message = "lost the server; giving up"
-                self._quit.set()
+                self._done.set()
                 return
             if room != self.room:
                 continue
-            if self.view.last_kind == "chat" and self.view.chat:
-                name, text = self.view.chat[-1]
+            view = self.view
+            fresh, self._version = view.version != self._version, view.version
+            if fresh and view.last_kind == "chat" and view.chat:
+                name, text = view.chat[-1]
                 self.message = f"<{name}> {text}"
-            self.draw()
-            if self.view.status == "ended" or self.view.game.phase == "ended":
-                self.message = "game over"
-                self._quit.set()
+            if view.status == "ended" or view.game.phase == "ended":
+                if view.result is not None:
+                    self.message = f"game over: {result_text(view.game.players, view.result)}"
+                self._redraw()
+                self._done.set()
                 return
-
-    async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(1.0)
-            if self.tty and self.view.clocks is not None and self.view.clocks.running is not None:
-                self.draw()
-
-    async def _read(self, lines: asyncio.Queue[str | None]) -> None:
-        while True:
-            line = await lines.get()
-            if line is None:
-                self._quit.set()
-                return
-            await self.handle(line)
-            if not self._quit.is_set():
-                self.draw()
-                self.prompt()
+            self._redraw()
 
     async def handle(self, line: str) -> None:
         """Carry out one typed line; errors become the message line, never an exception."""
         command = parse_command(line, self.view.game)
+        if self._confirm is not None:
+            asked, self._confirm = self._confirm, None
+            if line.strip().lower() in ("yes", "y"):
+                command = Command("leave" if asked == "leave" else "move", CONFIRM[asked][1])
+                self.left_for_good = asked == "leave"
+            else:
+                self.message = f"not done: you did not {asked}"
+                self._redraw()
+                return
+        elif command.kind in ("move", "leave") and (command.arg == "resign" or command.kind == "leave") \
+                and not self.spectator:
+            self._confirm = "leave" if command.kind == "leave" else "resign"
+            self.message = CONFIRM[self._confirm][0]
+            self._redraw()
+            return
         try:
             await self._do(command)
         except ServerRefused as exc:
@@ -231,14 +349,16 @@ class TerminalApp:
                 self.message = f"refused: {exc.message} [{exc.code}]"
         except ClientError as exc:
             self.message = str(exc)
+        self._redraw()
 
     async def _do(self, command: Command) -> None:
         kind = command.kind
+        game = self.view.game
         if kind == "help":
             self.message = HELP
         elif kind == "quit":
-            self.message = "bye"
-            self._quit.set()
+            self.message = "bye: your seat stays yours; 'polygo play' brings you back"
+            self._done.set()
         elif kind == "more":
             self.style.page += 1
             self.message = ""
@@ -257,22 +377,16 @@ class TerminalApp:
         elif kind == "undo_reply":
             await self.client.undo_reply(self.room, command.arg == "yes")
             self.message = "answered the undo request"
+        elif kind == "leave":
+            if self.view.status != "ended" and any(game.active[s] for s in self.client.seats_in(self.room)):
+                await self.client.move(self.room, "resign")
+            self.message = "you left this game for good"
+            self._done.set()
+        elif kind == "move" and command.arg == "pass" and game.phase == "scoring":
+            self.message = ("the passes are over: this is the marking phase, not the end. Type 'done' to "
+                            "accept the count shown, 'dead P' to mark a chain dead or alive, 'resume' to play on")
         elif kind == "move":
             self.message = f"sent {command.arg}"
-            self.draw()
+            self._redraw()
             await self.client.move(self.room, command.arg)
-            self.message = f"played {command.arg}"
-
-
-async def stdin_lines() -> asyncio.Queue[str | None]:
-    """Lines typed on standard input, in a queue (None at end of input), read without blocking the loop."""
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-    loop = asyncio.get_running_loop()
-
-    def reader() -> None:
-        for line in sys.stdin:
-            loop.call_soon_threadsafe(queue.put_nowait, line.rstrip("\n"))
-        loop.call_soon_threadsafe(queue.put_nowait, None)
-
-    threading.Thread(target=reader, name="polygo-stdin", daemon=True).start()
-    return queue
+            self.message = ""

@@ -76,6 +76,9 @@ class RoomSettings(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     clock: text(CLOCK_MAX, about="a clock spec: none, absolute:600, byoyomi:600+5x30, ...") | ClockMap | None = None
     private: bool = False
     title: text(TITLE_MAX, min_len=0) = ""
+    bots: number(int, 0, PLAYERS_MAX - 1, "the last seats, played by the server's own bot") = 0
+    """The last `bots` seats are played by the server's own bot (so a game against bots survives
+    its players' programs and the server's restarts)."""
 
     def to_json(self) -> dict[str, Any]:
         """The settings as a plain map (stored with the room, shown in listings)."""

@@ -92,6 +92,7 @@ class Settings(View, kw_only=True):
     clock: dict[str, Any]
     private: bool
     title: str
+    bots: int = 0
 
 
 class SeatView(View, kw_only=True):

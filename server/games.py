@@ -73,6 +73,8 @@ def normalize(settings: RoomSettings) -> dict[str, Any]:
         game = new_game(data)
     except (ValueError, TypeError, KeyError) as exc:
         raise SettingsError(str(exc) or type(exc).__name__) from None
+    if data["bots"] >= data["players"]:
+        raise SettingsError(f"{data['bots']} bots in a room of {data['players']} seats leave none for a player")
     if isinstance(data["board"], dict):
         data["board"] = game.board.describe()
     return _effective(data, game)

@@ -23,6 +23,7 @@ from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, Room
 
 from .config import Config
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
+from .house_bots import HouseBots, bot_name
 from .metrics import NullMetrics
 from .room import RESTARTING, Room, Seat
 from .sessions import Session, Sessions
@@ -58,6 +59,7 @@ class Hub:
         self._owned: dict[str, set[str]] = defaultdict(set)              # token -> waiting rooms created
         self._closing: set[asyncio.Task[None]] = set()
         self._evictions: dict[str, asyncio.TimerHandle] = {}             # ended room -> its next check
+        self.house_bots = HouseBots()
 
     # -- start and stop ----------------------------------------------------------------------------
 
@@ -69,8 +71,10 @@ class Hub:
                 for seat, token in row["seats"].items():
                     if token is None:
                         continue
-                    session = await self.sessions.lookup(token)
-                    seats[int(seat)] = Seat(token, session.name if session else "?", session.user if session else None)
+                    house = bot_name(token, row["settings"])
+                    session = None if house else await self.sessions.lookup(token)
+                    name = house or (session.name if session else "?")
+                    seats[int(seat)] = Seat(token, name, session.user if session else None)
                 room = Room(self, row["room_id"], row["settings"], owner=row["owner"], invite=row["invite"],
                             rows=row["moves"], version=row["version"], seats=seats)
             except (ValueError, KeyError, TypeError, IndexError) as exc:
@@ -83,6 +87,7 @@ class Hub:
                     self._index(seat.token, seat.user, room.id, i, add=True)
             if room.status == "waiting":
                 self._owned[room.owner].add(room.id)
+            self.house_bots.changed(room)
         return len(self.rooms)
 
     async def halt(self) -> None:
@@ -94,6 +99,7 @@ class Hub:
         for timer in self._evictions.values():
             timer.cancel()
         self._evictions.clear()
+        await self.house_bots.close()
         for room in list(self.rooms.values()):
             await room.close()
 
@@ -169,6 +175,7 @@ class Hub:
         await self.store.create_room(room_id, stored, owner=session.token, invite=invite)
         self.rooms[room_id] = Room(self, room_id, stored, owner=session.token, invite=invite)
         self._owned[session.token].add(room_id)
+        await self.house_bots.seat(self.rooms[room_id])
         return Created(room=room_id, invite=invite)
 
     def room(self, room_id: str) -> Room:

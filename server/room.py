@@ -48,6 +48,11 @@ class Seat:
     user: str | None = None
 
 
+def _plain(play: Any) -> bool:
+    """A live turn move (a stone, pass or appeal) that an undo may take back."""
+    return not play.rescinded and play.move.split()[0].lower() not in ACTIONS and play.move != "timeout"
+
+
 class Room:
     """A room and the task that serialises its requests."""
 
@@ -393,12 +398,16 @@ class Room:
         history = self.game.history
         if self.undo is not None:
             raise ProtocolError(ErrorCode.NO_UNDO, f"seat {self.undo['seat']} already asked for an undo")
-        last = history[-1] if history else None
-        if (last is None or last.seat != seat or last.rescinded or self.game.over
-                or last.move.split()[0].lower() in ACTIONS or last.move == "timeout"):
-            raise ProtocolError(ErrorCode.NO_UNDO, "only the player who made the last move may take it back, "
-                                                   "before the end of play")
-        self.undo = {"seat": seat, "accepted": set()}
+        # The house bot's answers to the move do not stand in the way: they are taken back with it.
+        back = 1
+        while back < len(history) and history[-back].seat != seat and _plain(history[-back]) \
+                and self.hub.house_bots.holds(self.seats[history[-back].seat]):
+            back += 1
+        last = history[-back] if history else None
+        if last is None or last.seat != seat or not _plain(last) or self.game.over:
+            raise ProtocolError(ErrorCode.NO_UNDO, "only the player who made the last move (or whose move only "
+                                                   "house bots answered) may take it back, before the end of play")
+        self.undo = {"seat": seat, "accepted": set(), "moves": back}
         await self._commit("undo-request", {"seat": seat})
         return Ok(ref="undo", room=self.id)
 
@@ -417,7 +426,8 @@ class Room:
         await self._commit("undo-reply", {"seat": seat, "accept": True})
         others = {s for s, active in enumerate(self.game.active) if active and s != self.undo["seat"]}
         if others <= self.undo["accepted"]:
-            await self._take_back(self.undo["seat"])
+            for _ in range(self.undo["moves"]):
+                await self._take_back(self.game.history[-1].seat)
         return Ok(ref="undo_reply", room=self.id)
 
     async def _take_back(self, seat: int) -> None:
@@ -553,6 +563,7 @@ class Room:
             self.hub.broadcast(self.watchers, {"type": "event", "room": self.id, **event})
         except Exception:
             log.exception("room %s: event %d is committed but could not be sent", self.id, version)
+        self.hub.house_bots.changed(self)
 
     async def _rebuild(self) -> None:
         """After a failed commit: back to the committed rows (the clock keeps running)."""

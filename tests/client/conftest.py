@@ -1,16 +1,9 @@
-"""Shared fixtures of the client tests: GNU Go, the fake GTP engine, a real server subprocess."""
+"""Shared fixtures of the client tests: GNU Go, the fake GTP engine, a real server subprocess, tmux."""
 
-import fcntl
-import os
-import pty
 import re
-import select
 import shutil
-import signal
-import struct
 import subprocess
 import sys
-import termios
 import threading
 from pathlib import Path
 
@@ -20,6 +13,8 @@ from gorules import Game
 from protocol import Snapshot
 
 from client_cli.room import RoomView
+
+from .tmux import Tmux
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_GTP = Path(__file__).with_name("fake_gtp.py")
@@ -97,87 +92,18 @@ def server(tmp_path):
     local.stop()
 
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]")
-GUARD = 20.0
-"""Seconds a pseudo-terminal test waits for output before it fails; never a measure of speed."""
-
-
-class Pty:
-    """A program on a pseudo-terminal of 80x24: type lines, wait for text on the screen."""
-
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                        close_fds=True, start_new_session=True)
-        os.close(slave)
-        self.master = master
-        self.raw = ""
-        self.seen = 0
-
-    def read_some(self, wait: float) -> bool:
-        ready, _, _ = select.select([self.master], [], [], wait)
-        if not ready:
-            return False
-        try:
-            data = os.read(self.master, 65536)
-        except OSError:
-            return False
-        if not data:
-            return False
-        self.raw += data.decode("utf-8", "replace")
-        return True
-
-    def more(self) -> bool:
-        """Wait for more output (False when none came in GUARD seconds)."""
-        return self.read_some(GUARD)
-
-    @property
-    def text(self) -> str:
-        return ANSI.sub("\n", self.raw)
-
-    def expect(self, pattern: str) -> re.Match:
-        """Wait for `pattern` in what the program wrote since the last match."""
-        regex = re.compile(pattern)
-        while True:
-            found = regex.search(self.text, self.seen)
-            if found:
-                self.seen = found.end()
-                return found
-            if not self.read_some(GUARD):
-                raise AssertionError(f"never saw {pattern!r}; the screen said:\n{self.text[-3000:]}")
-
-    def latest(self, pattern: str) -> str | None:
-        matches = re.findall(pattern, self.text)
-        return matches[-1] if matches else None
-
-    def type(self, line: str) -> None:
-        os.write(self.master, (line + "\n").encode())
-
-    def close(self) -> int:
-        try:
-            code = self.process.wait(GUARD)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            code = self.process.wait()
-        os.close(self.master)
-        return code
-
-
 @pytest.fixture
-def spawn():
-    """A factory of programs on 80x24 pseudo-terminals; any still running at teardown is stopped."""
-    started: list[Pty] = []
+def tmux():
+    """A factory of programs in tmux windows (default 80x24), every one stopped at teardown."""
+    started: list[Tmux] = []
 
-    def start(argv: list[str], env: dict[str, str]) -> Pty:
-        started.append(Pty(argv, env))
+    def start(argv: list[str], env: dict[str, str], width: int = 80, height: int = 24) -> Tmux:
+        started.append(Tmux(argv, env, width, height))
         return started[-1]
 
     yield start
     for term in started:
-        if term.process.poll() is None:
-            os.killpg(term.process.pid, signal.SIGTERM)
-            term.process.wait()
+        term.close()
 
 
 def _view_of(game: Game, names: list[str], settings: dict | None = None) -> RoomView:

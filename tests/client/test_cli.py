@@ -2,9 +2,11 @@
 
 import asyncio
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -46,37 +48,60 @@ def test_no_server_is_a_clear_error():
     assert "cannot connect" in done.stderr and "[no-server]" in done.stderr
 
 
-def test_play_starts_a_local_server_and_a_restart_rejoins(tmp_path, spawn):
+def test_play_starts_a_local_server_and_a_restart_rejoins(tmp_path, tmux):
     port = free_port()
     url = f"ws://127.0.0.1:{port}/"
-    env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"), NO_COLOR="1", TERM="xterm")
-    term = spawn([*POLYGO, "play", "--server", url, "--name", "ann", "--bots", "2", "--rules", "kee",
-                "--board", "5x5"], env)
-    try:
-        term.expect(r"starting a local one")
-        room = term.expect(r"created room (\S+)").group(1)
-        term.expect(r"R red +bot2")
-        term.expect(r"to move: you")
-        term.type("c3")
-        term.expect(r"played C3")
-        term.type("quit")
-        term.expect(r"left room")
-    finally:
-        assert term.close() == 0
+    env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"), NO_COLOR="1")
+    term = tmux([*POLYGO, "play", "--server", url, "--name", "ann", "--bots", "2", "--rules", "kee",
+                 "--board", "5x5"], env)
+    room = term.wait_for(r"room (\S+) +kee").group(1)
+    term.wait_for(r"R red +bot2")
+    term.wait_for(r"YOUR TURN")
+    term.type("c3")
+    term.wait_for(r"1 B ann C3")
+    term.type("quit")
+    term.wait_for(r"left room \S+; 'polygo play' rejoins it")
+    term.wait_for(r"EXIT=0")
     assert not answers(port), "the local server was left running"
 
-    again = spawn([*POLYGO, "play", "--server", url, "--name", "ann"], env)
-    try:
-        term_room = again.expect(r"rejoining room (\S+)").group(1)
-        assert term_room == room
-        again.expect(r"3 \. \. B")
-        again.type("quit")
-    finally:
-        assert again.close() == 0
+    again = tmux([*POLYGO, "play", "--server", url, "--name", "ann"], env)
+    assert again.wait_for(r"room (\S+) +kee").group(1) == room
+    again.wait_for(r"3 \. \. B")
+    again.type("quit")
+    again.wait_for(r"EXIT=0")
     assert not answers(port)
 
 
-async def test_rooms_and_watch(server, tmp_path, spawn):
+def test_a_killed_client_leaves_no_local_server_behind_and_the_bots_play_on(tmp_path, tmux):
+    """Issue 11 item 5: the local server outlived a killed `polygo play` as an orphan."""
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/"
+    env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"), NO_COLOR="1")
+    term = tmux([*POLYGO, "play", "--server", url, "--name", "ann", "--bots", "1", "--rules", "chinese",
+                 "--board", "5x5"], env)
+    term.wait_for(r"YOUR TURN")
+    term.type("c3")
+    term.wait_for(r"2 W bot1 \S+")
+    os.kill(term.pid(), signal.SIGKILL)
+    term.wait_for(r"EXIT=")
+    deadline = time.monotonic() + 30
+    while answers(port) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not answers(port), "the local server outlived its killed client"
+
+    again = tmux([*POLYGO, "play", "--server", url, "--name", "ann"], env)
+    again.wait_for(r"1 B ann C3")
+    again.wait_for(r"YOUR TURN")
+    screen = again.screen()
+    free = next(p for p in ("B2", "D4", "B4", "D2", "A1") if f" {p}" not in screen.split("-- moves --")[1])
+    again.type(free)
+    again.wait_for(r"4 W bot1 \S+")
+    again.type("quit")
+    again.wait_for(r"EXIT=0")
+    assert not answers(port)
+
+
+async def test_rooms_and_watch(server, tmp_path, tmux):
     async with Client(server.url, name="host") as host:
         created = await host.create(RoomSettings(rules="kee", board="hex5", players=3, title="hexes"))
         await host.sit(created.room, 0)
@@ -84,18 +109,16 @@ async def test_rooms_and_watch(server, tmp_path, spawn):
         assert listing.returncode == 0
         assert created.room in listing.stdout and "hexes" in listing.stdout and "host" in listing.stdout
 
-        env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"), NO_COLOR="1", TERM="xterm")
-        term = spawn([*POLYGO, "watch", created.room, "--server", server.url, "--name", "eve"], env)
-        try:
-            await asyncio.to_thread(term.expect, r"watching")
-            await asyncio.to_thread(term.expect, r"E5")  # hex5 drawn from its coordinates, points named
-            term.type("say hello from the stands")
-            await asyncio.to_thread(term.expect, r"<eve> hello from the stands")
-            term.type("C3")
-            await asyncio.to_thread(term.expect, r"spectators can only chat")
-            term.type("quit")
-        finally:
-            assert await asyncio.to_thread(term.close) == 0
+        env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"), NO_COLOR="1")
+        term = tmux([*POLYGO, "watch", created.room, "--server", server.url, "--name", "eve"], env)
+        await asyncio.to_thread(term.wait_for, r"watching")
+        await asyncio.to_thread(term.wait_for, r"E5")  # hex5 drawn from its coordinates, points named
+        term.type("say hello from the stands")
+        await asyncio.to_thread(term.wait_for, r"<eve> hello from the stands")
+        term.type("C3")
+        await asyncio.to_thread(term.wait_for, r"spectators can only chat")
+        term.type("quit")
+        await asyncio.to_thread(term.wait_for, r"EXIT=0")
 
 
 def test_board_files_are_read_by_the_client(tmp_path):

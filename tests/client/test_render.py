@@ -2,6 +2,8 @@
 
 import re
 
+from wcwidth import wcwidth
+
 from gorules import Board, Game
 
 from client_cli.render import Style, board_lines, letters, prohibited, screen
@@ -38,7 +40,7 @@ def test_prohibited_points_are_marked_and_explained(make_view):
     assert board_lines(game, Style(color=False))[1] == " 1 *(W)1"
     text = "\n".join(screen(make_view(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
     assert "prohibited: A1 cycle" in text and "appeal P" in text
-    assert "to move: you" in text
+    assert ">> YOUR TURN: type a point or 'pass' or 'appeal P'" in text
 
 
 def test_nineteen_fits_80_by_24_with_colours_or_not(make_view):
@@ -55,38 +57,70 @@ def test_nineteen_fits_80_by_24_with_colours_or_not(make_view):
     assert "\x1b[1;90mB" in coloured and "\x1b[1;97mW" in coloured
 
 
-def test_graph_with_coordinates_is_drawn_with_names():
+def test_graph_with_coordinates_is_drawn_with_names_and_every_connection():
     game = Game(Board.parse("hex5"), rules="kee", players=3)
     game.play("E5")
     lines = board_lines(game, Style(color=False))
-    assert len(lines) == 9
-    assert lines[4].split() == ["E1", "E2", "E3", "E4", "(B)", "E6", "E7", "E8", "E9"]
+    assert len(lines) == 17                          # a row of lines between two rows of points
+    assert re.split(r"-+", lines[8].strip()) == ["E1", "E2", "E3", "E4", "(B)", "E6", "E7", "E8", "E9"]
+    assert lines[7].strip().startswith("/ \\ / \\")   # F1-E1, F1-E2, ... drawn
+    petersen = board_lines(Game(Board.parse("petersen"), rules="kee", players=2), Style(color=False))
+    drawn = "\n".join(petersen)
+    assert all(name in drawn for name in Board.parse("petersen").points)
+    assert re.search(r"o1-+i1", drawn) and re.search(r"i4-+/?o4", drawn)   # spokes are lines too
 
 
-def test_graph_without_coordinates_is_a_paged_list():
+def test_graph_without_coordinates_is_paged_to_fit_and_more_skips_nothing():
+    """Issue 11 item 6: the cube showed 28 of its 56 points and `more` skipped some."""
     game = Game(Board.parse("cube4"), rules="kee", players=2)
     game.play("000")
     style = Style(color=False)
-    first = board_lines(game, style)
-    assert first[0].startswith("points 1-38 of 56")
+    first = board_lines(game, style, max_rows=20)
+    assert first[0].startswith("points 1-19 of 56")
     assert first[1].startswith("000 B<: 001 010 100")
-    style.page = 1
-    assert board_lines(game, style)[0].startswith("points 39-56 of 56")
+    seen = []
+    for page in range(3):
+        style.page = page
+        lines = board_lines(game, style, max_rows=20)
+        assert len(lines) <= 20
+        seen += [line.split()[0] for line in lines[1:]]
+    assert sorted(seen) == sorted(game.board.points)
+    style.page = 0
+    wide = board_lines(game, style, max_rows=20, max_width=160)
+    assert wide[0] == "points 1-56 of 56" and len(wide) == 15
+
+
+def test_wide_characters_are_measured_by_their_columns(make_view):
+    """Item 7: a 10-character CJK name takes 20 columns, and no line may pass the terminal's width."""
+    game = Game(Board.grid(9, 9), rules="chinese", players=2)
+    view = make_view(game, ["囲碁の名人になりたい人", "bob"])
+    for width in (80, 60):
+        for line in screen(view, [1], 0.0, Style(color=False), width=width, height=24):
+            assert sum(wcwidth(ch) for ch in line) <= width, line
 
 
 def test_scoring_and_result_are_shown(make_view):
     game = Game(Board.grid(3, 3), rules="chinese", players=2, komi=0.5)
     for move in ("B2", "pass", "pass"):
         game.play(move)
-    view = make_view(game, ["ann", "bob"])
+    view = make_view(game, ["ann", "bob"], {"komi": 0.5})
+    lines = screen(view, [1], 0.0, Style(color=False))
+    text = "\n".join(lines)
+    assert "MARKING: type 'done' to accept the count" in text and "phase: scoring" in text
+    assert "count now: B 9, W 0.5" in text and "territory (lower case): B 8, W 0" in text
+    assert lines[1].startswith(" 3 b b b 3")          # the territory on the board
+    game.play("dead B2", seat=0)
+    view = make_view(game, ["ann", "bob"], {"komi": 0.5})
     text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
-    assert "mark dead" in text and "phase: scoring" in text
+    assert "count now: B 0, W 0.5" in text and " 2 .(x). 2" in text
+    game.play("dead B2", seat=0)
     game.play("done", seat=0)
     game.play("done", seat=1)
-    view = make_view(game, ["ann", "bob"])
+    view = make_view(game, ["ann", "bob"], {"komi": 0.5})
     view.result = {"reason": "passes", "ranking": [1, 2], "score": [9.0, 0.5]}
     text = "\n".join(screen(view, [1], 0.0, Style(color=False)))
-    assert "GAME OVER (passes)" in text and "score: black 9, white 0.5" in text
+    assert "GAME OVER: B+8.5" in text and "score: black 9, white 0.5" in text
+    assert "komi 0.5" in text
 
 
 def test_hansen_cycle_set_points_are_marked_and_refusals_explained():
@@ -112,7 +146,7 @@ def test_a_nieminen_dispute_is_shown(make_view):
     game.play("dispute C3", seat=1)
     text = "\n".join(screen(make_view(game, ["ann", "bob"]), [0], 0.0, Style(color=False)))
     assert "phase: dispute" in text and "dispute of C3" in text and "'give'" in text
-    assert "to move: you" in text
+    assert "YOUR TURN" in text
 
 
 def test_jasiek_ko_positions_are_marked_and_refusals_explained(make_view):

@@ -123,7 +123,7 @@ def test_settings_defaults():
     message = decode_client('{"type": "create", "settings": {"rules": "chinese"}}')
     assert message.settings.to_json() == {"rules": "chinese", "board": "19", "players": 2, "komi": None,
                                           "handicap": 0, "handicap_mode": "fixed", "superko": None, "options": None,
-                                          "clock": None, "private": False, "title": ""}
+                                          "clock": None, "private": False, "title": "", "bots": 0}
 
 
 @pytest.mark.parametrize("clock", ["none", "absolute:600", "byoyomi:600+5x30", "fischer:300+10",

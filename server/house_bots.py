@@ -1,0 +1,141 @@
+"""The house bot in its seats: seated when the room is made, moving whenever it has something to do.
+
+A bot that lives in a player's program dies with it, and the game waits for ever; a bot the server
+runs lives as long as the room, so a game against bots is resumed like any other (after the
+player's program is killed, and after a server restart, which rebuilds the room from the store).
+A room created with `bots: N` gets the house bot in its last N seats, named bot1, bot2, ...
+
+The bot's seats are bound to tokens that begin with `house:`. No client can present one: the
+server issues every session token itself, and `hello` refuses a token it did not issue. The bot is
+nudged after every committed event of its room (`changed`) and for every room restored at start-up,
+and it acts through the room's queue like a client, one action at a time, after a short pause so a
+human sees the moves come one by one. It answers undo requests with yes (its policy: a player who
+asks a bot to take back a move gets it); the room lets a player ask to take back a move that only
+the house bot has answered since, and takes the bot's answers back with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from typing import TYPE_CHECKING, Any
+
+from protocol import ProtocolError
+
+from .house_play import choose
+from .room import Seat
+from .sessions import Session
+
+if TYPE_CHECKING:
+    from .room import Room
+
+log = logging.getLogger("polygo.house")
+
+PREFIX = "house:"
+PAUSE = 0.3
+"""Seconds between the event that gives the bot something to do and its action."""
+
+
+def bot_seats(settings: dict[str, Any]) -> range:
+    """The seats the house bot plays in a room with these settings."""
+    players, bots = settings["players"], settings.get("bots") or 0
+    return range(players - bots, players)
+
+
+def bot_name(token: str, settings: dict[str, Any]) -> str | None:
+    """The name of the house bot holding a seat bound to `token`, None for a player's token."""
+    if not token.startswith(PREFIX):
+        return None
+    seat = int(token.rsplit(":", 1)[1])
+    return f"bot{seat - bot_seats(settings).start + 1}"
+
+
+class HouseBots:
+    """Drives the house bot's seats of every room of one hub."""
+
+    def __init__(self, pause: float = PAUSE) -> None:
+        self.pause = pause
+        self._driving: dict[str, asyncio.Task[None]] = {}
+        self._again: set[str] = set()
+
+    @staticmethod
+    def holds(seat: Seat | None) -> bool:
+        """Whether the house bot holds this seat."""
+        return seat is not None and seat.token.startswith(PREFIX)
+
+    async def seat(self, room: Room) -> None:
+        """Take the bot's seats of a room just created (before anyone else can see it)."""
+        if bot_seats(room.settings):
+            await room.call(self._seat_all, room)
+
+    async def _seat_all(self, room: Room) -> None:
+        for seat in bot_seats(room.settings):
+            token = f"{PREFIX}{room.id}:{seat}"
+            name = bot_name(token, room.settings)
+            assert name is not None
+            await room.hub.store.set_seat(room.id, seat, token)
+            room.seats[seat] = Seat(token, name)
+            await room._commit("seat", {"seat": seat, "name": name, "user": None})
+
+    def changed(self, room: Room) -> None:
+        """Something happened in `room`: let its bots look at it (from a task of their own)."""
+        if not bot_seats(room.settings) or room.status != "playing":
+            return
+        if room.id in self._driving:
+            self._again.add(room.id)
+            return
+        self._driving[room.id] = asyncio.get_running_loop().create_task(self._drive(room))
+
+    async def _drive(self, room: Room) -> None:
+        try:
+            while True:
+                self._again.discard(room.id)
+                await asyncio.sleep(self.pause)
+                if room.hub.rooms.get(room.id) is not room:
+                    return
+                acted = await room.call(self._act, room)
+                if not acted and room.id not in self._again:
+                    return
+        except Exception:
+            log.exception("room %s: the house bot failed", room.id)
+        finally:
+            self._driving.pop(room.id, None)
+
+    async def _act(self, room: Room) -> bool:
+        """One action of one of the room's bots (in the room's task); False when none has any."""
+        if room.status != "playing":
+            return False
+        for seat in bot_seats(room.settings):
+            undo = room.undo
+            if undo is not None and undo["seat"] != seat and seat not in undo["accepted"] \
+                    and room.game.active[seat]:
+                await room.reply_undo(self._session(room, seat), True)
+                return True
+        for seat in bot_seats(room.settings):
+            rng = random.Random(f"{room.id}/{seat}/{len(room.game.history)}")
+            move = choose(room.game, seat, rng)
+            if move is None:
+                continue
+            last = room.last_seq[seat]
+            for attempt in dict.fromkeys([move, "pass" if room.game.to_move == seat else move]):
+                try:
+                    await room.move(self._session(room, seat), attempt, 0 if last is None else last + 1)
+                    return True
+                except ProtocolError as exc:
+                    log.warning("room %s: the house bot's %r for seat %d was refused: %s",
+                                room.id, attempt, seat, exc)
+            return False
+        return False
+
+    @staticmethod
+    def _session(room: Room, seat: int) -> Session:
+        holder = room.seats[seat]
+        assert holder is not None and holder.token.startswith(PREFIX)
+        return Session(holder.token, holder.name)
+
+    async def close(self) -> None:
+        for task in list(self._driving.values()):
+            task.cancel()
+        await asyncio.gather(*self._driving.values(), return_exceptions=True)
+        self._driving.clear()
