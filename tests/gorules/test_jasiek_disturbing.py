@@ -307,3 +307,44 @@ def test_nkr_13_each_step_of_eternal_life_needs_a_ko_threat() -> None:
     g.play("t2")
     g.play("P")
     assert refused(g, "R").reason.value == "fighting" and refused(g, "T").reason.value == "fighting"
+
+
+# --- the two-point mouth on a torus; the analysis kept incrementally ----------------------------
+
+def test_two_point_mouth_across_the_seam_of_a_torus() -> None:
+    """Spec, Boards: "On grids and tori the 2-point shape is exactly the structural test".
+    A3 and E3 are neighbours across the seam of a 5x5 torus: White's A3 with Black on its other
+    neighbours, E3 empty with White on its other ones, is a ko mouth, a fighting ko, and Black's
+    capture at E3 may not be recaptured at once (R1)."""
+    g = Game(Board.torus(5, 5), rules="jasiek-nkr",
+             setup={"A3": 1, "A4": 0, "A2": 0, "B3": 0, "E4": 1, "E2": 1, "D3": 1})
+    (ko,) = g.ko_analysis()
+    assert (ko["mouths"], ko["type"]) == ([["A3", "E3"]], "fighting")
+    g.play("E3")
+    assert "A3" not in g.stones()
+    assert refused(g, "A3").reason.value == "basic-ko"
+
+
+def test_a_play_away_from_every_ko_classifies_no_ko_position_again() -> None:
+    """Issue 8: "the analysis must stay incremental (recompute only ko positions touched by a
+    move)". With three simple kos on a 19x19 board, a play far from them computes no type
+    again; a capture in one ko computes the types of that ko only (it read none of the others'
+    points), and the kept analysis still equals one made from scratch."""
+    from gorules.repetition.jasiek.analysis import Analysis
+    columns = "ABCDEFGHJKLMNOPQRST"
+    setup: dict[str, int] = {}
+    for c in (2, 9, 14):                            # the KO7 shape at C, K and P, White's stone in each mouth
+        for dx, y, seat in ((0, 4, 0), (-1, 3, 0), (0, 2, 0), (1, 4, 1), (2, 3, 1), (1, 2, 1), (0, 3, 1)):
+            setup[f"{columns[c + dx]}{y}"] = seat
+    g = Game(Board.standard(19), rules="jasiek-nkr", setup=setup)
+    assert len(g.ko_analysis()) == 3
+    analysis = g._rule.analysis
+    before = analysis.classified
+    g.play("K15")
+    assert analysis.classified == before
+    g.play("pass")
+    g.play("D3")                                    # Black captures in the first ko
+    assert 0 < analysis.classified - before <= 1
+    fresh = Analysis(g._rule.shapes)
+    fresh.rebuild(g._pos, g._rule.had_two)
+    assert (analysis.kos, analysis.kinds) == (fresh.kos, fresh.kinds)
