@@ -348,3 +348,35 @@ def test_a_play_away_from_every_ko_classifies_no_ko_position_again() -> None:
     fresh = Analysis(g._rule.shapes)
     fresh.rebuild(g._pos, g._rule.had_two)
     assert (analysis.kos, analysis.kinds) == (fresh.kos, fresh.kinds)
+
+
+# --- single disturbing death (J12) and disturbing it (J16 d) -----------------------------------
+
+def test_single_disturbing_death_only_the_owner_of_the_dead_string_disturbs_it() -> None:
+    """J12, J16 (d): a lone ko between b (two eyes) and w (one eye). With White's ko stone on x1
+    the string next to it, b, has two breaths; with a black stone on y1 the string next to it,
+    w, would have one (its eye) and no move of White's that neither captures the ko stone nor
+    fills one of w's breaths gives it a second: a single disturbing death, w "on the verge of
+    immediate removal". Black's capture y1 does not disturb (b has its two breaths whatever Black
+    plays); White's recapture x1, after an exchange elsewhere lifts the basic ko rule, disturbs,
+    since no other White move would have given w two breaths, and White becomes the disturber
+    ("Only the owner of the so called dead strings can be called to be disturbing")."""
+    gad = Gadget()
+    gad.string("b", BLACK, eyes=2)
+    gad.string("w", WHITE, eyes=1)
+    gad.ko(1, "b", "w", WHITE)
+    gad.spares(1)
+    g = gad.game()
+
+    def ko() -> dict:
+        (k,) = [k for k in g.ko_analysis() if k["points"] == ["x1", "y1"]]
+        return k
+
+    assert (ko()["coupling"], ko()["type"], ko()["state"]) == ([], "disturbing-death", "single")
+    g.play("y1")
+    assert (ko()["type"], ko()["disturber"]) == ("disturbing-death", None)
+    assert refused(g, "x1").reason.value == "basic-ko"
+    g.play("t1")
+    g.play("s1")
+    g.play("x1")
+    assert (ko()["type"], ko()["disturber"]) == ("disturbing-death", WHITE)
