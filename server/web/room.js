@@ -328,14 +328,15 @@ export class Room {
       const running = s.clocks && s.clocks.running === i && s.status === "playing";
       const now = running ? tick(s.settings.clock, clockState, (performance.now() - this.clockAt) / 1000) : clockState;
       const dropped = (g.dropped || []).includes(i);
-      const prisonersLabel = g.rules === "lasker-maas" ? "supply" : "caps";
+      const prisonersLabel = g.rules === "lasker-maas" ? "supply" : "lost";
       const place = g.result ? g.result.ranking[i] : null;
       return h("div.seat-row", { "data-seat": i, class: `seat-row${g.to_move === i ? " to-move" : ""}${dropped ? " dropped" : ""}` },
         h("span.swatch", { "data-seat": i, title: c.name }, c.letter),
         h("span.name", {}, seat.name || "(free)", i === this.you ? " (you)" : ""),
         seat.name ? null : (this.you === null && s.status === "waiting"
           ? h("button.sit", { onclick: () => this.sit(i) }, `sit as ${c.name}`) : null),
-        h("span.caps", { title: g.rules === "lasker-maas" ? "stones of this colour in the prisoners' place" : "prisoners" },
+        h("span.caps", { title: g.rules === "lasker-maas" ? "stones of this colour in the prisoners' place (the phase-2 supply)"
+          : "stones of this colour captured so far" },
           g.prisoners ? `${prisonersLabel} ${g.prisoners[i]}` : ""),
         h("span.clock", {}, clockText(s.settings.clock, now)),
         dropped ? h("span.tag", {}, "out") : null,

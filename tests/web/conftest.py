@@ -41,6 +41,8 @@ def browser():
     path = chromium_path()
     try:
         from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect as _expect
+        _expect.set_options(timeout=TIMEOUT_MS)
     except ImportError:
         _missing("playwright is not installed (pip install -e '.[test]')")
     with sync_playwright() as pw:
@@ -108,6 +110,8 @@ def open_page(browser, web_server):
     errors: list[str] = []
 
     def make(name: str, *, viewport=(1280, 860), path: str = ""):
+        from playwright.sync_api import expect
+
         context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
@@ -119,7 +123,7 @@ def open_page(browser, web_server):
         if name and not path:
             page.fill("#name", name)
             page.click("#name-form button")
-            page.wait_for_function(f"document.getElementById('who').textContent === {name!r}")
+            expect(page.locator("#who")).to_have_text(name)
         return page
 
     yield make
