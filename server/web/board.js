@@ -118,6 +118,9 @@ export function forceLayout(board) {
       const f = d / k;
       dx[i] -= ex * f; dy[i] -= ey * f; dx[j] += ex * f; dy[j] += ey * f;
     }
+    for (let i = 0; i < n; i++) {   // gravity keeps the parts of a disconnected board together
+      dx[i] -= x[i] * 0.6 * k * Math.sqrt(n); dy[i] -= y[i] * 0.6 * k * Math.sqrt(n);
+    }
     for (let i = 0; i < n; i++) {
       const d = Math.sqrt(dx[i] * dx[i] + dy[i] * dy[i]) || 1e-6;
       x[i] += (dx[i] / d) * Math.min(d, t); y[i] += (dy[i] / d) * Math.min(d, t);
@@ -149,7 +152,7 @@ export function drawBoard(svg, view) {
   const lay = layout(view.board, view.spec);
   const pos = lay.pos;
   const u = lay.unit;
-  const r = u * 0.46;
+  const r = u * (lay.kind === "graph" ? 0.38 : 0.46);   // graph edges stay visible between stones
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   for (const p of view.board.points) {
