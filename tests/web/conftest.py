@@ -85,6 +85,10 @@ class WebServer:
                 time.sleep(0.05)
         raise AssertionError("the server did not become ready")
 
+    def restart(self) -> "WebServer":
+        self.stop()
+        return self.start()
+
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
@@ -105,7 +109,8 @@ def web_server(tmp_path):
 @pytest.fixture
 def open_page(browser, web_server):
     """A factory: a new browser context (its own localStorage, so its own session) on the lobby,
-    named `name`. Console errors and failed page scripts fail the test."""
+    named `name`. Console errors (other than Chromium's note of a refused websocket) and failed
+    page scripts fail the test."""
     contexts = []
     errors: list[str] = []
 
@@ -117,7 +122,8 @@ def open_page(browser, web_server):
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(f"{name}: {exc}"))
-        page.on("console", lambda msg: msg.type == "error" and errors.append(f"{name}: {msg.text}"))
+        page.on("console", lambda msg: msg.type == "error" and not msg.text.startswith("WebSocket connection to")
+                and errors.append(f"{name}: {msg.text}"))   # (a refused reconnection is logged by Chromium)
         page.goto(web_server.url + path)
         page.wait_for_selector("#conn[data-state=connected]")
         if name and not path:
@@ -134,9 +140,12 @@ def open_page(browser, web_server):
 
 @pytest.fixture
 def shot():
-    """Save a screenshot of the page as docs/web/NAME.png."""
+    """Save a screenshot of the page as docs/web/NAME.png when POLYGO_SCREENSHOTS=1 (so that a test
+    run leaves the work tree as it was): `POLYGO_SCREENSHOTS=1 pytest tests/web` renews them."""
 
     def take(page, name: str) -> None:
+        if os.environ.get("POLYGO_SCREENSHOTS") != "1":
+            return
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 

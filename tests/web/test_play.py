@@ -28,6 +28,7 @@ def moves(page: Page):
 def play(pages: list[Page], page: Page, move: str, count: int) -> None:
     """`page` plays `move` (a point, or a button's class) and every page sees the history reach
     `count` entries."""
+    expect(page.locator(".turn.mine")).to_have_text("your turn")
     if move == "pass":
         page.click("button.pass")
     else:
