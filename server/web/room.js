@@ -384,12 +384,12 @@ export class Room {
       lines.push(h("p.undo", {}, `${s.seats[s.undo.seat].name} asks to take back the last move`));
     }
     if (this.notice) lines.push(h("p.notice", { role: "alert" }, this.notice));
-    return h("div.panel.turn-panel", {}, lines);
+    return lines.length ? h("div.panel.turn-panel", {}, lines) : null;
   }
 
   actions() {
     const s = this.s, g = s.game, you = this.you, b = [];
-    if (you === null || s.status !== "playing" || (g.dropped || []).includes(you)) return h("div.panel.actions", {}, b);
+    if (you === null || s.status !== "playing" || (g.dropped || []).includes(you)) return null;
     const mine = this.myTurn();
     if (g.phase === "scoring") {
       b.push(h("button.done", { onclick: () => this.sendMove("done") }, "Done (accept marks)"));

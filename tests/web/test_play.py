@@ -43,14 +43,24 @@ def create_room(page: Page, settings: dict) -> str:
     if isinstance(board, dict):
         page.select_option("#board-kind", "json")
         page.fill("#board-json", json.dumps(board))
+    elif board.startswith("torus:"):
+        page.select_option("#board-kind", "torus")
+        page.fill("#wxh", board[6:])
     elif "x" in board:
         page.select_option("#board-kind", "wxh")
         page.fill("#wxh", board)
+    elif board.isdigit():
+        page.select_option("#size", board)
+    else:
+        page.select_option("#board-kind", "graph")
+        page.select_option("#graph", board)
     page.fill("#players", str(settings.get("players", 2)))
     if "clock" in settings:
         page.fill("#clock", settings["clock"])
     if "title" in settings:
         page.fill("#title", settings["title"])
+    if settings.get("private"):
+        page.check("#private")
     page.click("#create")
     page.wait_for_url(re.compile(r"#/room/"))
     page.wait_for_selector("svg#board")

@@ -1,0 +1,80 @@
+"""The rest of the play screen: grids with coordinates and star points, keyboard play, undo,
+resignation with its question, a private room joined by its link, a torus, ranking proposals."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from .test_play import create_room, moves, play, point, stone
+
+
+def test_a_grid_game_by_keyboard_with_undo_and_resignation(open_page, web_server, shot):
+    black = open_page("black")
+    room = create_room(black, {"rules": "chinese", "board": "9", "clock": "fischer:300+10", "title": "evening game"})
+    white = open_page("white")
+    white.click(f"tr[data-room='{room}'] a.open-room")
+    white.click("button.sit")
+    both = [black, white]
+    expect(black.locator("svg#board circle.star")).to_have_count(5)
+    expect(black.locator("svg#board .coords text", has_text="J")).to_have_count(2)
+    expect(black.locator("svg#board .coords text", has_text="I")).to_have_count(0)
+    expect(black.locator(".seat-row[data-seat='0'] .clock")).to_have_text(re.compile(r"^\d+:\d\d \+10s$"))
+    # keyboard: the arrows move a cursor along the board's lines, Enter plays there
+    expect(black.locator(".turn.mine")).to_be_visible()
+    black.keyboard.press("ArrowRight")
+    black.keyboard.press("ArrowUp")
+    cursor = black.locator("svg#board g.pt:has(rect.cursor)").get_attribute("data-point")
+    black.keyboard.press("Enter")
+    for page in both:
+        expect(moves(page)).to_have_count(1)
+        expect(stone(page, cursor, 0)).to_be_visible()
+        expect(page.locator("g.pt.last-move")).to_have_attribute("data-point", cursor)
+    play(both, white, "C3", 2)
+    # white takes it back: black is asked, accepts, C3 goes
+    white.click("button.undo")
+    expect(black.locator("p.undo")).to_contain_text("white asks to take back the last move")
+    black.click("button.undo-yes")
+    for page in both:
+        expect(moves(page)).to_have_count(1)
+        expect(page.locator("svg#board g.pt.stone[data-point='C3']")).to_have_count(0)
+    play(both, white, "G7", 2)
+    shot(black, "grid")
+    # resignation asks first
+    black.click("button.resign")
+    black.click(".ask button:text('No')")
+    expect(black.locator(".room-head .status")).to_have_attribute("data-status", "playing")
+    black.click("button.resign")
+    black.click("button.resign-yes")
+    for page in both:
+        expect(page.locator(".result")).to_contain_text("game over (resignation)")
+        expect(page.locator(".seat-row[data-seat='1'] .place")).to_contain_text("#1")
+
+
+def test_a_private_torus_game_ends_by_an_agreed_ranking(open_page, web_server, shot):
+    black = open_page("black")
+    room = create_room(black, {"rules": "kee", "board": "torus:5x5", "private": True})
+    assert "?invite=" in black.url
+    link = black.locator("input.link").input_value()
+    assert "?invite=" in link
+    # the room is not listed; its link (with the invitation code) lets white in
+    white = open_page("white")
+    expect(white.locator(".rooms")).not_to_contain_text(room)
+    white.goto(link)
+    white.click("button.sit")
+    both = [black, white]
+    # every edge is drawn: the wrap-around ones as stubs out of each side
+    expect(black.locator("svg#board line.wrap")).to_have_count(20)
+    expect(black.locator("svg#board .edges line")).to_have_count(2 * 5 * 5 + 10)
+    play(both, black, "A1", 1)
+    play(both, white, "E1", 2)     # next to A1 across the seam
+    shot(white, "torus")
+    black.click("details.propose summary")
+    black.fill("input.rank[data-seat='0']", "1")
+    black.fill("input.rank[data-seat='1']", "1")
+    black.click("button.propose")
+    expect(white.locator(".proposal")).to_have_text("ranking proposed: B 1, W 1")
+    white.click("button.accept")
+    for page in both:
+        expect(page.locator(".result")).to_contain_text("game over (agreement)")
