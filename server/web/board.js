@@ -69,7 +69,10 @@ export function layout(board, spec) {
         shortest = Math.min(shortest, Math.hypot(ax - bx, ay - by) * 1.15);
       }
     }
-    result.unit = Number.isFinite(shortest) && shortest > 0 ? shortest : 1;
+    // scale so that the shortest distance is 1, as between grid lines: stones and strokes then
+    // have the same sizes on every board
+    const scale = Number.isFinite(shortest) && shortest > 0 ? 1 / shortest : 1;
+    for (const p of pts) result.pos[p] = [result.pos[p][0] * scale, result.pos[p][1] * scale];
   }
   layouts.set(board, result);
   return result;
@@ -218,7 +221,7 @@ export function drawBoard(svg, view) {
         tip += " (marked dead)";
       }
       if (view.last === p) {
-        el("circle", { cx: x, cy: y, r: r * 0.55, class: "last", stroke: c.ink }, g);
+        el("circle", { cx: x, cy: y, r: r * 1.12, class: "last" }, g);
         g.classList.add("last-move");
         tip += " (last move)";
       }

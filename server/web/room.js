@@ -403,7 +403,10 @@ export class Room {
       if (mine && g.legal.appeals.length) {
         for (const p of g.legal.appeals) b.push(h("button.appeal", { onclick: () => this.sendMove(`appeal ${p}`) }, `Appeal ${p}`));
       }
-      if (g.phase === "dispute" && mine) b.push(h("button.give", { onclick: () => this.sendMove("give") }, "Give"));
+      const owner = (g.disputed || []).length ? g.stones[g.disputed[0]] : null;
+      if (g.phase === "dispute" && mine && owner === you) {
+        b.push(h("button.give", { onclick: () => this.sendMove("give"), title: "give the attacker a prisoner instead of playing (Nieminen N14b)" }, "Give a stone"));
+      }
       b.push(h("button.undo", { onclick: () => this.req("undo") }, "Undo"));
     }
     if (s.undo && s.undo.seat !== you && !s.undo.accepted.includes(you)) {

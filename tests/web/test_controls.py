@@ -78,3 +78,31 @@ def test_a_private_torus_game_ends_by_an_agreed_ranking(open_page, web_server, s
     white.click("button.accept")
     for page in both:
         expect(page.locator(".result")).to_contain_text("game over (agreement)")
+
+
+def test_a_nieminen_dispute_with_a_given_stone(open_page, web_server):
+    black = open_page("black")
+    room = create_room(black, {"rules": "nieminen", "board": "5x5"})
+    white = open_page("white")
+    white.goto(web_server.url + f"#/room/{room}")
+    white.click("button.sit")
+    both = [black, white]
+    play(both, black, "C3", 1)
+    play(both, white, "pass", 2)
+    play(both, black, "pass", 3)
+    expect(white.locator(".room-head .status")).to_have_attribute("data-phase", "scoring")
+    # white disputes black's lone stone: it is played out on the board (N14)
+    white.click("button:text('Dispute a chain')")
+    point(white, "C3").click()
+    for page in both:
+        expect(page.locator(".room-head .status")).to_have_attribute("data-phase", "dispute")
+        expect(page.locator(".turn-panel")).to_contain_text("dispute play-out of C3")
+    expect(white.locator("button.give")).to_have_count(0)      # only the owner gives
+    play(both, black, "pass", 5)
+    play(both, white, "C4", 6)
+    expect(black.locator(".turn.mine")).to_be_visible()
+    black.click("button.give")
+    for page in both:
+        expect(moves(page)).to_have_count(7)
+        expect(moves(page).nth(6)).to_contain_text("give")
+        expect(page.locator(".seat-row[data-seat='0'] .caps")).to_have_text("lost 1")
