@@ -46,6 +46,41 @@ export function positions(board, history, setup = {}) {
   return out;
 }
 
+const COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+const gridName = (x, y) => `${COLUMNS[x]}${y + 1}`;
+
+// A grid or torus board from its spec, for a record whose room the server no longer shows.
+export function gridBoard(spec) {
+  const m = /^(?:(torus):)?(\d+)(?:x(\d+))?$/.exec(spec || "");
+  if (!m) return null;
+  const w = +m[2], h = +(m[3] || m[2]), torus = !!m[1];
+  const points = [], edges = [], coords = {};
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) { points.push(gridName(x, y)); coords[gridName(x, y)] = [x, y]; }
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+    if (x + 1 < w) edges.push([gridName(x, y), gridName(x + 1, y)]);
+    else if (torus && w > 2) edges.push([gridName(0, y), gridName(x, y)]);
+    if (y + 1 < h) edges.push([gridName(x, y), gridName(x, y + 1)]);
+    else if (torus && h > 2) edges.push([gridName(x, 0), gridName(x, y)]);
+  }
+  return { points, edges, coords };
+}
+
+// The fixed handicap stones (they are not moves of the record): gorules/handicap.py's placement.
+export function fixedHandicap(spec, stones) {
+  const m = /^(\d+)(?:x(\d+))?$/.exec(spec || "");
+  if (!m || stones < 2) return {};
+  const w = +m[1], h = +(m[2] || m[1]);
+  const edge = Math.min(w, h) >= 12 ? 3 : 2;
+  const [left, right, midX, low, high, midY] = [edge, w - 1 - edge, Math.floor(w / 2), edge, h - 1 - edge, Math.floor(h / 2)];
+  let order = [[left, low], [right, high], [left, high], [right, low]];
+  const centre = [5, 7, 9].includes(stones) ? [[midX, midY]] : [];
+  if (stones >= 6) order = order.concat([[left, midY], [right, midY]]);
+  if (stones >= 8) order = order.concat([[midX, low], [midX, high]]);
+  const out = {};
+  for (const [x, y] of order.slice(0, stones - centre.length).concat(centre)) out[gridName(x, y)] = 0;
+  return out;
+}
+
 export async function gamesPage(app) {
   const root = h("div.games", {}, h("a.back", { href: "#/" }, "← lobby"), h("h2", {}, "Finished games"));
   let reply;
@@ -68,12 +103,15 @@ export async function replayPage(app, id) {
     root.append(h("p.error", {}, e.message), h("a", { href: "#/games" }, "back")); return root;
   }
   const snapshot = await app.conn.request("watch", { room: id }).catch(() => null);
-  const board = snapshot ? snapshot.game.board : null;
+  const recBoard = rec.record.board;
+  const spec = snapshot ? snapshot.game.board_spec : typeof recBoard === "string" ? recBoard : null;
+  const board = snapshot ? snapshot.game.board : typeof recBoard === "object" ? recBoard : gridBoard(recBoard);
   if (!board) { root.append(h("p.error", {}, "the board of this game is not available")); return root; }
-  const spec = snapshot.game.board_spec;
-  app.conn.request("leave", { room: id }).catch(() => {});
+  if (snapshot) app.conn.request("leave", { room: id }).catch(() => {});
+  const opts = rec.record.options || {};
+  const setup = opts.handicap_mode === "fixed" ? fixedHandicap(spec, opts.handicap || 0) : {};
   const hist = rec.history;
-  const pos = positions(board, hist);
+  const pos = positions(board, hist, setup);
   let at = hist.length;
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   const label = h("span.at");

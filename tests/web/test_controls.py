@@ -50,6 +50,15 @@ def test_a_grid_game_by_keyboard_with_undo_and_resignation(open_page, web_server
     for page in both:
         expect(page.locator(".result")).to_contain_text("game over (resignation)")
         expect(page.locator(".seat-row[data-seat='1'] .place")).to_contain_text("#1")
+    # the SGF of the finished game
+    white.goto(web_server.url + f"#/replay/{room}")
+    expect(white.locator(".replay .at")).to_have_text("move 3 of 3: black resign")
+    with white.expect_download() as download:
+        white.click("button.dl-sgf")
+    assert download.value.suggested_filename == f"polygo-{room}.sgf"
+    sgf = open(download.value.path(), encoding="utf-8").read()
+    assert sgf.startswith("(;") and "GN[evening game]" in sgf and "RE[W+R]" in sgf
+    assert f";B[{cursor[0].lower()}" in sgf and ";W[gc]" in sgf       # G7 is gc in SGF's letters
 
 
 def test_a_private_torus_game_ends_by_an_agreed_ranking(open_page, web_server, shot):

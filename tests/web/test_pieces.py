@@ -66,3 +66,17 @@ def test_the_replay_puts_back_the_position_of_a_rescission(page):
     assert stones[6] == {"B1": 2}
     assert stones[9] == {"A1": 1}       # the rescinding pass: back to before the rescinded play
     assert stones[10] == {"A1": 1}
+
+
+def test_replays_know_grids_and_fixed_handicaps_as_the_engine_does(page):
+    from gorules import Board
+    from gorules.handicap import fixed_handicap_points
+
+    for spec, stones in [("9", 2), ("9", 5), ("13", 9), ("19", 4), ("19", 7), ("19", 8), ("9x7", 3)]:
+        got = run(page, "replay.js", f"return Object.keys(m.fixedHandicap({spec!r}, {stones}));")
+        assert sorted(got) == sorted(fixed_handicap_points(Board.parse(spec), stones)), (spec, stones)
+    for spec in ["9", "7x5", "torus:5x5", "torus:3x4"]:
+        got = run(page, "replay.js", f"return m.gridBoard({spec!r});")
+        board = Board.parse(spec)
+        assert got["points"] == list(board.points)
+        assert sorted(map(sorted, got["edges"])) == sorted(map(sorted, board.to_json()["edges"])), spec
