@@ -126,16 +126,19 @@ export async function replayPage(app, id) {
   };
   const go = (d) => { at = Math.max(0, Math.min(hist.length, at + d)); show(); };
   const r = rec.result;
+  const sgfable = rec.seats.length === 2 && /^\d+(x\d+)?$/.test(spec || "");
   root.append(h("a.back", { href: "#/games" }, "← finished games"),
     h("h2", {}, rec.settings.title || `game ${rec.room}`),
     h("p", {}, `${rec.settings.rules} · ${rec.seats.join(", ")}` + (r ? ` · ${r.reason}: ` + rec.seats.map((n, i) => `${n} #${r.ranking[i]} (${r.score[i]})`).join(", ") : "")),
     h("div.play", {}, h("div.board-wrap", {}, svg),
       h("div.side", {},
-        h("div.panel.nav", {}, h("button.first", { onclick: () => go(-1e9) }, "⏮"), h("button.prev", { onclick: () => go(-1) }, "◀"),
-          h("button.next", { onclick: () => go(1) }, "▶"), h("button.lastm", { onclick: () => go(1e9) }, "⏭"), label),
+        h("div.panel.nav", {}, h("button.first", { onclick: () => go(-1e9), title: "the start" }, "«"),
+          h("button.prev", { onclick: () => go(-1), title: "one move back (←)" }, "‹"),
+          h("button.next", { onclick: () => go(1), title: "one move on (→)" }, "›"),
+          h("button.lastm", { onclick: () => go(1e9), title: "the end" }, "»"), label),
         h("div.panel", {},
           h("button.dl-json", { onclick: () => download(`polygo-${id}.json`, JSON.stringify(rec, null, 1), "application/json") }, "Download JSON"),
-          h("button.dl-sgf", { onclick: async () => {
+          h("button.dl-sgf", { disabled: !sgfable, title: sgfable ? null : "SGF holds two-player games on grids only", onclick: async () => {
             try {
               const sgf = await app.conn.request("game", { room: id, format: "sgf" });
               download(`polygo-${id}.sgf`, sgf.record, "application/x-go-sgf");

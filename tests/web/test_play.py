@@ -69,12 +69,12 @@ def create_room(page: Page, settings: dict) -> str:
 
 def test_three_players_play_kee_on_a_graph_board_to_the_end(open_page, shot):
     ann = open_page("ann")
-    shot(ann, "lobby")
     room = create_room(ann, {"rules": "kee", "board": GRAPH, "players": 3, "title": "three friends"})
     expect(ann.locator(".seat-row[data-seat='0'] .name")).to_contain_text("ann (you)")
     # the others find the room in the lobby's live list and sit
     bob = open_page("bob")
     expect(bob.locator(f"tr[data-room='{room}']")).to_contain_text("three friends")
+    shot(bob, "lobby")
     bob.click(f"tr[data-room='{room}'] a.open-room")
     bob.click("button.sit >> nth=0")
     expect(bob.locator(".seat-row[data-seat='1'] .name")).to_contain_text("bob (you)")
@@ -178,6 +178,7 @@ def test_three_players_play_kee_on_a_graph_board_to_the_end(open_page, shot):
     expect(ann.locator(".at")).to_contain_text("(rescinded)")
     expect(ann.locator(".replay svg g.pt.stone.seat-1[data-point='a']")).to_have_count(1)
     expect(ann.locator(".replay svg g.pt.stone[data-point='b']")).to_have_count(0)
+    expect(ann.locator("button.dl-sgf")).to_be_disabled()     # SGF holds two-player grid games only
     with ann.expect_download() as download:
         ann.click("button.dl-json")
     record = json.loads(open(download.value.path()).read())
