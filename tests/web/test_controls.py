@@ -115,3 +115,18 @@ def test_a_nieminen_dispute_with_a_given_stone(open_page, web_server):
         expect(moves(page)).to_have_count(7)
         expect(moves(page).nth(6)).to_contain_text("give")
         expect(page.locator(".seat-row[data-seat='0'] .caps")).to_have_text("lost 1")
+
+
+def test_a_flag_falls_on_the_page_and_a_house_bot_answers(open_page, web_server):
+    black = open_page("black")
+    black.fill("#bots", "1")
+    room = create_room(black, {"rules": "chinese", "board": "9", "clock": "absolute:3"})
+    expect(black.locator(".seat-row[data-seat='1'] .name")).not_to_have_text("(free)")
+    expect(black.locator(".room-head .status")).to_have_attribute("data-status", "playing")
+    play([black], black, "E5", 2)          # the house bot answers at once
+    expect(black.locator(".turn.mine")).to_be_visible()
+    clock = black.locator(".seat-row[data-seat='0'] .clock")
+    expect(clock).to_have_text("0:01", timeout=5000)       # counting down between reports
+    expect(black.locator(".result")).to_contain_text("game over (timeout)", timeout=5000)
+    expect(moves(black).nth(2)).to_contain_text("timeout")
+    expect(black.locator(".seat-row[data-seat='1'] .place")).to_contain_text("#1")
