@@ -130,3 +130,24 @@ def test_a_flag_falls_on_the_page_and_a_house_bot_answers(open_page, web_server)
     expect(black.locator(".result")).to_contain_text("game over (timeout)", timeout=5000)
     expect(moves(black).nth(2)).to_contain_text("timeout")
     expect(black.locator(".seat-row[data-seat='1'] .place")).to_contain_text("#1")
+
+
+def test_shipped_graphs_draw_every_edge_against_house_bots(open_page, shot):
+    from gorules import Board
+
+    page = open_page("ann")
+    for name, players in [("hex5", 4), ("cube4", 3)]:
+        page.goto(page.url.split("#")[0] + "#/")
+        page.fill("#bots", str(players - 1))
+        create_room(page, {"rules": "kee", "board": name, "players": players})
+        board = Board.parse(name)
+        expect(page.locator("svg#board .edges line")).to_have_count(len(board.edges))
+        expect(page.locator("svg#board g.pt")).to_have_count(len(board.points))
+        # four seats, four colours, each with its letter: a move, and the three bots answer
+        for round_ in (1, 2) if name == "hex5" else ():
+            expect(page.locator(".turn.mine")).to_be_visible()
+            page.locator("svg#board g.pt.playable").nth(round_ * 7).click()
+            expect(moves(page)).to_have_count(round_ * players)
+        if name == "hex5":
+            expect(page.locator("svg#board g.pt.stone .stone-letter", has_text="L")).to_have_count(2)
+            shot(page, "hex5")
