@@ -36,8 +36,10 @@ def chromium_path() -> str:
     raise AssertionError("unreachable")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium per test module. Not per session: Playwright's sync API keeps an asyncio loop
+    running in this thread while it lives, and pytest-asyncio tests collected after it would fail."""
     path = chromium_path()
     try:
         from playwright.sync_api import sync_playwright
