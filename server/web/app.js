@@ -85,6 +85,7 @@ class App {
           if (name) { await this.conn.rename(name); this.route(); }
         } }, h("label", {}, "Name ", nameInput), h("button", { type: "submit" }, "Play as this name")),
         h("p.hint", {}, "A new name is a new guest session; this browser keeps its token, so a reload keeps your seats."),
+        this.accountForm(),
         mine.length ? h("div", {}, h("h3", {}, "Your games"), h("ul", {}, mine)) : null),
       h("section.panel", {}, h("h2", {}, "Open rooms and games in progress"), list,
         h("p", {}, h("a#finished", { href: "#/games" }, "Finished games →"))),
@@ -98,6 +99,31 @@ class App {
           if (id) location.hash = `#/room/${id}` + (code ? `?invite=${encodeURIComponent(code)}` : "");
         } }, joinRoom, joinCode, h("button", { type: "submit" }, "Open"))),
       this.createForm());
+  }
+
+  // Registered names: `register` makes this session's name a registered user; `hello` with
+  // user + password logs in from any browser (and holds the seats of that user's sessions).
+  accountForm() {
+    const user = h("input#user", { maxlength: 32, autocomplete: "username", "aria-label": "user" });
+    const password = h("input#password", { type: "password", maxlength: 128, autocomplete: "current-password", "aria-label": "password" });
+    const note = h("p.notice#account-note", { role: "status" });
+    const act = (kind) => async (e) => {
+      e.preventDefault();
+      note.textContent = "";
+      try {
+        if (kind === "register") {
+          await this.conn.request("register", { user: user.value.trim(), password: password.value });
+          await this.conn.login(user.value.trim(), password.value);
+        } else {
+          await this.conn.login(user.value.trim(), password.value);
+        }
+        this.route();
+      } catch (err) { note.textContent = err.message || err.code; }
+    };
+    const registered = this.welcome && this.welcome.user;
+    return h("details.account", {}, h("summary", {}, registered ? `registered as ${registered}` : "Log in or register a name"),
+      h("form#account-form", { onsubmit: act("login") }, h("label", {}, "User ", user), h("label", {}, "Password ", password),
+        h("button#login", { type: "submit" }, "Log in"), h("button#register", { type: "button", onclick: act("register") }, "Register"), note));
   }
 
   roomTable(rooms) {

@@ -2,8 +2,9 @@
 // HTML, so names and chat cannot inject markup.
 
 export function h(tag, attrs = {}, ...children) {
-  const [head, ...classes] = tag.split(".");
-  const [name, id] = head.split("#");
+  const name = tag.match(/^[a-z0-9]*/i)[0];
+  const id = (tag.match(/#([\w-]+)/) || [])[1];
+  const classes = [...tag.matchAll(/\.([\w-]+)/g)].map((m) => m[1]);
   const node = document.createElement(name || "div");
   if (id) node.id = id;
   if (classes.length) node.className = classes.join(" ");

@@ -151,3 +151,26 @@ def test_shipped_graphs_draw_every_edge_against_house_bots(open_page, shot):
         if name == "hex5":
             expect(page.locator("svg#board g.pt.stone .stone-letter", has_text="L")).to_have_count(2)
             shot(page, "hex5")
+
+
+def test_a_registered_name_logs_in_from_another_browser_and_a_refused_room_says_why(open_page):
+    zoe = open_page("zoe")
+    zoe.click("details.account summary")
+    zoe.fill("#user", "zoe")
+    zoe.fill("#password", "correct horse")
+    zoe.click("#register")
+    expect(zoe.locator("details.account summary")).to_have_text("registered as zoe")
+    elsewhere = open_page("guest")
+    elsewhere.click("details.account summary")
+    elsewhere.fill("#user", "zoe")
+    elsewhere.fill("#password", "wrong")
+    elsewhere.click("#login")
+    expect(elsewhere.locator("#account-note")).not_to_be_empty()
+    elsewhere.fill("#password", "correct horse")
+    elsewhere.click("#login")
+    expect(elsewhere.locator("#who")).to_have_text("zoe")
+    # the server's refusal of a room's settings is shown with its sentence
+    elsewhere.fill("#players", "3")
+    elsewhere.fill("#handicap", "2")
+    elsewhere.click("#create")
+    expect(elsewhere.locator("#create-error")).to_contain_text("handicap is for two-player games")
