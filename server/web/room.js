@@ -23,6 +23,7 @@ export class Room {
     this.disputeMode = false;
     this.appealAsk = null;      // a cycle-prohibited point clicked: offer the appeal
     this.clockAt = performance.now();
+    this.resumed = { events: 0, snapshots: 0 };   // how resyncs were answered (the tests look)
     this.root = h("div.room");
     this.timer = setInterval(() => this.tickClocks(), 250);
     this.keys = (e) => this.onKey(e);
@@ -127,8 +128,10 @@ export class Room {
         ...(this.invite ? { invite: this.invite } : {}) });
       if (reply.type === "events") {
         for (const ev of reply.events) if (ev.version === this.s.version + 1) this.apply(ev);
+        this.resumed.events += 1;
         this.render();
       } else {
+        this.resumed.snapshots += 1;
         this.load(reply);
       }
     } catch (e) { /* the connection is down again: onReconnect comes back here */ }

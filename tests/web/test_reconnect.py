@@ -31,6 +31,7 @@ def test_a_dropped_connection_resumes_from_the_last_version(open_page, web_serve
     expect(white.locator("#conn")).to_have_attribute("data-state", "connected", timeout=15_000)
     expect(white.locator(".banner")).to_have_count(0)
     expect(white.locator(".chat-log")).to_contain_text("still there?")   # the missed event, by `since`
+    assert white.evaluate("window.polygo.room.resumed") == {"events": 1, "snapshots": 0}
     expect(white.locator(".seat-row[data-seat='1'] .name")).to_contain_text("white (you)")
     play(both, white, "C3", 2)
 
