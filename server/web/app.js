@@ -64,7 +64,9 @@ class App {
 
   lobby() {
     const list = h("div.rooms", {}, h("p", {}, "loading…"));
+    // Polled, not pushed (docs/web.md, "Decisions"); a tab in the background asks nothing.
     const refresh = async () => {
+      if (document.hidden) return;
       try {
         const reply = await this.conn.request("list");
         list.replaceChildren(this.roomTable(reply.rooms));

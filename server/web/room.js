@@ -15,6 +15,8 @@ export class Room {
     this.invite = invite || null;
     this.s = null;              // the snapshot, kept up to date by the events
     this.chat = [];
+    this.presence = null;       // the latest `presence` event: who is here
+    this.analysis = {};         // seat -> its latest `analysis` event (a bot's view, for watchers)
     this.pending = new Map();   // seq -> move sent, not yet acknowledged
     this.lastSeq = 0;
     this.notice = "";
@@ -60,6 +62,11 @@ export class Room {
   // --- events ---------------------------------------------------------------------------
 
   onEvent(ev) {
+    if (ev.kind === "presence") {   // unversioned: the latest one is the truth (docs/protocol.md, "Presence")
+      this.presence = ev;
+      if (this.s) this.render();
+      return;
+    }
     if (!this.s) return;
     if (ev.version <= this.s.version) return;
     if (ev.version !== this.s.version + 1) { this.resync(); return; }
@@ -115,6 +122,9 @@ export class Room {
         break;
       case "chat":
         this.chat.push(ev);
+        break;
+      case "analysis":
+        this.analysis[ev.seat] = ev;
         break;
       default:
         break;   // kinds this page does not know are ignored (the protocol's rule)
@@ -333,7 +343,10 @@ export class Room {
       const dropped = (g.dropped || []).includes(i);
       const prisonersLabel = g.rules === "lasker-maas" ? "supply" : "lost";
       const place = g.result ? g.result.ranking[i] : null;
+      const online = this.presence && seat.name ? this.presence.online[i] : null;
       return h("div.seat-row", { "data-seat": i, class: `seat-row${g.to_move === i ? " to-move" : ""}${dropped ? " dropped" : ""}` },
+        online === null ? null : h("span.online", { "data-online": String(online), title: online ? "connected" : "not connected",
+          "aria-label": online ? "connected" : "not connected" }),
         h("span.swatch", { "data-seat": i, title: c.name }, c.letter),
         h("span.name", {}, seat.name || "(free)", i === this.you ? " (you)" : ""),
         seat.name ? null : (this.you === null && s.status === "waiting"
@@ -343,9 +356,19 @@ export class Room {
           g.prisoners ? `${prisonersLabel} ${g.prisoners[i]}` : ""),
         h("span.clock", {}, clockText(s.settings.clock, now)),
         dropped ? h("span.tag", {}, "out") : null,
-        place !== null ? h("span.place", {}, `#${place} · ${g.result.score[i]}`) : null);
+        place !== null ? h("span.place", {}, `#${place} · ${g.result.score[i]}`) : null,
+        this.analysis[i] ? h("span.analysis", { title: "the player's own analysis (a bot's engine)" }, analysisText(this.analysis[i], g)) : null);
     });
-    return h("div.panel.seats", {}, rows);
+    return h("div.panel.seats", {}, rows, this.watchersLine());
+  }
+
+  watchersLine() {
+    const p = this.presence;
+    if (!p) return null;
+    const more = p.spectators - p.names.length;
+    const text = p.spectators === 0 ? "no one else watching"
+      : `watching (${p.spectators}): ${p.names.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+    return h("p.watchers", {}, text);
   }
 
   turnPanel(terr) {
@@ -379,6 +402,7 @@ export class Room {
       lines.push(h("p.hint", {}, "Click a stone to mark its chain dead (again: alive). Done accepts the marks." +
         ((g.accepted || []).length ? ` Accepted: ${g.accepted.map((i) => colourOf(i).name).join(", ")}.` : "")));
     }
+    if ((g.kos || []).length) lines.push(kosLine(g.kos));
     if (g.phase === "dispute") lines.push(h("p", {}, `dispute play-out of ${(g.disputed || []).join(" ")}`));
     if (g.proposal) {
       lines.push(h("p.proposal", {}, "ranking proposed: " + g.proposal.ranking.map((r, i) => `${colourOf(i).letter} ${r}`).join(", ")));
@@ -466,4 +490,25 @@ export class Room {
     }
     return h("div.panel", {}, h("h3", {}, "Chat"), log, this.chatForm);
   }
+}
+
+// A bot's `analysis` event as one line: its lead, win rate and first moves, and how old it is.
+function analysisText(a, g) {
+  const parts = [];
+  if (a.score !== undefined && a.score !== null) parts.push(`${a.score >= 0 ? "+" : ""}${a.score}`);
+  if (a.winrate !== undefined && a.winrate !== null) parts.push(`${Math.round(a.winrate * 100)}%`);
+  if (a.pv && a.pv.length) parts.push(a.pv.slice(0, 6).join(" "));
+  const behind = g.history.length - a.index;
+  return parts.join(" · ") + (behind > 0 ? ` (${behind} move${behind > 1 ? "s" : ""} ago)` : "");
+}
+
+// Jasiek's ko analysis (jasiek-nkr rooms): each ko position, its type and state, who is barred.
+function kosLine(kos) {
+  return h("div.kos", {}, h("b", {}, "kos: "), kos.map((k) => {
+    const bars = [];
+    if (k.fighting_bar !== null && k.fighting_bar !== undefined) bars.push(`${colourOf(k.fighting_bar).name} may not play in it at its next move`);
+    if (k.disturber !== null && k.disturber !== undefined) bars.push(`disturber ${colourOf(k.disturber).name}${k.disturber_barred ? " (barred)" : ""}`);
+    return h("span.ko", { "data-points": k.points.join(" "), title: `mouths: ${k.mouths.map((m) => m.join(" ")).join(" / ")}` },
+      `${k.points.join(" ")}: ${k.type}${k.state ? `, ${k.state}` : ""}${bars.length ? `; ${bars.join("; ")}` : ""}`);
+  }));
 }

@@ -174,3 +174,36 @@ def test_a_registered_name_logs_in_from_another_browser_and_a_refused_room_says_
     elsewhere.fill("#handicap", "2")
     elsewhere.click("#create")
     expect(elsewhere.locator("#create-error")).to_contain_text("handicap is for two-player games")
+
+
+def test_who_is_connected(open_page, web_server):
+    """The seats' players' connections and the spectators, as the server's presence says, on every page."""
+    ann = open_page("ann")
+    room = create_room(ann, {"rules": "kee", "board": "9", "players": 2})
+    link = web_server.url + f"#/room/{room}"
+    online = lambda page, seat: page.locator(f".seat-row[data-seat='{seat}'] .online")   # noqa: E731
+    expect(online(ann, 0)).to_have_attribute("data-online", "true")
+    expect(online(ann, 1)).to_have_count(0)          # a free seat has no one to be connected
+    bob = open_page("bob")
+    bob.goto(link)
+    bob.click("button.sit")
+    sam = open_page("sam", viewport=(390, 844))
+    sam.goto(link)
+    for page in (ann, bob, sam):
+        expect(online(page, 0)).to_have_attribute("data-online", "true")
+        expect(online(page, 1)).to_have_attribute("data-online", "true")
+        expect(page.locator(".watchers")).to_have_text("watching (1): sam")
+    # bob closes his tab: everyone sees him gone; the spectator leaves too
+    context = bob.context
+    bob.close()
+    for page in (ann, sam):
+        expect(online(page, 1)).to_have_attribute("data-online", "false")
+        expect(online(page, 1)).to_have_attribute("title", "not connected")
+    sam.close()
+    expect(ann.locator(".watchers")).to_have_text("no one else watching")
+    # back in a new tab of the same browser: the same session, in his seat, connected again
+    again = context.new_page()
+    again.goto(link)
+    expect(again.locator(".seat-row[data-seat='1'] .name")).to_contain_text("bob (you)")
+    expect(online(ann, 1)).to_have_attribute("data-online", "true")
+    expect(online(again, 0)).to_have_attribute("data-online", "true")
