@@ -8,6 +8,9 @@ import { gamesPage, replayPage } from "./replay.js";
 
 const RULES = ["kee", "lasker-maas", "nieminen", "tromp-taylor", "chinese", "japanese", "aga", "hansen-sst", "jasiek-nkr"];
 const GRAPHS = ["village", "petersen", "hex5", "cube4"];
+const CLOCKS = [["byoyomi:600+5x30", "10 min, then 5 periods of 30 s"], ["fischer:300+10", "5 min, +10 s a move"],
+  ["canadian:600+300/25", "10 min, then 25 stones in 5 min"], ["absolute:600", "10 min for the game"],
+  ["byoyomi:60+3x10", "blitz: 1 min, then 3 × 10 s"]];
 
 class App {
   constructor() {
@@ -155,7 +158,8 @@ class App {
     f.komi = h("input#komi", { placeholder: "ruleset's", inputmode: "decimal" });
     f.handicap = h("input#handicap", { type: "number", min: 0, max: 25, value: 0 });
     f.hmode = h("select#handicap-mode", {}, ["fixed", "free"].map((m) => h("option", { value: m }, m)));
-    f.clock = h("input#clock", { placeholder: "none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+300/25" });
+    f.clock = h("input#clock", { list: "clock-presets", placeholder: "none, or pick one" });
+    const clockPresets = h("datalist#clock-presets", {}, CLOCKS.map(([v, t]) => h("option", { value: v }, t)));
     f.private = h("input#private", { type: "checkbox" });
     f.title = h("input#title", { maxlength: 80 });
     f.bots = h("input#bots", { type: "number", min: 0, max: 7, value: 0 });
@@ -199,7 +203,7 @@ class App {
     return h("section.panel.create", {}, h("h2", {}, "Create a room"),
       h("form#create-form", { onsubmit: submit },
         field("Rules", f.rules), field("Board", f.boardKind), boardRow, field("Players", f.players),
-        field("Komi", f.komi), field("Handicap", f.handicap), field("Handicap placement", f.hmode), field("Clock", f.clock),
+        field("Komi", f.komi), field("Handicap", f.handicap), field("Placement", f.hmode), field("Clock", f.clock), clockPresets,
         field("House bots", f.bots), field("Options (JSON)", f.options), field("Title", f.title), field("Private", f.private),
         h("button#create", { type: "submit" }, "Create and sit"), error));
   }

@@ -150,7 +150,7 @@ function el(name, attrs = {}, parent = null) {
   return node;
 }
 
-// view: {board, spec, stones, last, prohibited, dead, territory, cursor, playable, onPoint, marking}
+// view: {board, spec, stones, last, prohibited, dead, territory, kos (point -> text), cursor, playable, onPoint, marking}
 export function drawBoard(svg, view) {
   const lay = layout(view.board, view.spec);
   const pos = lay.pos;
@@ -252,6 +252,12 @@ export function drawBoard(svg, view) {
           el("circle", { cx: x, cy: y, r: r * 0.9, fill: colourOf(view.ghost).fill, class: "ghost" }, g);
         }
       }
+    }
+    const ko = view.kos ? view.kos[p] : undefined;
+    if (ko) {
+      g.classList.add("ko");
+      el("rect", { x: x - r * 0.98, y: y - r * 0.98, width: r * 1.96, height: r * 1.96, class: "ko-mark", rx: r * 0.5 }, g);
+      tip += ` (in a ko: ${ko})`;
     }
     if (view.cursor === p) {
       el("rect", { x: x - r * 1.05, y: y - r * 1.05, width: r * 2.1, height: r * 2.1, class: "cursor", rx: r * 0.2 }, g);

@@ -304,7 +304,7 @@ export class Room {
     const mine = this.myTurn();
     drawBoard(svg, {
       board: g.board, spec: g.board_spec, stones: g.stones, last: this.lastPoint(),
-      prohibited: g.legal ? g.legal.prohibited : {}, dead: new Set(g.dead || []), territory: terr,
+      prohibited: g.legal ? g.legal.prohibited : {}, dead: new Set(g.dead || []), territory: terr, kos: koPoints(g.kos),
       cursor: this.cursor, playable: mine && !marking, ghost: mine ? you : undefined,
       onPoint: (p) => this.onPoint(p),
       onHover: (p) => {
@@ -495,11 +495,11 @@ export class Room {
 // A bot's `analysis` event as one line: its lead, win rate and first moves, and how old it is.
 function analysisText(a, g) {
   const parts = [];
-  if (a.score !== undefined && a.score !== null) parts.push(`${a.score >= 0 ? "+" : ""}${a.score}`);
-  if (a.winrate !== undefined && a.winrate !== null) parts.push(`${Math.round(a.winrate * 100)}%`);
+  if (a.score !== undefined && a.score !== null) parts.push(`lead ${a.score >= 0 ? "+" : ""}${a.score}`);
+  if (a.winrate !== undefined && a.winrate !== null) parts.push(`win ${Math.round(a.winrate * 100)}%`);
   if (a.pv && a.pv.length) parts.push(a.pv.slice(0, 6).join(" "));
   const behind = g.history.length - a.index;
-  return parts.join(" · ") + (behind > 0 ? ` (${behind} move${behind > 1 ? "s" : ""} ago)` : "");
+  return "analysis: " + parts.join(" · ") + (behind > 0 ? ` (${behind} move${behind > 1 ? "s" : ""} ago)` : "");
 }
 
 // Jasiek's ko analysis (jasiek-nkr rooms): each ko position, its type and state, who is barred.
@@ -511,4 +511,11 @@ function kosLine(kos) {
     return h("span.ko", { "data-points": k.points.join(" "), title: `mouths: ${k.mouths.map((m) => m.join(" ")).join(" / ")}` },
       `${k.points.join(" ")}: ${k.type}${k.state ? `, ${k.state}` : ""}${bars.length ? `; ${bars.join("; ")}` : ""}`);
   }));
+}
+
+// The points of Jasiek's ko positions, each with the words the board's hover text gives it.
+function koPoints(kos) {
+  const out = {};
+  for (const k of kos || []) for (const p of k.points) out[p] = `${k.type}${k.state ? `, ${k.state}` : ""}`;
+  return out;
 }

@@ -46,7 +46,7 @@ class Program:
         self.request("move", room=room, move=move, seq=next(self.seq))
 
 
-def test_a_spectator_sees_the_ko_analysis_and_a_bots_analysis(open_page, web_server):
+def test_a_spectator_sees_the_ko_analysis_and_a_bots_analysis(open_page, web_server, shot):
     with Program(web_server.url, "kobot") as black, Program(web_server.url, "gnugo") as white:
         room = black.request("create", settings={"rules": "jasiek-nkr", "board": "7x5",
                                                  "options": {"ko_shapes": "two-point"}})["room"]
@@ -59,14 +59,17 @@ def test_a_spectator_sees_the_ko_analysis_and_a_bots_analysis(open_page, web_ser
             white.move(room, w)
         ko = sam.locator(".kos .ko[data-points='C3 D3']")
         expect(ko).to_have_text("C3 D3: fighting")
+        expect(sam.locator("svg#board g.pt.ko")).to_have_count(2)
+        expect(sam.locator("svg#board g.pt.ko[data-point='C3'] title")).to_contain_text("in a ko: fighting")
         black.move(room, "D3")
         expect(ko).to_have_text("C3 D3: fighting; white may not play in it at its next move")
         expect(sam.locator("svg#board g.pt.prohibited[data-point='C3']")).to_have_attribute("data-reason", "basic-ko")
         white.request("analysis", room=room, score=-2.5, winrate=0.4, pv=["F3", "C3", "pass"])
         analysis = sam.locator(".seat-row[data-seat='1'] .analysis")
-        expect(analysis).to_have_text("-2.5 · 40% · F3 C3 pass")
+        expect(analysis).to_have_text("analysis: lead -2.5 · win 40% · F3 C3 pass")
         for seat in (0, 1):
             expect(sam.locator(f".seat-row[data-seat='{seat}'] .online")).to_have_attribute("data-online", "true")
         expect(sam.locator(".watchers")).to_have_text("watching (1): sam")
         white.move(room, "F4")
-        expect(analysis).to_have_text("-2.5 · 40% · F3 C3 pass (1 move ago)")
+        expect(analysis).to_have_text("analysis: lead -2.5 · win 40% · F3 C3 pass (1 move ago)")
+        shot(sam, "ko-analysis")
