@@ -35,8 +35,10 @@ export class Room {
   close() {
     clearInterval(this.timer);
     document.removeEventListener("keydown", this.keys);
-    // no `leave`: before the start it would give up the seat; the events of a room no longer
-    // shown are dropped by the router
+    // A spectator who goes elsewhere stops watching, so the players no longer count him. A player
+    // sends no `leave`: before the start it would give up the seat; the events of a room no
+    // longer shown are dropped by the router.
+    if (this.s && this.you === null) this.conn.request("leave", { room: this.id }).catch(() => {});
   }
 
   async open() {
@@ -64,7 +66,8 @@ export class Room {
   onEvent(ev) {
     if (ev.kind === "presence") {   // unversioned: the latest one is the truth (docs/protocol.md, "Presence")
       this.presence = ev;
-      if (this.s) this.render();
+      const seats = this.s && this.root.querySelector(".panel.seats");
+      if (seats) seats.replaceWith(this.seatsPanel());   // only the seats: a form being filled in stays as it is
       return;
     }
     if (!this.s) return;
@@ -451,14 +454,21 @@ export class Room {
     } else {
       b.push(h("button.resign", { onclick: () => { this.confirm = "resign"; this.render(); } }, "Resign"));
     }
-    const places = s.seats.map((_, i) => h("input.rank", { type: "number", min: 1, max: s.seats.length, value: i + 1,
-      "aria-label": `place of ${colourOf(i).name}`, "data-seat": i }));
-    b.push(h("details.propose", {}, h("summary", {}, "Propose a ranking"), places,
-      h("button.propose", { onclick: (e) => {
-        const vals = [...e.target.closest("details").querySelectorAll("input.rank")].map((x) => x.value || "1");
-        this.sendMove(`rank ${vals.join(" ")}`);
-      } }, "Propose")));
+    b.push(this.proposeForm());
     return h("div.panel.actions", {}, b);
+  }
+
+  proposeForm() {
+    if (!this.propose) {   // made once, so an event arriving while one fills it in does not close it
+      const places = this.s.seats.map((_, i) => h("input.rank", { type: "number", min: 1, max: this.s.seats.length,
+        value: i + 1, "aria-label": `place of ${colourOf(i).name}`, "data-seat": i }));
+      this.propose = h("details.propose", {}, h("summary", {}, "Propose a ranking"), places,
+        h("button.propose", { onclick: () => {
+          this.propose.open = false;
+          this.sendMove(`rank ${places.map((x) => x.value || "1").join(" ")}`);
+        } }, "Propose"));
+    }
+    return this.propose;
   }
 
   movesPanel() {

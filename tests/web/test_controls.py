@@ -193,13 +193,14 @@ def test_who_is_connected(open_page, web_server):
         expect(online(page, 0)).to_have_attribute("data-online", "true")
         expect(online(page, 1)).to_have_attribute("data-online", "true")
         expect(page.locator(".watchers")).to_have_text("watching (1): sam")
-    # bob closes his tab: everyone sees him gone; the spectator leaves too
+    # bob closes his tab: everyone sees him gone; the spectator goes back to the lobby, and is gone too
     context = bob.context
     bob.close()
     for page in (ann, sam):
         expect(online(page, 1)).to_have_attribute("data-online", "false")
         expect(online(page, 1)).to_have_attribute("title", "not connected")
-    sam.close()
+    sam.click("a.back")
+    expect(sam.locator(f"tr[data-room='{room}']")).to_be_visible()
     expect(ann.locator(".watchers")).to_have_text("no one else watching")
     # back in a new tab of the same browser: the same session, in his seat, connected again
     again = context.new_page()
