@@ -32,6 +32,7 @@ export const REASONS = {
 };
 export function reasonText(code) { return REASONS[code] || code; }
 
+const MAX_UNIT_PX = 100;   // boards of a few points are held to this; from 7×7 up, the screen is the limit
 const GRID = /^(?:(torus):)?(\d+)(?:x(\d+))?$/;
 const COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
 
@@ -165,6 +166,8 @@ export function drawBoard(svg, view) {
   const margin = lay.kind === "graph" ? u * 0.9 : u * 1.1;
   svg.setAttribute("viewBox", `${minX - margin} ${minY - margin} ${maxX - minX + 2 * margin} ${maxY - minY + 2 * margin}`);
   svg.setAttribute("class", `board board-${lay.kind}`);
+  // at most MAX_UNIT_PX a unit: a board of a few points is not drawn with stones as big as a fist
+  svg.style.maxWidth = `${Math.round((maxX - minX + 2 * margin) * MAX_UNIT_PX)}px`;
   el("rect", { x: minX - margin, y: minY - margin, width: maxX - minX + 2 * margin, height: maxY - minY + 2 * margin,
     class: "board-bg", rx: u * 0.2 }, svg);
   const lines = el("g", { class: "edges", "stroke-width": u * 0.04 }, svg);
