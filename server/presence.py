@@ -36,7 +36,8 @@ class Presence:
 
     def view(self) -> dict[str, Any]:
         """`online`: per seat, whether its player is here (the house bot always is); `spectators`:
-        how many sessions watch without a seat; `names`: the first NAMES_SHOWN of them, sorted."""
+        how many people watch without a seat (a registered user's sessions are one); `names`: the
+        first NAMES_SHOWN of them, sorted."""
         room = self.room
         online = [room.hub.house_bots.holds(seat) for seat in room.seats]
         watching: dict[str, str] = {}
@@ -45,8 +46,8 @@ class Presence:
             if session is None or conn.closed:
                 continue
             seat = room.seat_of(session)
-            if seat is None:
-                watching[session.token] = session.name
+            if seat is None:     # one person: a guest session, or all the sessions of a registered user
+                watching[session.token if session.user is None else "u:" + session.user] = session.name
             else:
                 online[seat] = True
         names = sorted(watching.values(), key=str.casefold)

@@ -333,7 +333,7 @@ export class Room {
       : h("div.banner", { role: "status" }, this.app.connStatus === "reconnecting" ? "reconnecting…" : "connecting…");
     this.root.replaceChildren(status || "", header,
       h("div.play", {}, h("div.board-wrap", {}, svg, h("div.hover", {}, "\u00a0")), side),
-      h("div.share", {}, "Invite: ", h("input.link", { readonly: true, value: link, "aria-label": "link to this room" })));
+      h("div.share", {}, s.status === "ended" ? "Link to this game: " : "Invite (link to this room): ", h("input.link", { readonly: true, value: link, "aria-label": "link to this room" })));
   }
 
   seatsPanel() {

@@ -47,7 +47,7 @@ async def test_seats_online_as_connections_open_and_close(players, seat, connect
     assert (await black.move(room, "E5", 1))["version"] == version + 1
 
 
-async def test_spectators_counted_by_session_and_named(players, seat, connect_client):
+async def test_spectators_counted_by_person_and_named(players, seat, connect_client):
     black, white = await players(2)
     room = await seat([black, white], {"rules": "kee", "board": "5", "players": 2})
     fan = await connect_client()
@@ -63,6 +63,18 @@ async def test_spectators_counted_by_session_and_named(players, seat, connect_cl
     await other.ok("watch", room=room)
     assert state(await presence(other)) == ([True, True], 2, ["Adam", "zoe"])
     assert state(await presence(white, lambda e: e["spectators"] == 2)) == ([True, True], 2, ["Adam", "zoe"])
+
+    # a registered user watching from two browsers is one spectator
+    reg = await connect_client()
+    await reg.hello("guest")
+    await reg.ok("register", user="Ulla", password="secret")
+    await reg.ok("watch", room=room)
+    elsewhere = await connect_client()
+    await elsewhere.ok("hello", protocol=PROTOCOL_VERSION, user="Ulla", password="secret")
+    await elsewhere.ok("watch", room=room)
+    assert state(await presence(elsewhere)) == ([True, True], 3, ["Adam", "Ulla", "zoe"])
+    await reg.close()
+    await elsewhere.close()
 
     await other.ok("leave", room=room)
     await fan.close()
