@@ -67,7 +67,10 @@ export class Room {
     if (ev.kind === "presence") {   // unversioned: the latest one is the truth (docs/protocol.md, "Presence")
       this.presence = ev;
       const seats = this.s && this.root.querySelector(".panel.seats");
-      if (seats) seats.replaceWith(this.seatsPanel());   // only the seats: a form being filled in stays as it is
+      if (seats) seats.replaceWith(this.seatsPanel());   // only what presence shows: a form being filled in stays
+      const turn = this.s && this.root.querySelector(".turn-panel");
+      const next = turn && this.turnPanel(this.s.game.phase === "scoring" || this.s.status === "ended" ? this.territory() : null);
+      if (next) turn.replaceWith(next);
       return;
     }
     if (!this.s) return;
@@ -383,7 +386,8 @@ export class Room {
       lines.push(h("p.result", {}, `game over (${r.reason}): ` + order.map((i) =>
         `${r.ranking[i]}. ${s.seats[i].name} (${colourOf(i).name}) ${r.score[i]}`).join(", ")));
     } else if (g.to_move !== null && g.to_move !== undefined) {
-      const who = g.to_move === you ? "your turn" : `${s.seats[g.to_move].name} (${colourOf(g.to_move).name}) to move`;
+      const away = this.presence && g.to_move !== you && !this.presence.online[g.to_move] ? " (not connected)" : "";
+      const who = g.to_move === you ? "your turn" : `${s.seats[g.to_move].name} (${colourOf(g.to_move).name}) to move${away}`;
       lines.push(h("p.turn", { class: g.to_move === you ? "turn mine" : "turn" }, who));
     }
     if (g.legal && Object.keys(g.legal.prohibited).length) {

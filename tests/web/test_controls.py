@@ -193,12 +193,14 @@ def test_who_is_connected(open_page, web_server):
         expect(online(page, 0)).to_have_attribute("data-online", "true")
         expect(online(page, 1)).to_have_attribute("data-online", "true")
         expect(page.locator(".watchers")).to_have_text("watching (1): sam")
+    play([ann, bob, sam], ann, "E5", 1)
     # bob closes his tab: everyone sees him gone; the spectator goes back to the lobby, and is gone too
     context = bob.context
     bob.close()
     for page in (ann, sam):
         expect(online(page, 1)).to_have_attribute("data-online", "false")
         expect(online(page, 1)).to_have_attribute("title", "not connected")
+        expect(page.locator(".turn")).to_have_text("bob (white) to move (not connected)")
     sam.click("a.back")
     expect(sam.locator(f"tr[data-room='{room}']")).to_be_visible()
     expect(ann.locator(".watchers")).to_have_text("no one else watching")
@@ -207,4 +209,5 @@ def test_who_is_connected(open_page, web_server):
     again.goto(link)
     expect(again.locator(".seat-row[data-seat='1'] .name")).to_contain_text("bob (you)")
     expect(online(ann, 1)).to_have_attribute("data-online", "true")
+    expect(ann.locator(".turn")).to_have_text("bob (white) to move")
     expect(online(again, 0)).to_have_attribute("data-online", "true")
