@@ -15,6 +15,8 @@ export class Room {
     this.invite = invite || null;
     this.s = null;              // the snapshot, kept up to date by the events
     this.chat = [];
+    this.chatForm = null;       // made once (see chatPanel), like the ranking form (proposeForm)
+    this.propose = null;
     this.presence = null;       // the latest `presence` event: who is here
     this.analysis = {};         // seat -> its latest `analysis` event (a bot's view, for watchers)
     this.pending = new Map();   // seq -> move sent, not yet acknowledged
@@ -64,20 +66,24 @@ export class Room {
   // --- events ---------------------------------------------------------------------------
 
   onEvent(ev) {
-    if (ev.kind === "presence") {   // unversioned: the latest one is the truth (docs/protocol.md, "Presence")
-      this.presence = ev;
-      const seats = this.s && this.root.querySelector(".panel.seats");
-      if (seats) seats.replaceWith(this.seatsPanel());   // only what presence shows: a form being filled in stays
-      const turn = this.s && this.root.querySelector(".turn-panel");
-      const next = turn && this.turnPanel(this.s.game.phase === "scoring" || this.s.status === "ended" ? this.territory() : null);
-      if (next) turn.replaceWith(next);
-      return;
-    }
+    if (ev.kind === "presence") { this.onPresence(ev); return; }
     if (!this.s) return;
     if (ev.version <= this.s.version) return;
     if (ev.version !== this.s.version + 1) { this.resync(); return; }
     this.apply(ev);
     this.render();
+  }
+
+  // Presence is not versioned: the latest one is the truth (docs/protocol.md, "Presence"). Only
+  // the panels that show it are redrawn, so a form being filled in stays as it is.
+  onPresence(ev) {
+    this.presence = ev;
+    if (!this.s) return;
+    const seats = this.root.querySelector(".panel.seats");
+    if (seats) seats.replaceWith(this.seatsPanel());
+    const turn = this.root.querySelector(".turn-panel");
+    const next = turn && this.turnPanel(this.shownTerritory());
+    if (next) turn.replaceWith(next);
   }
 
   apply(ev) {
@@ -244,6 +250,10 @@ export class Room {
 
   // --- drawing ----------------------------------------------------------------------------
 
+  shownTerritory() {   // in marking and at the end
+    return this.s.game.phase === "scoring" || this.s.status === "ended" ? this.territory() : null;
+  }
+
   territory() {
     // empty regions touching one player's (living) stones only: display, not rules
     const g = this.s.game, dead = new Set(g.dead || []);
@@ -302,7 +312,7 @@ export class Room {
     if (!this.s) return;
     const s = this.s, g = s.game, you = this.you;
     const marking = g.phase === "scoring";
-    const terr = marking || s.status === "ended" ? this.territory() : null;
+    const terr = this.shownTerritory();
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("id", "board");
     svg.setAttribute("role", "img");
