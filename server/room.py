@@ -21,6 +21,7 @@ from protocol import Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, S
 from .clock import Clocks
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
                     game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
+from .presence import Presence
 from .sessions import Session
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class Room:
         self._derive()
         self.events: deque[dict[str, Any]] = deque(maxlen=hub.config.resync_events)
         self.watchers: set[Connection] = set()
+        self.presence = Presence(self, hub.config.presence_interval)
         self.clock_settings = clock_of(settings.get("clock"))
         self.clocks: Clocks | None = None
         self.undo: dict[str, Any] | None = None
@@ -136,6 +138,7 @@ class Room:
         """Stop the task and the clock timer (server shutdown)."""
         if self._timer:
             self._timer.cancel()
+        self.presence.close()
         self._task.cancel()
         try:
             await self._task
@@ -185,6 +188,7 @@ class Room:
         if not conn.closed:
             self.watchers.add(conn)
             conn.watching.add(self)
+            self.presence.changed()
 
     def _clocks_view(self) -> dict[str, Any] | None:
         return None if self.clocks is None else clocks_view(self.clocks, self.players, self._now())
@@ -252,6 +256,7 @@ class Room:
     async def leave(self, conn: Connection, session: Session) -> Ok:
         self.watchers.discard(conn)
         conn.watching.discard(self)
+        self.presence.changed()
         seat = self.seat_of(session)
         if seat is not None and self.status == "waiting":
             held = self.seats[seat]
