@@ -8,6 +8,7 @@ message may carry an integer `id`; the server copies it into its direct reply. T
 docs/schema/ is generated from these classes (`python -m protocol.jsonschema`).
 """
 
+import math
 from typing import Annotated, Any, ClassVar
 
 import msgspec
@@ -83,6 +84,40 @@ class RoomSettings(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     def to_json(self) -> dict[str, Any]:
         """The settings as a plain map (stored with the room, shown in listings)."""
         return msgspec.structs.asdict(self)
+
+
+WIRE_INT = 2**53
+"""The largest integer (either sign) a free-form value (a board graph, options, a clock map) may hold:
+msgpack carries 64 bits and JavaScript's numbers 53, so a value within this bound reads back the same
+in every client."""
+
+
+def unportable(value: Any, path: str = "") -> str | None:
+    """Why `value` would not come back the same from msgpack, JSON and a JavaScript client, or None.
+
+    Free-form fields (`Any` in the Structs above) are checked only for their size by decoding: a JSON
+    integer beyond 64 bits or a msgpack NaN would be stored, then fail every msgpack encoding of the
+    room (and every listing holding it) for good.
+    """
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return None
+    if isinstance(value, int):
+        return None if -WIRE_INT <= value <= WIRE_INT else f"{path or 'a value'}: {value} is beyond +-2^53"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{path or 'a value'}: {value} is not a finite number"
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return f"{path or 'a value'}: {type(value).__name__} values are not allowed"
+    for key, item in items:
+        if not isinstance(key, (str, int)):
+            return f"{path or 'a value'}: keys must be strings"
+        why = unportable(item, f"{path}.{key}" if path else str(key))
+        if why is not None:
+            return why
+    return None
 
 
 HANDICAP_KOMI = 0.5

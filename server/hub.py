@@ -19,7 +19,7 @@ from websockets.asyncio.connection import broadcast
 
 from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
-                      encode)
+                      encode, unportable)
 
 from .config import Config
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
@@ -66,6 +66,10 @@ class Hub:
     async def restore(self) -> int:
         """Rebuild every unfinished room from the store by replaying its moves; returns how many."""
         for row in await self.store.unfinished_rooms():
+            why = unportable(row["settings"], "settings")
+            if why is not None:     # stored before the server checked: it would break every msgpack client
+                log.error("room %s cannot be served, left out: %s", row["room_id"], why)
+                continue
             try:
                 seats: list[Seat | None] = [None] * row["settings"]["players"]
                 for seat, token in row["seats"].items():

@@ -15,9 +15,11 @@ async def test_random_requests_never_break_the_server(players, seat, make_server
     rng = random.Random(1234)
     values = [None, True, 0, -1, 1, 2, 7, 2**60, 1.5, "", "x", room, "E5", "pass", "appeal C3", "dead C3",
               "rank 1 2", "accept", "done", "resign", "undo", "timeout", "C3", "zz", "\u0000", "é" * 40,
-              [], [1], {}, {"rules": "kee"}, {"rules": "kee", "board": "torus:3x3", "players": 3}]
+              [], [1], {}, {"rules": "kee"}, {"rules": "kee", "board": "torus:3x3", "players": 3},
+              10**30, -10**30, 1e300, {"rules": "chinese", "board": {"points": ["a", "b"], "edges": [["a", "b"]],
+                                                                    "coords": {"a": [10**30, 0]}}}]
     fields = ["room", "move", "seq", "seat", "since", "settings", "text", "name", "token", "protocol",
-              "accept", "limit", "offset", "invite", "user", "password", "format", "id"]
+              "accept", "limit", "offset", "cursor", "invite", "user", "password", "format", "id"]
     kinds = sorted(CLIENT_MESSAGES) + ["nope"]
     actors = [black, white, chaos]
     for _ in range(400):
