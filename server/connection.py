@@ -109,20 +109,18 @@ class Connection:
         self.send(await self._handle(message))
 
     async def _handle(self, message: ClientMessage) -> ServerMessage:
-        refused: ProtocolError | None = None
         try:
             if self.session is None and not isinstance(message, Hello):
                 raise ProtocolError(ErrorCode.NO_SESSION, "say hello first")
             reply = await getattr(self, HANDLERS[type(message)])(message)
         except ProtocolError as exc:
-            refused = exc
-        except Exception:
+            reply = _refusal(exc, message)
+            forget(exc)
+        except Exception as exc:
             log.exception("%s failed on %s", self.ws.remote_address, message.TYPE)
-            refused = ProtocolError(ErrorCode.INTERNAL, "the server failed on this message; nothing changed")
-        if refused is not None:
-            reply = Error(code=refused.code.value, message=refused.message, field=refused.field,
-                          reason=refused.reason, ref=message.TYPE, room=getattr(message, "room", None),
-                          seq=getattr(message, "seq", None))
+            forget(exc)
+            reply = _refusal(ProtocolError(ErrorCode.INTERNAL, "the server failed on this message; nothing changed"),
+                             message)
         if message.id is not None:
             reply = msgspec.structs.replace(reply, id=message.id)
         return reply
@@ -204,6 +202,29 @@ class Connection:
 
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
+
+
+def _refusal(refused: ProtocolError, message: ClientMessage) -> Error:
+    return Error(code=refused.code.value, message=refused.message, field=refused.field, reason=refused.reason,
+                 ref=message.TYPE, room=getattr(message, "room", None), seq=getattr(message, "seq", None))
+
+
+def forget(exc: BaseException) -> None:
+    """Drop the tracebacks of a handled exception and of those it chains to.
+
+    A traceback holds the frames it passed through, and with them the request (a large board) and
+    the room's future that holds the exception again: a reference cycle, freed only by the
+    collector, which the server's raised thresholds (app.GC_THRESHOLDS) make rare. Refusals under
+    a flood kept hundreds of megabytes that way; without the tracebacks, reference counting frees
+    them at once.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        following = current.__cause__ or current.__context__
+        current.__traceback__ = current.__cause__ = current.__context__ = None
+        current = following
 
 
 def _now() -> float:
