@@ -25,6 +25,7 @@ TITLE_MAX = 80
 PLAYERS_MAX = 8
 SEQ_MAX = 2**53          # a client sequence number fits a double, for JavaScript clients
 ID_MAX = 2**53
+LIST_MAX = 100           # rooms in one page of `list`
 GRAPH_MAX = 4096         # entries in a board graph's "points" / "edges"
 CLOCK_MAX = 64           # a clock spec string ("fischer:300+10max600") or entries of its map form
 
@@ -185,7 +186,10 @@ class Register(ClientMessage, tag="register"):
 
 
 class ListRooms(ClientMessage, tag="list"):
-    """Ask for the public rooms that are waiting for players or being played."""
+    """Ask for a page of the public rooms that are waiting for players or being played, oldest first."""
+
+    limit: number(int, 1, LIST_MAX, "rooms in the page") = 50
+    offset: number(int, 0, 10**9, "rooms skipped") = 0
 
 
 class Create(ClientMessage, tag="create"):
@@ -356,9 +360,12 @@ class Created(ServerMessage, tag="created"):
 
 
 class Rooms(ServerMessage, tag="rooms"):
-    """Reply to list."""
+    """Reply to list: one page; `total` public rooms in all, `next` the offset of the next page
+    (absent on the last)."""
 
     rooms: list[dict[str, Any]] = []
+    total: int | None = None
+    next: int | None = None
 
 
 class Snapshot(ServerMessage, tag="snapshot"):

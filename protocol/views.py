@@ -148,13 +148,18 @@ class Limits(View, kw_only=True):
     burst: float
     rooms: int
     chat: int
+    list: int = 100
 
 
 class RoomSummary(View, kw_only=True):
+    """A listed room; a graph board shows as "graph:N" (N points), `registered` marks the seats
+    whose player is a registered user."""
+
     room: str
     title: str
     settings: Settings
     seats: list[str | None]
+    registered: list[bool] = []
     status: str
     version: int
 
@@ -284,8 +289,15 @@ class AnalysisEvent(EventBody, tag="analysis", kw_only=True):
     pv: list[str] | None = None
 
 
+class ClosedEvent(EventBody, tag="closed", kw_only=True):
+    """The room is gone (`reason` "expired": its game never started in time); it is not stored."""
+
+    reason: str
+    message: str
+
+
 EVENT_KINDS = (SeatEvent, StartEvent, MoveEvent, UndoRequestEvent, UndoReplyEvent, UndoEvent, TimeoutEvent,
-               ChatEvent, AnalysisEvent)
+               ChatEvent, AnalysisEvent, ClosedEvent)
 AnyEvent = Union[EVENT_KINDS]
 
 
@@ -335,6 +347,8 @@ class Created(Message, tag="created", kw_only=True):
 
 class Rooms(Message, tag="rooms", kw_only=True):
     rooms: list[RoomSummary]
+    total: int = 0
+    next: int | None = None
 
 
 class Snapshot(Message, tag="snapshot", kw_only=True):

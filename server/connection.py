@@ -47,6 +47,7 @@ class Connection:
         self.hub = hub
         self.ws = ws
         self.codec = JSON if ws.subprotocol == JSON else MSGPACK
+        self.address = address_of(ws)
         self.session: Session | None = None
         self.closed = False
         self.watching: set[Any] = set()
@@ -153,10 +154,10 @@ class Connection:
         return Ok(ref="register")
 
     async def _list(self, m: ListRooms) -> ServerMessage:
-        return self.hub.list_rooms()
+        return self.hub.list_rooms(m.limit, m.offset)
 
     async def _create(self, m: Create) -> ServerMessage:
-        return await self.hub.create(self.session, m.settings)
+        return await self.hub.create(self.session, m.settings, self.address)
 
     async def _sit(self, m: Sit) -> ServerMessage:
         room = self.hub.room(m.room)
@@ -202,6 +203,12 @@ class Connection:
 
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
+
+
+def address_of(ws: ServerConnection) -> str:
+    """The peer's IP address (the key of the per-address limits)."""
+    remote = ws.remote_address
+    return str(remote[0]) if remote else ""
 
 
 def _refusal(refused: ProtocolError, message: ClientMessage) -> Error:

@@ -24,6 +24,7 @@ from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, Room
 from .config import Config
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
 from .house_bots import HouseBots, bot_name
+from .lobby import Lobby
 from .metrics import NullMetrics
 from .room import RESTARTING, Room, Seat
 from .sessions import Session, Sessions
@@ -59,6 +60,9 @@ class Hub:
         self._owned: dict[str, set[str]] = defaultdict(set)              # token -> waiting rooms created
         self._closing: set[asyncio.Task[None]] = set()
         self._evictions: dict[str, asyncio.TimerHandle] = {}             # ended room -> its next check
+        self._expiries: dict[str, asyncio.TimerHandle] = {}              # unstarted room -> its expiry
+        self._by_address: dict[str, set[str]] = defaultdict(set)         # IP address -> rooms created there
+        self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
 
     # -- start and stop ----------------------------------------------------------------------------
@@ -91,6 +95,7 @@ class Hub:
                     self._index(seat.token, seat.user, room.id, i, add=True)
             if room.status == "waiting":
                 self._owned[room.owner].add(room.id)
+                self._expire_later(room.id)
             self.house_bots.changed(room)
         return len(self.rooms)
 
@@ -100,9 +105,10 @@ class Hub:
         await asyncio.gather(*(room.halt() for room in list(self.rooms.values())))
 
     async def close(self) -> None:
-        for timer in self._evictions.values():
+        for timer in [*self._evictions.values(), *self._expiries.values()]:
             timer.cancel()
         self._evictions.clear()
+        self._expiries.clear()
         await self.house_bots.close()
         for room in list(self.rooms.values()):
             await room.close()
@@ -141,6 +147,7 @@ class Hub:
         for i, seat in enumerate(room.seats):
             if seat is not None:
                 self._index(seat.token, seat.user, room.id, i, add=False)
+        self.lobby.changed()
         self._schedule_eviction(room.id)
 
     def _schedule_eviction(self, room_id: str) -> None:
@@ -160,27 +167,89 @@ class Hub:
             self._schedule_eviction(room_id)
             return
         del self.rooms[room_id]
-        closing = asyncio.get_running_loop().create_task(room.close())
-        self._closing.add(closing)   # the loop keeps only weak references to tasks
-        closing.add_done_callback(self._closing.discard)
+        self.lobby.forget(room_id)
+        self._background(room.close())
+
+    def _background(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._closing.add(task)      # the loop keeps only weak references to tasks
+        task.add_done_callback(self._closing.discard)
+
+    # -- unstarted rooms expire ------------------------------------------------------------------------
+
+    def _expire_later(self, room_id: str) -> None:
+        loop = asyncio.get_running_loop()
+        self._expiries[room_id] = loop.call_later(self.config.waiting_expiry, self._expire, room_id)
+
+    def _expire(self, room_id: str) -> None:
+        self._expiries.pop(room_id, None)
+        room = self.rooms.get(room_id)
+        if room is not None and room.status == "waiting" and not self.draining:
+            self._background(self._call_drop(room))
+
+    async def _call_drop(self, room: Room) -> None:
+        try:
+            await room.call(self._drop_unstarted, room)
+        except ProtocolError:
+            pass            # the server began to stop: the room stays stored and expires after the restart
+
+    async def _drop_unstarted(self, room: Room) -> None:
+        """In the room's task: a room still waiting for players after `waiting_expiry` is forgotten
+        (memory and store), so free guest sessions cannot pile up rooms that come back at every
+        restart. Its watchers are told by a `closed` event."""
+        if room.status != "waiting" or self.rooms.get(room.id) is not room:
+            return
+        await self.store.drop_unstarted(room.id)
+        for i, seat in enumerate(room.seats):
+            if seat is not None:
+                self._index(seat.token, seat.user, room.id, i, add=False)
+        self._owned[room.owner].discard(room.id)
+        del self.rooms[room.id]
+        self.lobby.forget(room.id)
+        self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
+                                       "kind": "closed", "reason": "expired",
+                                       "message": "nobody started this game in time; the room is closed"})
+        self._background(room.close())
 
     # -- rooms -------------------------------------------------------------------------------------------
 
-    async def create(self, session: Session, settings: RoomSettings) -> Created:
+    async def create(self, session: Session, settings: RoomSettings, address: str = "") -> Created:
+        """A new room for `session`, connected from IP `address`; the limits are checked before the
+        settings, which cost an engine game to check."""
+        if self.draining:
+            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+        self.check_room_limit(session, None)
+        self._check_capacity(address)
         try:
             stored = normalize(settings)
         except SettingsError as exc:
             raise ProtocolError(ErrorCode.BAD_SETTINGS, str(exc), field="settings") from None
-        if self.draining:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
-        self.check_room_limit(session, None)
         room_id = code(8)
         invite = code(12) if settings.private else None
         await self.store.create_room(room_id, stored, owner=session.token, invite=invite)
         self.rooms[room_id] = Room(self, room_id, stored, owner=session.token, invite=invite)
         self._owned[session.token].add(room_id)
+        self._by_address[address].add(room_id)
+        self._expire_later(room_id)
+        self.lobby.changed()
         await self.house_bots.seat(self.rooms[room_id])
         return Created(room=room_id, invite=invite)
+
+    def _check_capacity(self, address: str) -> None:
+        """The server-wide bound on rooms, and the bound on unstarted rooms per IP address (guest
+        sessions are free, so the per-session limit alone bounds nothing)."""
+        if len(self.rooms) >= self.config.max_rooms:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
+                                f"the server holds {len(self.rooms)} rooms, its limit; try again later")
+        mine = self._by_address.get(address)
+        if mine:
+            mine.intersection_update(r for r in mine if r in self.rooms and self.rooms[r].status == "waiting")
+            if len(mine) >= self.config.rooms_per_address:
+                raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
+                                    f"{len(mine)} rooms created from your address wait for players, the limit; "
+                                    f"start or leave them first")
+            if not mine:
+                del self._by_address[address]
 
     def room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
@@ -188,9 +257,8 @@ class Hub:
             raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
         return room
 
-    def list_rooms(self) -> Rooms:
-        return Rooms(rooms=[room.summary() for room in self.rooms.values()
-                            if room.invite is None and room.status != "ended"])
+    def list_rooms(self, limit: int, offset: int) -> Rooms:
+        return self.lobby.page(limit, offset)
 
     def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
         """Send one message to many connections, encoding it once per codec."""

@@ -66,6 +66,9 @@ _WRITES: dict[str, str] = {
     "room_state": "UPDATE rooms SET version = ?, updated_at = ?, clocks = coalesce(?, clocks) WHERE room_id = ?",
     "result": "INSERT INTO results (room_id, body, finished_at) VALUES (?, ?, ?)"
               " ON CONFLICT (room_id) DO UPDATE SET body = excluded.body, finished_at = excluded.finished_at",
+    "drop_events": "DELETE FROM events WHERE room_id = ?",
+    "drop_seats": "DELETE FROM seats WHERE room_id = ?",
+    "drop_room": "DELETE FROM rooms WHERE room_id = ? AND NOT EXISTS (SELECT 1 FROM moves WHERE room_id = ?)",
 }
 _ORDER = {kind: i for i, kind in enumerate(_WRITES)}
 
@@ -227,6 +230,15 @@ class Store:
             raise exists
         now = time.time()
         await self._write([("room", (room_id, body, owner, invite, now, now))], room=room_id)
+
+    async def drop_unstarted(self, room_id: str) -> None:
+        """Forget a room whose game never started (it expired): its row, seats and events go."""
+        room = await self._room(room_id)
+        if room.moves:
+            raise StoreError("bad-value", f"Room {room_id!r} has moves; only an unstarted room is dropped.")
+        await self._write([("drop_events", (room_id,)), ("drop_seats", (room_id,)),
+                           ("drop_room", (room_id, room_id))], room=room_id)
+        self._rooms.pop(room_id, None)
 
     async def set_seat(self, room_id: str, seat: int, token: str | None) -> None:
         """Bind ``seat`` to the session ``token``, or free it with None."""
