@@ -22,6 +22,7 @@ from protocol import SUBPROTOCOLS
 
 from .config import Config
 from .connection import Connection
+from .gate import AcceptErrorLimiter, Gate, gated
 from .http import Endpoints, Phase
 from .hub import Hub
 from .metrics import make_metrics
@@ -65,6 +66,7 @@ class Server:
         self._ws: WsServer | None = None
         self._metrics_ws: WsServer | None = None
         self._heartbeat: asyncio.Task[None] | None = None
+        self.gate = Gate(config.connection_limit(), config.connections_per_address)
 
     async def start(self) -> "Server":
         config = self.config
@@ -77,7 +79,7 @@ class Server:
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None),
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
-                max_size=config.hard_frame, compression=None, max_queue=8,
+                max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
             )
             if config.metrics_port is not None:
@@ -169,8 +171,9 @@ async def run(config: Config) -> bool:
     """Serve until SIGTERM or SIGINT, then stop gracefully (`Server.shutdown`); a second signal
     during the stop is ignored (systemd and Docker follow up with SIGKILL after their own timeout).
     Returns False if the stop overran `config.drain_timeout`."""
-    server = await Server(config, Notifier()).start()
     loop = asyncio.get_running_loop()
+    loop.set_exception_handler(AcceptErrorLimiter())
+    server = await Server(config, Notifier()).start()
     stop: asyncio.Future[int] = loop.create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, _on_signal, stop, sig)

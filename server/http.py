@@ -66,6 +66,9 @@ class Endpoints:
             return response(HTTPStatus.OK, self._metrics.render(), CONTENT_TYPE)
         if not self._game_port:
             return response(HTTPStatus.NOT_FOUND, b"this port serves /metrics, /healthz and /readyz\n")
+        refusal = getattr(connection, "refusal", None)
+        if refusal is not None:
+            return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusal}\n".encode(), Retry_After=RETRY_AFTER)
         phase = self._phase()
         if phase is not Phase.READY:
             return response(HTTPStatus.SERVICE_UNAVAILABLE,
