@@ -25,6 +25,7 @@ from .connection import Connection
 from .gate import AcceptErrorLimiter, Gate, gated
 from .http import Endpoints, Phase
 from .hub import Hub
+from .lockfile import DatabaseLock
 from .metrics import make_metrics
 from .sessions import Sessions
 from .store import Store
@@ -66,12 +67,18 @@ class Server:
         self._ws: WsServer | None = None
         self._metrics_ws: WsServer | None = None
         self._heartbeat: asyncio.Task[None] | None = None
+        self._lock: DatabaseLock | None = None
         self.gate = Gate(config.connection_limit(), config.connections_per_address)
 
     async def start(self) -> "Server":
         config = self.config
-        self.store = await Store.open(config.db, group_window=config.group_window,
-                                      synchronous=config.synchronous)
+        self._lock = DatabaseLock.acquire(config.db)
+        try:
+            self.store = await Store.open(config.db, group_window=config.group_window,
+                                          synchronous=config.synchronous)
+        except BaseException:
+            self._lock.release()
+            raise
         self.store.observer = self.metrics
         self.hub = Hub(config, self.store, Sessions(self.store), metrics=self.metrics)
         try:
@@ -165,6 +172,8 @@ class Server:
             await self.hub.close()
         if self.store is not None:
             await self.store.close()
+        if self._lock is not None:
+            self._lock.release()
 
 
 async def run(config: Config) -> bool:
