@@ -80,7 +80,9 @@ class Server:
             self._lock.release()
             raise
         self.store.observer = self.metrics
-        self.hub = Hub(config, self.store, Sessions(self.store), metrics=self.metrics)
+        self.hub = Hub(config, self.store, Sessions(self.store, failures_per_name=config.login_failures,
+                                                       failures_per_address=config.login_failures_per_address,
+                                                       window=config.login_window), metrics=self.metrics)
         try:
             self._ws = await serve(
                 self._handler, config.host, config.port,

@@ -144,7 +144,7 @@ class Connection:
             if m.user is None or m.password is None:
                 raise ProtocolError(ErrorCode.MISSING_FIELD, "logging in needs both user and password",
                                     field="password" if m.password is None else "user")
-            session = await sessions.login(m.user, m.password)
+            session = await sessions.login(m.user, m.password, self.address)
         self.session = session
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
                        seats=self.hub.seats_of(session), limits=self.hub.config.limits(), server=SERVER_NAME)

@@ -9,12 +9,15 @@ user, and a seat taken by any session of a user belongs to all of them.
 from __future__ import annotations
 
 import asyncio
+import math
 import secrets
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
 from protocol import ErrorCode, ProtocolError
 
+from .logins import FAILURE_DELAY, FailureCounter
 from .passwords import check_password, hash_password
 from .store import Store, StoreError
 
@@ -43,10 +46,13 @@ class Sessions:
     grow the server's memory without end (the store keeps them all).
     """
 
-    def __init__(self, store: Store, cached: int = CACHED) -> None:
+    def __init__(self, store: Store, cached: int = CACHED, *, failures_per_name: int = 5,
+                 failures_per_address: int = 20, window: float = 300.0) -> None:
         self._store = store
         self._cached = cached
         self._cache: OrderedDict[str, Session] = OrderedDict()
+        self._by_name = FailureCounter(failures_per_name, window)
+        self._by_address = FailureCounter(failures_per_address, window)
 
     def _remember(self, session: Session) -> Session:
         self._cache[session.token] = session
@@ -78,13 +84,24 @@ class Sessions:
         except ProtocolError:
             return None
 
-    async def login(self, user: str, password: str) -> Session:
-        """A new session of the registered `user`, or bad-login."""
+    async def login(self, user: str, password: str, address: str = "") -> Session:
+        """A new session of the registered `user`, or bad-login; rate-limited after too many
+        failures for the name or from the address (`logins.py`)."""
+        now = time.monotonic()
+        wait = max(self._by_name.wait(user, now), self._by_address.wait(address, now))
+        if wait > 0:
+            raise ProtocolError(ErrorCode.RATE_LIMITED, f"too many failed logins for this name or from your "
+                                                        f"address; try again in {math.ceil(wait)} s")
         row = await self._store.get_user(user)
         stored = row["password_hash"] if row else "scrypt$16384$8$1$00$00"
         ok = await asyncio.to_thread(check_password, password, stored)
         if row is None or not ok:
+            now = time.monotonic()
+            self._by_name.failed(user, now)
+            self._by_address.failed(address, now)
+            await asyncio.sleep(FAILURE_DELAY)
             raise ProtocolError(ErrorCode.BAD_LOGIN, "unknown user or wrong password")
+        self._by_name.succeeded(user)
         session = Session(secrets.token_urlsafe(24), user, user)
         await self._store.put_session(session.token, user, user)
         return self._remember(session)
