@@ -15,7 +15,7 @@ from typing import NoReturn, Sequence
 from . import backup
 from .app import run
 from .config import parse_config
-from .lockfile import DatabaseInUse
+from .lockfile import LockError
 from .logs import setup_logging
 from .store import StoreError
 
@@ -29,7 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     log = logging.getLogger("polygo.server")
     try:
         finished = asyncio.run(run(config))
-    except (OSError, DatabaseInUse) as exc:
+    except (OSError, LockError) as exc:
         log.error("cannot start: %s", exc)
         _exit(1)
     except (sqlite3.Error, StoreError) as exc:

@@ -54,9 +54,7 @@ class Config:
     login_failures: int = 5               # failed logins per user name per `login_window` before refusals
     login_failures_per_address: int = 20  # failed logins from one IP address per `login_window`
     login_window: float = 300.0           # seconds over which failed logins are counted
-    chat_rate: float = 1.0                # chat lines per second per room, sustained (burst 10)
-    chat_keep: int = 200                  # chat events kept in the store per room (older are deleted)
-    guest_expiry: float = 30 * 86400.0    # seconds a guest session lives after its last use
+    chat_rate: float = 2.0                # chat lines per second per room, sustained (burst 10)
 
     def limits(self) -> dict[str, float]:
         """The limits a client is told about in `welcome`."""
@@ -142,6 +140,17 @@ def _parsed(value: str | int | float | None, kind: type) -> int | float | None:
     return kind(value) if isinstance(value, str) else value
 
 
+def _rate(text: str) -> float:
+    """A rate from the command line or its variable: a positive, finite number per second."""
+    try:
+        rate = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a rate is a number per second, not {text!r}") from None
+    if not (math.isfinite(rate) and rate > 0):
+        raise argparse.ArgumentTypeError(f"a rate is a positive, finite number per second, not {text!r}")
+    return rate
+
+
 def _count(text: str) -> int:
     """A limit from the command line or its variable: a whole number of at least 1."""
     try:
@@ -184,5 +193,6 @@ PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("login_failures", _count, "failed logins for one user name per login window"),
     ("login_failures_per_address", _count, "failed logins from one IP address per login window"),
     ("login_window", _seconds, "seconds over which failed logins are counted"),
+    ("chat_rate", _rate, "chat lines per second per room, after a burst of 10"),
 )
 """The protection limits, each a flag and a variable: (Config field, its parser, help)."""

@@ -27,6 +27,7 @@ from .sessions import Session
 
 if TYPE_CHECKING:
     from .hub import Hub
+    from .room import Room
 
 log = logging.getLogger("polygo.connection")
 
@@ -63,9 +64,12 @@ class Connection:
             pass
         finally:
             self.closed = True
-            for room in self.watching:
-                room.watchers.discard(self)
-            self.watching.clear()
+            self._unwatch_all()
+
+    def _unwatch_all(self) -> None:
+        for room in self.watching:
+            room.watchers.discard(self)
+        self.watching.clear()
 
     # -- sending -------------------------------------------------------------------------------------
 
@@ -145,6 +149,8 @@ class Connection:
                 raise ProtocolError(ErrorCode.MISSING_FIELD, "logging in needs both user and password",
                                     field="password" if m.password is None else "user")
             session = await sessions.login(m.user, m.password, self.address)
+        if self.session is not None and self.session.token != session.token:
+            self._unwatch_all()     # the rooms this connection watched were the old identity's
         self.session = session
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
                        seats=self.hub.seats_of(session), limits=self.hub.config.limits(), server=SERVER_NAME)
@@ -168,35 +174,45 @@ class Connection:
         return await room.call(room.watch, self, self.session, m.since, m.invite)
 
     async def _leave(self, m: Leave) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.leave, self, self.session)
 
     async def _move(self, m: Move) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         started = _now()
         ack = await room.call(room.move, self.session, m.move, m.seq, m.after)
         self.hub.metrics.acked(_now() - started)
         return ack
 
     async def _undo(self, m: Undo) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.request_undo, self.session)
 
     async def _undo_reply(self, m: UndoReply) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.reply_undo, self.session, m.accept)
 
     async def _chat(self, m: Chat) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.chat, self, self.session, m.text)
 
     async def _analysis(self, m: Analysis) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.analysis, self.session, m.score, m.winrate, m.pv)
 
     async def _seat_name(self, m: SeatName) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.seat_name, self.session, m.name)
+
+    def _room(self, room_id: str) -> Room:
+        """The room a request names; a private room the session neither sits in, owns nor watches
+        answers like a missing one, so its id cannot be confirmed by probing."""
+        room = self.hub.room(room_id)
+        session = self.session
+        if (room.invite is not None and self not in room.watchers and session is not None
+                and session.token != room.owner and room.seat_of(session) is None):
+            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
+        return room
 
     async def _games(self, m: ListGames) -> ServerMessage:
         return await self.hub.finished(m.limit, m.offset)

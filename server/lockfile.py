@@ -12,8 +12,8 @@ import fcntl
 import os
 
 
-class DatabaseInUse(Exception):
-    """Another process holds the database's lock."""
+class LockError(Exception):
+    """The database's lock is held by another process, or cannot be taken."""
 
 
 class DatabaseLock:
@@ -24,17 +24,20 @@ class DatabaseLock:
 
     @classmethod
     def acquire(cls, db: str) -> DatabaseLock:
-        """Lock `db` for this process, or DatabaseInUse naming the holder; in-memory databases need none."""
+        """Lock `db` for this process, or LockError naming the holder; in-memory databases need none."""
         if db == ":memory:" or db.startswith("file::memory:"):
             return cls(None)
         path = db + ".lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise LockError(f"database {db}: cannot open its lock file {path}: {exc.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
             os.close(fd)
-            raise DatabaseInUse(f"database {db} is in use by another polygo server (pid {holder}, lock {path}); "
+            raise LockError(f"database {db} is in use by another polygo server (pid {holder}, lock {path}); "
                                 f"stop it first, or give this one another --db") from None
         except BaseException:
             os.close(fd)

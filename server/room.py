@@ -21,6 +21,7 @@ from protocol import Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, S
 from .clock import Clocks
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
                     game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
+from .ratelimit import TokenBucket
 from .sessions import Session
 
 if TYPE_CHECKING:
@@ -34,6 +35,9 @@ ACTIONS = frozenset({"resign", "dead", "alive", "done", "resume", "dispute", "ra
 
 RESTARTING = "the server is restarting; nothing changed: reconnect and send it again"
 """The refusal of a request that reaches a room after the graceful stop began."""
+
+CHAT_BURST = 10
+"""Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
 
 MARK_WORDS = ("dead", "alive", "resume", "dispute")
 """Moves after which an earlier `done` would accept marks its sender had not seen."""
@@ -88,6 +92,7 @@ class Room:
             self.status = "ended" if self.game.result is not None else "playing"
         self._timer: asyncio.TimerHandle | None = None
         self._halted = False
+        self._chat = TokenBucket(hub.config.chat_rate, CHAT_BURST, self._now())
         self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, asyncio.Future | None]] = \
             asyncio.Queue()
         self._task = asyncio.create_task(self._run(), name=f"room-{room_id}")
@@ -262,9 +267,16 @@ class Room:
         return Ok(ref="leave", room=self.id)
 
     async def chat(self, conn: Connection, session: Session, text: str) -> Ok:
+        """A chat line from a player or a spectator (anyone else would shout into rooms unseen),
+        within the room's chat rate."""
         seat = self.seat_of(session)
-        if self.invite is not None and seat is None and conn not in self.watchers:
-            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {self.id!r}")
+        if seat is None and conn not in self.watchers:
+            if self.invite is not None:
+                raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {self.id!r}")
+            raise ProtocolError(ErrorCode.NOT_SEATED, "sit or watch in this room to chat in it")
+        if not self._chat.allow(self._now()):
+            raise ProtocolError(ErrorCode.RATE_LIMITED,
+                                f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; line dropped")
         await self._commit("chat", {"seat": seat, "name": session.name, "text": text})
         return Ok(ref="chat", room=self.id)
 

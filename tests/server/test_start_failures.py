@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import sqlite3
@@ -13,7 +14,7 @@ import sys
 import pytest
 
 from server.app import Server
-from server.lockfile import DatabaseInUse
+from server.lockfile import LockError
 
 from .conftest import ROOT, free_port
 
@@ -65,5 +66,5 @@ async def test_a_second_server_on_one_database_is_refused(spawn_server, tmp_path
 
 
 async def test_in_process_too(config, server):
-    with pytest.raises(DatabaseInUse):
-        await Server(config).start()
+    with pytest.raises(LockError):
+        await Server(dataclasses.replace(config, db=server.config.db)).start()
