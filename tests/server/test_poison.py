@@ -50,3 +50,12 @@ async def test_a_poisoned_room_stored_before_the_check_is_left_out_at_restart(co
     listing = await binary.ok("list")
     assert room not in [r["room"] for r in listing["rooms"]]
     assert (await binary.request("watch", room=room))["code"] == "no-such-room"
+
+
+async def test_the_msgpack_timestamp_extension_is_refused_like_the_others(players):
+    (guest,) = await players(1, "polygo.msgpack")
+    frame = msgpack.packb({"type": "create", "id": 4,
+                           "settings": {"rules": "chinese", "board": graph(msgpack.Timestamp(1, 0))}})
+    await guest.send_raw(frame)
+    reply = await guest.reply()
+    assert reply["code"] == "bad-frame" and "extension" in reply["message"] and reply["id"] == 4
