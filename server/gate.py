@@ -5,8 +5,9 @@ At the descriptor limit, accept() fails with EMFILE and asyncio logs that at eve
 backlog waits; players already connected can no longer be answered either (a commit's file, a
 log line). So the server counts its sockets as they are accepted and keeps the total below the
 descriptor limit (`Config.connection_limit`): a connection over a limit still gets a polite HTTP
-503 with Retry-After from the handshake (`Endpoints` asks `refusal`), and only one far over the
-total (more than `MARGIN` beyond) is dropped at once without a word.
+503 with Retry-After from the handshake (`Endpoints` asks `refusal`); one far over the total (more
+than `MARGIN` beyond), or one of a flood of refusals (more than `POLITE_REFUSALS` a second), is
+dropped at once without a word.
 """
 
 from __future__ import annotations
@@ -19,11 +20,17 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
+from .ratelimit import TokenBucket
+
 log = logging.getLogger("polygo.gate")
 
 MARGIN = 32
 """Connections beyond the total limit that are still answered 503 rather than dropped; they fit in
 `config.FD_RESERVE`."""
+
+POLITE_REFUSALS = 50
+"""Refused connections answered 503 per second (after a burst of twice that); the others of a flood
+are dropped at once."""
 
 
 class Gate:
@@ -34,6 +41,7 @@ class Gate:
         self.per_address = per_address
         self.open = 0
         self._by_address: Counter[str] = Counter()
+        self._polite = TokenBucket(POLITE_REFUSALS, 2 * POLITE_REFUSALS, time.monotonic())
 
     def enter(self, address: str) -> str | None:
         """Count a new connection; the sentence to refuse it with, or None to serve it."""
@@ -51,9 +59,11 @@ class Gate:
         if self._by_address[address] <= 0:
             del self._by_address[address]
 
-    def overflowing(self) -> bool:
-        """So far over the total that the connection is dropped unanswered."""
-        return self.open > self.total + MARGIN
+    def answerable(self, now: float) -> bool:
+        """Whether a refused connection gets its 503: not when so far over the total that the
+        reply's descriptor is not to spare, nor beyond `POLITE_REFUSALS` a second (a flood of
+        handshakes answered one by one took the loop from the games)."""
+        return self.open <= self.total + MARGIN and self._polite.allow(now)
 
 
 class GatedConnection(ServerConnection):
@@ -69,7 +79,7 @@ class GatedConnection(ServerConnection):
         self._address = str(peer[0]) if peer else ""
         self.refusal = self.gate.enter(self._address)
         super().connection_made(transport)
-        if self.refusal is not None and self.gate.overflowing():
+        if self.refusal is not None and not self.gate.answerable(time.monotonic()):
             transport.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 from websockets.asyncio.client import connect
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import InvalidMessage, InvalidStatus
 
 from server.gate import AcceptErrorLimiter
 
@@ -41,14 +41,16 @@ async def test_at_the_descriptor_limit_connections_are_refused_politely(spawn_se
     proc = await spawn_server(tmp_path / "fds.db", port, env={"POLYGO_CONNECTIONS_PER_ADDRESS": "10000"},
                               preexec_fn=_few_descriptors, stderr=subprocess.PIPE)
     url = f"ws://127.0.0.1:{port}/"
-    held, refused = [], 0
+    held, refused, dropped = [], 0, 0
     for _ in range(200):                          # 160 descriptors: 96 for connections, 64 kept back
         try:
             held.append(await connect(url, open_timeout=3))
         except InvalidStatus as exc:
             assert exc.response.status_code == 503 and b"limit" in exc.response.body
             refused += 1
-    assert len(held) == 96 and refused == 104
+        except InvalidMessage:                    # beyond 50 refusals a second (after 100), dropped unanswered
+            dropped += 1
+    assert len(held) == 96 and refused + dropped == 104 and refused >= 100
     for ws in held:
         await ws.close()
     await asyncio.sleep(0.2)
