@@ -7,9 +7,10 @@ phase; each phase reports the peer's move latency (send to ack, p50 and p99), th
 memory (largest sample) and what the flood got done:
 
 - quiet: no flood, the peer alone (the baseline of the same server in the same run);
+- refused creates: 12 clients send 60 KB `create`s with unknown rules, as fast as they are refused
+  (before the lobby flood, whose rooms would have them refused by the per-address limit instead);
 - lobby: 10 clients create rooms (20 with 2,000-point graph boards, then ordinary ones until the
   per-address limit refuses them) and send `list` as fast as they are answered;
-- refused creates: 12 clients send 60 KB `create`s with unknown rules, as fast as they are refused;
 - connections: 200 tasks open websocket connections as fast as they can, hold each 0.5 s, close it.
 
 Each flood runs in a process of its own, so the flooders' work does not slow the peer's client.
@@ -118,7 +119,7 @@ async def lobby_flood(port: int, stop: asyncio.Event, stats: Counter[str]) -> No
         for n in range(40):
             board = LARGE_BOARD if i * 40 + n < 20 else "9"
             reply = await ask(ws, {"type": "create", "settings": {"rules": "chinese", "board": board}})
-            stats["created" if reply["type"] == "created" else "refused"] += 1
+            stats["created" if reply["type"] == "created" else f"refused {reply.get('code')}"] += 1
             if reply["type"] != "created":
                 break
         while not stop.is_set():
@@ -133,8 +134,8 @@ async def refused_flood(port: int, stop: asyncio.Event, stats: Counter[str]) -> 
         ws = await hello(port, f"refused{i}")
         while not stop.is_set():
             await ws.send(REFUSED)
-            await ws.recv()
-            stats["refused"] += 1
+            reply = json.loads(await ws.recv())
+            stats[f"refused {reply.get('code')}"] += 1
         await ws.close()
     await asyncio.gather(*(client(i) for i in range(12)))
 
@@ -212,7 +213,7 @@ async def main(seconds: float, peer_rooms: int) -> None:
             await peer.prepare()
             await phase("warm-up", peer, proc.pid, 1.0, None, quiet=True)
             print(f"polygo pid {proc.pid}, {seconds:g} s per phase; the peer's move latency and the server's memory")
-            for name, flood in [("quiet", None), ("lobby flood", "lobby"), ("refused creates", "refused"),
+            for name, flood in [("quiet", None), ("refused creates", "refused"), ("lobby flood", "lobby"),
                                 ("connection flood", "connections"), ("quiet again", None)]:
                 await phase(name, peer, proc.pid, seconds, flood)
                 await asyncio.sleep(1.0)

@@ -48,6 +48,7 @@ class Config:
     # protection against a hostile or careless public (docs/server.md, "Limits"); flags and variables below
     max_rooms: int = 10_000               # rooms in memory (waiting, playing, recently ended); create refused beyond
     rooms_per_address: int = 32           # unstarted rooms created from one IP address at a time
+    create_rate: float = 5.0              # creates per second from one IP address, after a burst of 20
     waiting_expiry: float = 3600.0        # seconds an unstarted room lives before it is dropped
     max_connections: int | None = None    # None: the descriptor limit less a reserve (see connection_limit)
     connections_per_address: int = 64     # open connections from one IP address
@@ -187,6 +188,7 @@ def _seconds(text: str) -> float:
 PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("max_rooms", _count, "rooms held in memory; create is refused beyond"),
     ("rooms_per_address", _count, "unstarted rooms created from one IP address at a time"),
+    ("create_rate", _rate, "creates per second from one IP address, after a burst of 20"),
     ("waiting_expiry", _seconds, "seconds an unstarted room lives before it is dropped"),
     ("max_connections", _count, "open connections in total (default: the descriptor limit less 64)"),
     ("connections_per_address", _count, "open connections from one IP address"),

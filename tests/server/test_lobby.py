@@ -80,3 +80,11 @@ async def test_a_room_whose_game_never_starts_expires_for_good(config, make_serv
     (guest,) = await players(1, port=second.port)
     assert (await guest.request("sit", room=idle))["code"] == "no-such-room"
     assert (await guest.ok("watch", room=started))["status"] == "playing"
+
+
+async def test_creates_from_one_address_are_rate_limited_refused_or_not(make_server, players, tmp_path):
+    srv = await make_server(db=str(tmp_path / "rate.db"), create_rate=0.001, rooms_per_session=100)
+    first, second = await players(2, port=srv.port)
+    codes = [(await (first, second)[i % 2].request("create", settings={"rules": "no-such-rules"})).get("code")
+             for i in range(22)]
+    assert codes[:20] == ["bad-settings"] * 20 and codes[20:] == ["rate-limited"] * 2
