@@ -1,16 +1,17 @@
 """Abuse benchmark: what floods of hostile clients cost a game being played on the same server.
 
-One polygo process (its default protection limits; the per-connection message rate raised, as in
-server_load.py, so that the floods are as fast as the loopback allows). A peer pair of msgpack
-clients plays a 19x19 game at a steady pace (a move, its ack, 5 ms, the next move) through every
-phase; each phase reports the peer's move latency (send to ack, p50 and p99), the server's resident
-memory (largest sample) and what the flood got done:
+One polygo process: its default protection limits, except the per-connection message rate (raised,
+as in server_load.py, so that the floods are as fast as the loopback allows) and, unless
+`--default-limits`, the creation limits, so that the lobby holds 5,000 waiting rooms (20 of them
+with 2,000-point graph boards) through every phase and each refused create reaches the engine. A
+peer pair of msgpack clients plays a 19x19 game at a steady pace (a move, its ack, 5 ms, the next
+move) through every phase; each phase reports the peer's move latency (send to ack, p50 and p99),
+the server's resident memory (largest sample) and what the flood got done:
 
 - quiet: no flood, the peer alone (the baseline of the same server in the same run);
 - refused creates: 12 clients send 60 KB `create`s with unknown rules, as fast as they are refused
-  (before the lobby flood, whose rooms would have them refused by the per-address limit instead);
-- lobby: 10 clients create rooms (20 with 2,000-point graph boards, then ordinary ones until the
-  per-address limit refuses them) and send `list` as fast as they are answered;
+  (with `--default-limits`, the per-address create rate refuses most before the engine sees them);
+- lobby: 10 clients send `list` as fast as they are answered;
 - connections: 200 tasks open websocket connections as fast as they can, hold each 0.5 s, close it.
 
 Each flood runs in a process of its own, so the flooders' work does not slow the peer's client.
@@ -48,7 +49,7 @@ sys.path.insert(0, {root!r})
 from server.app import run
 from server.config import Config
 logging.basicConfig(level="ERROR")
-asyncio.run(run(Config(port={port}, db={db!r}, rate=1e9, burst=1e9, rooms_per_session=10**6)))
+asyncio.run(run(Config(port={port}, db={db!r}, rate=1e9, burst=1e9, rooms_per_session=10**6{limits})))
 """
 
 POINTS = [f"p{i}" for i in range(2000)]
@@ -113,15 +114,21 @@ class Peer:
         raise RuntimeError("the peer ran out of prepared rooms: give it more (--peer-rooms)")
 
 
+async def fill_lobby(port: int, rooms: int) -> None:
+    """The lobby every phase runs with: `rooms` waiting rooms, the first 20 with 2,000-point graphs."""
+    async def client(i: int) -> None:
+        ws = await hello(port, f"filler{i}")
+        for n in range(i, rooms, 10):
+            board = LARGE_BOARD if n < 20 else "9"
+            reply = await ask(ws, {"type": "create", "settings": {"rules": "chinese", "board": board}})
+            assert reply["type"] == "created", reply
+        await ws.close()
+    await asyncio.gather(*(client(i) for i in range(10)))
+
+
 async def lobby_flood(port: int, stop: asyncio.Event, stats: Counter[str]) -> None:
     async def client(i: int) -> None:
         ws = await hello(port, f"lobby{i}")
-        for n in range(40):
-            board = LARGE_BOARD if i * 40 + n < 20 else "9"
-            reply = await ask(ws, {"type": "create", "settings": {"rules": "chinese", "board": board}})
-            stats["created" if reply["type"] == "created" else f"refused {reply.get('code')}"] += 1
-            if reply["type"] != "created":
-                break
         while not stop.is_set():
             await ask(ws, {"type": "list"})
             stats["lists"] += 1
@@ -202,17 +209,26 @@ async def phase(name: str, peer: Peer, pid: int, seconds: float, flood: str | No
           flush=True)
 
 
-async def main(seconds: float, peer_rooms: int) -> None:
+RAISED = ", create_rate=1e9, rooms_per_address=10**6"
+"""The creation limits raised (the default): so that the lobby holds its thousands of rooms and every
+refused create reaches the engine, the worst case of the issue's floods."""
+
+
+async def main(seconds: float, peer_rooms: int, lobby: int, default_limits: bool) -> None:
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.Popen([sys.executable, "-c", POLYGO.format(root=str(ROOT), port=port, db=f"{tmp}/abuse.db")],
-                                cwd=ROOT)
+        script = POLYGO.format(root=str(ROOT), port=port, db=f"{tmp}/abuse.db", limits="" if default_limits else RAISED)
+        proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
         try:
             await wait_ready(port)
             peer = Peer(port, peer_rooms)
             await peer.prepare()
+            if not default_limits:
+                await fill_lobby(port, lobby)
             await phase("warm-up", peer, proc.pid, 1.0, None, quiet=True)
-            print(f"polygo pid {proc.pid}, {seconds:g} s per phase; the peer's move latency and the server's memory")
+            print(f"polygo pid {proc.pid}, {seconds:g} s per phase, {0 if default_limits else lobby} rooms in the "
+                  f"lobby, creation limits {'default' if default_limits else 'raised'}; the peer's move latency "
+                  f"and the server's memory")
             for name, flood in [("quiet", None), ("refused creates", "refused"), ("lobby flood", "lobby"),
                                 ("connection flood", "connections"), ("quiet again", None)]:
                 await phase(name, peer, proc.pid, seconds, flood)
@@ -226,10 +242,14 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each phase")
     parser.add_argument("--peer-rooms", type=int, default=16, help="games prepared for the peer")
+    parser.add_argument("--lobby", type=int, default=5000, help="waiting rooms created before the phases")
+    parser.add_argument("--default-limits", action="store_true",
+                        help="keep the server's creation limits (per-address create rate and waiting rooms): "
+                             "no lobby is filled and most refused creates are rate-limited")
     parser.add_argument("--flood", choices=sorted(FLOODS), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.flood:
         asyncio.run(flood_process(args.flood, args.port, args.seconds))
     else:
-        asyncio.run(main(args.seconds, args.peer_rooms))
+        asyncio.run(main(args.seconds, args.peer_rooms, args.lobby, args.default_limits))
