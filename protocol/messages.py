@@ -185,6 +185,13 @@ class Register(ClientMessage, tag="register"):
     password: text(PASSWORD_MAX)
 
 
+class Logout(ClientMessage, tag="logout"):
+    """End the current session: its token no longer resumes; with `everywhere`, every session of
+    the registered user ends too. The connection must say hello again."""
+
+    everywhere: bool = False
+
+
 class ListRooms(ClientMessage, tag="list"):
     """Ask for a page of the public rooms that are waiting for players or being played, oldest first."""
 
@@ -291,7 +298,7 @@ def _by_tag(*classes: type) -> dict[str, Any]:
 
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _by_tag(
-    Hello, Register, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, Analysis, SeatName,
+    Hello, Register, Logout, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, Analysis, SeatName,
     ListGames, GetGame)
 
 

@@ -273,8 +273,12 @@ class TimeoutEvent(EventBody, tag="timeout", kw_only=True):
 
 
 class ChatEvent(EventBody, tag="chat", kw_only=True):
+    """A chat line; `user` is the sender's registered name (null for a guest, whose `name` is
+    only what it calls itself)."""
+
     seat: Seat | None
     name: str
+    user: str | None = None
     text: str
 
 

@@ -43,6 +43,10 @@ CLOSE_BUDGET = 3.0
 
 RESTART_REASON = "server restarting"
 
+HOUSEKEEPING = 3600.0
+"""Seconds between two sweeps of idle sessions and old chat (or a tenth of the shorter of
+`Config.session_idle` and `Config.chat_retention`, if that is less)."""
+
 
 def _select_subprotocol(connection: ServerConnection, offered: Sequence[str]) -> str | None:
     """The client's preferred polygo codec; none offered (or none known) means msgpack."""
@@ -67,6 +71,7 @@ class Server:
         self._ws: WsServer | None = None
         self._metrics_ws: WsServer | None = None
         self._heartbeat: asyncio.Task[None] | None = None
+        self._housekeeping: asyncio.Task[None] | None = None
         self._lock: DatabaseLock | None = None
         self.gate = Gate(config.connection_limit(), config.connections_per_address)
 
@@ -104,6 +109,7 @@ class Server:
         gc.set_threshold(*GC_THRESHOLDS)
         self.phase = Phase.READY
         self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
+        self._housekeeping = asyncio.create_task(self._sweep(), name="housekeeping")
         log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed in %.2f s%s",
                  config.host, self.port, config.db, restored, time.monotonic() - started,
                  f", metrics on port {self.metrics_port}" if self._metrics_ws else "")
@@ -119,6 +125,22 @@ class Server:
     def metrics_port(self) -> int | None:
         """The separate metrics port, if there is one."""
         return None if self._metrics_ws is None else self._metrics_ws.sockets[0].getsockname()[1]
+
+    async def housekeep(self) -> None:
+        """Expire the sessions idle for `session_idle` and delete chat older than `chat_retention`."""
+        expired = await self.hub.sessions.expire(self.config.session_idle)
+        await self.store.drop_chat(time.time() - self.config.chat_retention)
+        if expired:
+            log.info("%d sessions idle for %g s expired", expired, self.config.session_idle)
+
+    async def _sweep(self) -> None:
+        every = min(HOUSEKEEPING, self.config.session_idle / 10, self.config.chat_retention / 10)
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.housekeep()
+            except Exception:
+                log.exception("housekeeping failed; trying again in %g s", every)
 
     def _phase(self) -> Phase:
         return self.phase
@@ -164,8 +186,9 @@ class Server:
 
     async def close(self) -> None:
         """Stop listening, drop the connections, stop the rooms, commit what is queued, close the store."""
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
+        for task in (self._heartbeat, self._housekeeping):
+            if task is not None:
+                task.cancel()
         for ws in (self._metrics_ws, self._ws):
             if ws is not None:
                 ws.close()

@@ -56,6 +56,8 @@ class Config:
     login_failures_per_address: int = 20  # failed logins from one IP address per `login_window`
     login_window: float = 300.0           # seconds over which failed logins are counted
     chat_rate: float = 2.0                # chat lines per second per room, sustained (burst 10)
+    chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
+    session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
 
     def limits(self) -> dict[str, float]:
         """The limits a client is told about in `welcome`."""
@@ -196,5 +198,8 @@ PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("login_failures_per_address", _count, "failed logins from one IP address per login window"),
     ("login_window", _seconds, "seconds over which failed logins are counted"),
     ("chat_rate", _rate, "chat lines per second per room, after a burst of 10"),
+    ("chat_retention", _seconds, "seconds a chat line is stored before it is deleted"),
+    ("session_idle", _seconds, "seconds a session's token lives unused (a hello with it) before it "
+                               "expires, unless it holds a seat in an unfinished game"),
 )
 """The protection limits, each a flag and a variable: (Config field, its parser, help)."""

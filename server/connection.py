@@ -19,8 +19,9 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
-                      GetGame, Hello, Leave, ListGames, ListRooms, Move, Ok, ProtocolError, Register, SeatName,
-                      ServerMessage, Sit, Undo, UndoReply, Watch, Welcome, decode_client, encode)
+                      GetGame, Hello, Leave, ListGames, ListRooms, Logout, Move, Ok, ProtocolError, Register,
+                      SeatName, ServerMessage, Sit, Undo, UndoReply, Watch, Welcome, decode_client, encode)
+from protocol.names import clean_name
 
 from .ratelimit import TokenBucket
 from .sessions import Session
@@ -34,7 +35,7 @@ log = logging.getLogger("polygo.connection")
 SERVER_NAME = "polygo 0.1.0"
 
 HANDLERS: dict[type[ClientMessage], str] = {
-    Hello: "_hello", Register: "_register", ListRooms: "_list", Create: "_create", Sit: "_sit",
+    Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create", Sit: "_sit",
     Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
     Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
 }
@@ -115,6 +116,10 @@ class Connection:
 
     async def _handle(self, message: ClientMessage) -> ServerMessage:
         try:
+            if self.session is not None and self.session.revoked:
+                self._leave_session()
+                raise ProtocolError(ErrorCode.NO_SESSION, "your session ended (a logout or its expiry); "
+                                                          "say hello again")
             if self.session is None and not isinstance(message, Hello):
                 raise ProtocolError(ErrorCode.NO_SESSION, "say hello first")
             reply = await getattr(self, HANDLERS[type(message)])(message)
@@ -141,23 +146,34 @@ class Connection:
             raise ProtocolError(ErrorCode.BAD_FIELD, "hello needs exactly one of: name, token, user with password")
         sessions = self.hub.sessions
         if m.name is not None:
-            session = await sessions.new(m.name)
+            session = await sessions.new(clean_name(m.name))
         elif m.token is not None:
             session = await sessions.resume(m.token)
         else:
             if m.user is None or m.password is None:
                 raise ProtocolError(ErrorCode.MISSING_FIELD, "logging in needs both user and password",
                                     field="password" if m.password is None else "user")
-            session = await sessions.login(m.user, m.password, self.address)
+            session = await sessions.login(clean_name(m.user, field="user"), m.password, self.address)
         if self.session is not None and self.session.token != session.token:
-            self._unwatch_all()     # the rooms this connection watched were the old identity's
+            self._leave_session()
         self.session = session
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
                        seats=self.hub.seats_of(session), limits=self.hub.config.limits(), server=SERVER_NAME)
 
+    def _leave_session(self) -> None:
+        """The connection stops speaking for its session: the rooms it watched were that identity's."""
+        self._unwatch_all()
+        self.session = None
+
     async def _register(self, m: Register) -> ServerMessage:
-        await self.hub.sessions.register(self.session, m.user, m.password)
+        await self.hub.sessions.register(self.session, clean_name(m.user, field="user"), m.password)
+        self.hub.registered(self.session)
         return Ok(ref="register")
+
+    async def _logout(self, m: Logout) -> ServerMessage:
+        await self.hub.sessions.logout(self.session, m.everywhere)
+        self._leave_session()
+        return Ok(ref="logout")
 
     async def _list(self, m: ListRooms) -> ServerMessage:
         return self.hub.list_rooms(m.limit, m.offset)
@@ -202,7 +218,9 @@ class Connection:
 
     async def _seat_name(self, m: SeatName) -> ServerMessage:
         room = self._room(m.room)
-        return await room.call(room.seat_name, self.session, m.name)
+        name = clean_name(m.name)
+        await self.hub.sessions.check_unregistered(name, mine=self.session.user)
+        return await room.call(room.seat_name, self.session, name)
 
     def _room(self, room_id: str) -> Room:
         """The room a request names; a private room the session neither sits in, owns nor watches

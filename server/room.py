@@ -250,8 +250,8 @@ class Room:
             return Events(room=self.id, events=[e for e in self.events if e["version"] > since])
         if self.version - since <= self.hub.config.resync_events:
             events = await self.hub.store.events_since(self.id, since)
-            if events and events[0].get("version") == since + 1:
-                return Events(room=self.id, events=events)
+            if [e.get("version") for e in events] == list(range(since + 1, self.version + 1)):
+                return Events(room=self.id, events=events)   # no gap (chat past its retention leaves one)
         return self.snapshot(session)
 
     async def leave(self, conn: Connection, session: Session) -> Ok:
@@ -277,7 +277,7 @@ class Room:
         if not self._chat.allow(self._now()):
             raise ProtocolError(ErrorCode.RATE_LIMITED,
                                 f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; line dropped")
-        await self._commit("chat", {"seat": seat, "name": session.name, "text": text})
+        await self._commit("chat", {"seat": seat, "name": session.name, "user": session.user, "text": text})
         return Ok(ref="chat", room=self.id)
 
     async def analysis(self, session: Session, score: float | None, winrate: float | None,

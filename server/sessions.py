@@ -14,6 +14,7 @@ import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Callable
 
 from protocol import ErrorCode, ProtocolError
 
@@ -29,6 +30,8 @@ class Session:
     token: str
     name: str
     user: str | None = None
+    revoked: bool = False
+    """Set by a logout or an expiry: connections still holding the session must say hello again."""
 
     def owns(self, token: str | None, user: str | None) -> bool:
         """Whether a seat bound to (`token`, `user`) is this session's."""
@@ -62,7 +65,9 @@ class Sessions:
         return session
 
     async def new(self, name: str) -> Session:
-        """A guest session named `name`."""
+        """A guest session named `name` (already `clean_name`d), or name-taken if that is or looks
+        like a registered name: a guest must not pass for a registered user."""
+        await self.check_unregistered(name)
         session = Session(secrets.token_urlsafe(24), name)
         await self._store.put_session(session.token, name)
         return self._remember(session)
@@ -73,8 +78,10 @@ class Sessions:
         if session is None:
             row = await self._store.get_session(token)
             if row is None:
-                raise ProtocolError(ErrorCode.BAD_TOKEN, "this token names no session; say hello with a name")
+                raise ProtocolError(ErrorCode.BAD_TOKEN, "this token names no session (or it was logged out, or expired "
+                                                          "unused); say hello with a name or log in")
             session = Session(row["token"], row["name"], row["user"])
+        await self._store.touch_session(token)
         return self._remember(session)
 
     async def lookup(self, token: str) -> Session | None:
@@ -110,12 +117,42 @@ class Sessions:
         """Register `user` with `password` and make `session` that user's, or name-taken."""
         if session.user is not None:
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"this session is already registered as {session.user!r}")
+        await self.check_unregistered(user)
         digest = await asyncio.to_thread(hash_password, password)
         try:
             await self._store.put_user(user, digest)
         except StoreError as exc:
             if exc.code == "name-taken":
-                raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {user!r} is already registered") from None
+                raise ProtocolError(ErrorCode.NAME_TAKEN, exc.message, field="user") from None
             raise
         await self._store.put_session(session.token, user, user)
         session.name, session.user = user, user
+
+    async def check_unregistered(self, name: str, *, mine: str | None = None) -> None:
+        """Name-taken if `name` is, or looks like, a registered name other than `mine`."""
+        like = await self._store.registered_like(name)
+        if like is None or like == mine:
+            return
+        if like == name:
+            raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name!r} is a registered name; log in with its password "
+                                                      f"or choose another", field="name")
+        raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name!r} looks like the registered name {like!r}; "
+                                                  f"choose another", field="name")
+
+    async def logout(self, session: Session, everywhere: bool = False) -> None:
+        """End `session` (and with `everywhere`, every session of its registered user): the tokens
+        no longer resume, and connections holding them must say hello again."""
+        user = session.user if everywhere else None
+        await self._store.revoke_sessions(session.token, user)
+        self._end(lambda s: s.token == session.token or (user is not None and s.user == user))
+        session.revoked = True
+
+    async def expire(self, idle: float) -> int:
+        """End the sessions nobody used for `idle` seconds (`Store.expire_sessions`); how many."""
+        tokens = set(await self._store.expire_sessions(time.time() - idle))
+        self._end(lambda s: s.token in tokens)
+        return len(tokens)
+
+    def _end(self, which: Callable[[Session], bool]) -> None:
+        for token in [t for t, s in self._cache.items() if which(s)]:
+            self._cache.pop(token).revoked = True
