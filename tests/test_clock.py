@@ -310,3 +310,15 @@ def test_stop_without_credit_charges_time_but_gives_no_increment():
     clocks.start(0, 5.0)
     assert clocks.stop(0, 10.0)
     assert clocks.remaining(0, 10.0)["main"] == 60
+
+
+def test_an_uncapped_fischer_clock_stays_within_the_documented_bound():
+    """Issue 16, item 12: quick moves under fischer:10^8+10^8 grew the clock past 10^8 s."""
+    from server.clock import MAX_SECONDS
+
+    clocks = Clocks(ClockSettings.parse(f"fischer:{MAX_SECONDS}+{MAX_SECONDS}"), 2)
+    clocks.start(0, 0.0)
+    assert clocks.stop(0, 1.0)
+    clocks.start(0, 1.0)
+    assert clocks.stop(0, 2.0)
+    assert clocks.remaining(0, 2.0)["main"] == MAX_SECONDS
