@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import logging
 import os
 import sqlite3
@@ -25,6 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["backup"]:
         return backup.main(argv[1:])
     config = parse_config(argv)
+    faulthandler.enable()     # a fatal signal (SIGBUS: the -shm truncated under SQLite) leaves its stacks
     setup_logging(config.log_level, config.log_format)
     log = logging.getLogger("polygo.server")
     try:

@@ -1,4 +1,5 @@
-"""One server per database file: an exclusive lock on `<db>.lock`, held for the server's life.
+"""One server per database file: an exclusive lock on `<db>.lock`, held for the server's life, and
+a check that the database's WAL and shared-memory files are writable before SQLite maps them.
 
 The store assumes it is the only writer (it keeps each room's version in memory), so two servers on
 one file both ran and a room resumed by both got stuck. `flock` is released by the kernel when the
@@ -42,6 +43,11 @@ class DatabaseLock:
         except BaseException:
             os.close(fd)
             raise
+        try:
+            _check_writable(db)
+        except BaseException:
+            os.close(fd)
+            raise
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         return cls(fd)
@@ -50,3 +56,19 @@ class DatabaseLock:
         if self._fd is not None:
             os.close(self._fd)      # closing the descriptor releases the flock
             self._fd = None
+
+
+def _check_writable(db: str) -> None:
+    """LockError if the database's WAL or shared-memory file, left by an earlier server, cannot be
+    opened for writing (a `chmod`, an immutable flag, another owner). SQLite would map a read-only
+    `-shm` and fail later; checked here, under the lock, no server is using the files."""
+    for path in (db + "-shm", db + "-wal"):
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise LockError(f"database {db}: {path} is not writable by this process (uid {os.getuid()}): "
+                            f"{exc.strerror}; make it writable, or remove it (no polygo server uses this "
+                            f"database now)") from None
+        os.close(fd)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import os
 import signal
 import sqlite3
@@ -12,7 +13,10 @@ import subprocess
 import sys
 
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
+from protocol import PROTOCOL_VERSION
 from server.app import Server
 from server.lockfile import LockError
 
@@ -68,3 +72,46 @@ async def test_a_second_server_on_one_database_is_refused(spawn_server, tmp_path
 async def test_in_process_too(config, server):
     with pytest.raises(LockError):
         await Server(dataclasses.replace(config, db=server.config.db)).start()
+
+
+def write_protect(path) -> None:
+    """Make `path` unwritable for the user running the tests (root ignores a chmod)."""
+    if os.getuid() != 0:
+        path.chmod(0o444)
+    elif subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("running as root on a file system without chattr +i: nothing write-protects a file")
+
+
+async def test_a_write_protected_shm_file_is_one_clear_line(spawn_server, tmp_path, port):
+    """Issue 16, item 12: the -shm of a killed server, write-protected, is named in one line."""
+    db = tmp_path / "shm.db"
+    proc = await spawn_server(db, port)
+    proc.kill()
+    proc.wait()
+    shm = tmp_path / "shm.db-shm"
+    write_protect(shm)
+    try:
+        done = await asyncio.to_thread(start, db, port)
+    finally:
+        subprocess.run(["chattr", "-i", str(shm)], capture_output=True)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert f"{shm} is not writable by this process" in lines[0]
+
+
+async def test_a_shm_file_truncated_under_a_running_server_leaves_its_stacks(spawn_server, tmp_path, port):
+    """SQLite maps the -shm: truncated under it, the next access is a SIGBUS inside SQLite's C code,
+    which no Python handler can survive. The process dies (non-zero) and says where, on stderr."""
+    db = tmp_path / "bus.db"
+    proc = await spawn_server(db, port, stderr=subprocess.PIPE)
+    os.truncate(tmp_path / "bus.db-shm", 0)
+    try:
+        async with connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.json"]) as ws:
+            for i in range(3):
+                await ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "name": f"p{i}"}))
+                await ws.recv()
+    except (OSError, ConnectionClosed):
+        pass
+    assert await asyncio.to_thread(proc.wait, 30) == -signal.SIGBUS
+    stderr = proc.stderr.read().decode()
+    assert "Fatal Python error: Bus error" in stderr and "sqlite" in stderr.lower(), stderr
