@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from gorules import Board, Game
-from gorules.ruleset import Repetition
+from gorules.ruleset import Repetition, preset
 from protocol import RoomSettings, engine_options, unportable
 
 from .clock import ClockSettings, Clocks
@@ -71,6 +71,7 @@ def normalize(settings: RoomSettings) -> dict[str, Any]:
     if why is not None:
         raise SettingsError(why)
     try:
+        preset(data["rules"])       # an unknown ruleset is refused before the board costs milliseconds to build
         clock = clock_of(settings.clock)
         data["clock"] = None if clock is None else clock.to_json()
         game = new_game(data)
