@@ -165,11 +165,13 @@ class RoomSummary(View, kw_only=True):
 
 
 class GameSummary(View, kw_only=True):
-    """A finished game; `moves` is the length of its history."""
+    """A finished game; `moves` is the length of its history, `registered` marks the seats whose
+    player is a registered user."""
 
     room: str
     settings: Settings
     seats: list[str | None]
+    registered: list[bool] = []
     result: Result
     moves: int
     created: float

@@ -315,6 +315,7 @@ class Hub:
         rows = await self.store.finished_games(limit, offset, public=True)
         games = [{"room": r["room_id"], "settings": effective_settings(r["settings"]),
                   "seats": _names(r["names"], r["settings"]),
+                  "registered": [user is not None for user in _names(r["users"], r["settings"])],
                   "result": r["result"], "moves": r["moves"], "created": r["created_at"],
                   "finished": r["finished_at"]}
                  for r in rows]

@@ -85,11 +85,13 @@ class Sessions:
         return self._remember(session)
 
     async def lookup(self, token: str) -> Session | None:
-        """The session of `token`, or None (for rebuilding seats at start-up)."""
-        try:
-            return await self.resume(token)
-        except ProtocolError:
-            return None
+        """The session of `token` for rebuilding a seat at start-up, or None: also a logged-out one
+        (its seat keeps its name), so it is neither cached (to be resumed) nor touched."""
+        session = self._cache.get(token)
+        if session is not None:
+            return session
+        found = await self._store.session_name(token)
+        return None if found is None else Session(token, found[0], found[1])
 
     async def login(self, user: str, password: str, address: str = "") -> Session:
         """A new session of the registered `user`, or bad-login; rate-limited after too many

@@ -203,6 +203,11 @@ class Store:
                               (token,))
         return None if row is None else {"token": row[0], "name": row[1], "user": row[2]}
 
+    async def session_name(self, token: str) -> tuple[str, str | None] | None:
+        """The name and user of the session ``token``, also a revoked one (a seat keeps its name)."""
+        row = await self._one("SELECT name, user FROM sessions WHERE token = ?", (token,))
+        return None if row is None else (row[0], row[1])
+
     async def touch_session(self, token: str) -> None:
         """The session was used now (its idle time starts again)."""
         await self._write([("touch", (time.time(), token))])
@@ -398,9 +403,9 @@ class Store:
             " ORDER BY f.finished_at DESC, r.room_id LIMIT ? OFFSET ?", (limit, offset))
         out = []
         for room_id, settings, created_at, result, finished_at, moves in rows:
-            seats, names = await self._seats(room_id)
+            seats, names, users = await self._seats(room_id)
             out.append({"room_id": room_id, "settings": json.loads(settings), "seats": seats,
-                        "names": names, "result": json.loads(result), "moves": moves,
+                        "names": names, "users": users, "result": json.loads(result), "moves": moves,
                         "created_at": created_at, "finished_at": finished_at})
         return out
 
@@ -414,10 +419,10 @@ class Store:
             return None
         settings, owner, invite, version, clocks, created_at, result, finished_at = row
         moves = await self._moves(room_id)
-        seats, names = await self._seats(room_id)
+        seats, names, users = await self._seats(room_id)
         return {
             "room_id": room_id, "settings": json.loads(settings), "owner": owner, "invite": invite,
-            "seats": seats, "names": names,
+            "seats": seats, "names": names, "users": users,
             "moves": moves, "rescinded": [i for i, m in enumerate(moves) if m[3]],
             "clocks": None if clocks is None else json.loads(clocks), "version": version,
             "result": None if result is None else json.loads(result),
@@ -502,11 +507,13 @@ class Store:
             raise StoreError("no-room", f"There is no room {room_id!r}.")
         return self._rooms.setdefault(room_id, _Room(version=row[0], moves=row[1]))
 
-    async def _seats(self, room_id: str) -> tuple[dict[int, str | None], dict[int, str | None]]:
-        """The room's seats as {seat: token} and {seat: the session's name}."""
-        rows = await self._all("SELECT seat, token, name FROM seats LEFT JOIN sessions USING (token)"
+    async def _seats(self, room_id: str) -> tuple[dict[int, str | None], dict[int, str | None],
+                                                   dict[int, str | None]]:
+        """The room's seats as {seat: token}, {seat: the session's name} and {seat: its user}."""
+        rows = await self._all("SELECT seat, token, name, user FROM seats LEFT JOIN sessions USING (token)"
                                " WHERE room_id = ? ORDER BY seat", (room_id,))
-        return {seat: token for seat, token, _ in rows}, {seat: name for seat, _, name in rows}
+        return ({seat: token for seat, token, _, _ in rows}, {seat: name for seat, _, name, _ in rows},
+                {seat: user for seat, _, _, user in rows})
 
     async def _moves(self, room_id: str) -> list[list[Any]]:
         rows = await self._all("SELECT seat, move, seq, rescinded FROM moves WHERE room_id = ? ORDER BY idx",

@@ -65,6 +65,9 @@ async def test_listings_and_chat_mark_registered_names(connect_client):
     assert (said["name"], said["user"]) == ("Alice", "Alice")
     refused = await bob.request("seat_name", room=room, name="alice")
     assert refused["code"] == "name-taken", refused
+    await bob.ok("move", room=room, move="resign", seq=1)
+    finished = next(g for g in (await bob.ok("games"))["games"] if g["room"] == room)
+    assert finished["seats"] == ["Alice", "Bob"] and finished["registered"] == [True, False]
 
 
 async def test_a_guest_who_sat_then_registered_holds_the_seat_logging_in_elsewhere(connect_client):

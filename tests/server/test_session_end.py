@@ -108,3 +108,20 @@ async def test_chat_is_deleted_after_its_retention(make_server, config, connect_
     await again.ok("hello", protocol=PROTOCOL_VERSION, token=black.token)
     resync = await again.ok("watch", room=room, since=0)
     assert resync["type"] == "snapshot", "a resync over a deleted line must not skip it silently"
+
+
+async def test_a_seat_keeps_its_name_after_its_session_logged_out_and_a_restart(make_server, connect_client):
+    srv = await make_server()
+    gina, hal = await connect_client(port=srv.port), await connect_client(port=srv.port)
+    await gina.hello("gina")
+    await hal.hello("hal")
+    room = (await gina.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
+    await gina.ok("sit", room=room, seat=0)
+    await hal.ok("sit", room=room, seat=1)
+    await gina.ok("logout")
+    await srv.close()
+    srv = await make_server()
+    again = await connect_client(port=srv.port)
+    await again.hello("reader")
+    snapshot = await again.ok("watch", room=room)
+    assert [s["name"] for s in snapshot["seats"]] == ["gina", "hal"]
