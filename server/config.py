@@ -14,7 +14,7 @@ import math
 import os
 import resource
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from protocol import MAX_FRAME
 from protocol.messages import CHAT_MAX, LIST_MAX
@@ -143,48 +143,39 @@ def _parsed(value: str | int | float | None, kind: type) -> int | float | None:
     return kind(value) if isinstance(value, str) else value
 
 
-def _rate(text: str) -> float:
-    """A rate from the command line or its variable: a positive, finite number per second."""
+def checked_number(text: str, kind: type, what: str, allowed: Callable[[Any], bool], bounds: str) -> Any:
+    """`text` (a flag's value or its variable's) as a `kind`, or an ArgumentTypeError whose sentence
+    says what the flag takes: "{what} is {bounds}, not ..."."""
     try:
-        rate = float(text)
+        value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a rate is a number per second, not {text!r}") from None
-    if not (math.isfinite(rate) and rate > 0):
-        raise argparse.ArgumentTypeError(f"a rate is a positive, finite number per second, not {text!r}")
-    return rate
+        raise argparse.ArgumentTypeError(f"{what} is {'a whole number' if kind is int else 'a number'}, "
+                                         f"not {text!r}") from None
+    if not allowed(value):
+        raise argparse.ArgumentTypeError(f"{what} is {bounds}, not {text!r}")
+    return value
+
+
+def _rate(text: str) -> float:
+    """A rate: a positive, finite number per second."""
+    return checked_number(text, float, "a rate", lambda v: math.isfinite(v) and v > 0,
+                          "a positive, finite number per second")
 
 
 def _count(text: str) -> int:
-    """A limit from the command line or its variable: a whole number of at least 1."""
-    try:
-        count = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a limit is a whole number, not {text!r}") from None
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"a limit is at least 1, not {count}")
-    return count
+    """A limit: a whole number of at least 1."""
+    return checked_number(text, int, "a limit", lambda v: v >= 1, "at least 1")
 
 
 def _port(text: str) -> int:
-    """A TCP port from the command line or POLYGO_PORT (argparse applies it to both)."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a port is a whole number, not {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
-    return port
+    """A TCP port (argparse applies it to --port and POLYGO_PORT alike)."""
+    return checked_number(text, int, "a port", lambda v: 0 <= v <= 65535, "0 to 65535")
 
 
 def _seconds(text: str) -> float:
-    """A delay from the command line or its variable: a positive, finite number of seconds."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a delay is a number of seconds, not {text!r}") from None
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise argparse.ArgumentTypeError(f"a delay is a positive, finite number of seconds, not {text!r}")
-    return seconds
+    """A delay: a positive, finite number of seconds."""
+    return checked_number(text, float, "a delay", lambda v: math.isfinite(v) and v > 0,
+                          "a positive, finite number of seconds")
 
 
 PROTECTIONS: tuple[tuple[str, Any, str], ...] = (

@@ -119,7 +119,7 @@ class Sessions:
         """Register `user` with `password` and make `session` that user's, or name-taken."""
         if session.user is not None:
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"this session is already registered as {session.user!r}")
-        await self.check_unregistered(user)
+        await self.check_unregistered(user, field="user")
         digest = await asyncio.to_thread(hash_password, password)
         try:
             await self._store.put_user(user, digest)
@@ -130,16 +130,17 @@ class Sessions:
         await self._store.put_session(session.token, user, user)
         session.name, session.user = user, user
 
-    async def check_unregistered(self, name: str, *, mine: str | None = None) -> None:
-        """Name-taken if `name` is, or looks like, a registered name other than `mine`."""
+    async def check_unregistered(self, name: str, *, mine: str | None = None, field: str = "name") -> None:
+        """Name-taken (for the request's `field`) if `name` is, or looks like, a registered name
+        other than `mine`."""
         like = await self._store.registered_like(name)
         if like is None or like == mine:
             return
         if like == name:
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name!r} is a registered name; log in with its password "
-                                                      f"or choose another", field="name")
+                                                      f"or choose another", field=field)
         raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name!r} looks like the registered name {like!r}; "
-                                                  f"choose another", field="name")
+                                                  f"choose another", field=field)
 
     async def logout(self, session: Session, everywhere: bool = False) -> None:
         """End `session` (and with `everywhere`, every session of its registered user): the tokens

@@ -8,13 +8,21 @@ import sqlite3
 from protocol import PROTOCOL_VERSION
 from server.store import Store
 
+from .conftest import Client
+
 LOGIN = {"protocol": PROTOCOL_VERSION, "password": "correct horse"}
 
 
-async def test_look_alikes_of_a_registered_name_are_refused(connect_client):
+async def registered_alice(connect_client) -> Client:
+    """A connection whose session registered the name "Alice"."""
     alice = await connect_client()
     await alice.hello("guest")
     await alice.ok("register", user="Alice", password="correct horse")
+    return alice
+
+
+async def test_look_alikes_of_a_registered_name_are_refused(connect_client):
+    await registered_alice(connect_client)
     other = await connect_client()
     await other.hello("someone")
     for like in ("Alice", "alice ", "\u0430lice", "Ａｌｉｃｅ", "AIice", "Al ice"):
@@ -25,9 +33,7 @@ async def test_look_alikes_of_a_registered_name_are_refused(connect_client):
 
 
 async def test_a_guest_may_not_take_a_registered_name(connect_client):
-    alice = await connect_client()
-    await alice.hello("guest")
-    await alice.ok("register", user="Alice", password="correct horse")
+    await registered_alice(connect_client)
     for like in ("Alice", " alice", "\u0410lice", "ALICE"):
         guest = await connect_client()
         refused = await guest.request("hello", protocol=PROTOCOL_VERSION, name=like)
@@ -47,9 +53,7 @@ async def test_invisible_and_control_characters_are_refused(connect_client):
 
 
 async def test_listings_and_chat_mark_registered_names(connect_client):
-    alice = await connect_client()
-    await alice.hello("guest")
-    await alice.ok("register", user="Alice", password="correct horse")
+    alice = await registered_alice(connect_client)
     bob = await connect_client()
     await bob.hello("Bob")
     room = (await alice.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]

@@ -8,6 +8,8 @@ import sqlite3
 
 from protocol import PROTOCOL_VERSION
 
+from .conftest import Client, seat_all
+
 LOGIN = {"protocol": PROTOCOL_VERSION, "password": "correct horse"}
 
 
@@ -15,6 +17,17 @@ def age(db: str, sql: str, *params: object) -> None:
     """Move stored times into the past, as if that much time had gone by."""
     with sqlite3.connect(db) as con:
         con.execute(sql, params)
+
+
+async def game(connect_client, black: str, white: str, port: int | None = None) -> tuple[Client, Client, str]:
+    """Two guests named `black` and `white` seated in a new 9x9 room (its game started)."""
+    players = []
+    for name in (black, white):
+        client = await connect_client(port=port)
+        await client.hello(name)
+        players.append(client)
+    room = await seat_all(players, {"rules": "chinese", "board": "9"})
+    return players[0], players[1], room
 
 
 async def test_logout_revokes_the_token_on_every_connection(connect_client):
@@ -68,12 +81,7 @@ async def test_idle_sessions_expire_unless_seated_in_a_game(server, connect_clie
 
 
 async def test_a_finished_games_players_keep_their_names_when_their_sessions_expire(server, connect_client):
-    black, white = await connect_client(), await connect_client()
-    await black.hello("black")
-    await white.hello("white")
-    room = (await black.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
-    await black.ok("sit", room=room, seat=0)
-    await white.ok("sit", room=room, seat=1)
+    black, white, room = await game(connect_client, "black", "white")
     await black.ok("move", room=room, move="resign", seq=1)
     age(server.config.db, "UPDATE sessions SET last_seen = last_seen - ?", server.config.session_idle + 60)
     await server.housekeep()
@@ -86,12 +94,7 @@ async def test_a_finished_games_players_keep_their_names_when_their_sessions_exp
 
 async def test_chat_is_deleted_after_its_retention(make_server, config, connect_client):
     srv = await make_server()
-    black, white = await connect_client(port=srv.port), await connect_client(port=srv.port)
-    await black.hello("black")
-    await white.hello("white")
-    room = (await black.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
-    await black.ok("sit", room=room, seat=0)
-    await white.ok("sit", room=room, seat=1)
+    black, white, room = await game(connect_client, "black", "white", srv.port)
     await black.ok("chat", room=room, text="an old line")
     await black.move(room, "E5", 1)
     await white.ok("chat", room=room, text="a new line")
@@ -112,12 +115,7 @@ async def test_chat_is_deleted_after_its_retention(make_server, config, connect_
 
 async def test_a_seat_keeps_its_name_after_its_session_logged_out_and_a_restart(make_server, connect_client):
     srv = await make_server()
-    gina, hal = await connect_client(port=srv.port), await connect_client(port=srv.port)
-    await gina.hello("gina")
-    await hal.hello("hal")
-    room = (await gina.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
-    await gina.ok("sit", room=room, seat=0)
-    await hal.ok("sit", room=room, seat=1)
+    gina, _, room = await game(connect_client, "gina", "hal", srv.port)
     await gina.ok("logout")
     await srv.close()
     srv = await make_server()
