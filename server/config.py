@@ -143,14 +143,14 @@ def _parsed(value: str | int | float | None, kind: type) -> int | float | None:
     return kind(value) if isinstance(value, str) else value
 
 
-def checked_number(text: str, kind: type, what: str, allowed: Callable[[Any], bool], bounds: str) -> Any:
+def checked_number(text: str, kind: type, what: str, allowed: Callable[[Any], bool], bounds: str,
+                   number: str = "a whole number") -> Any:
     """`text` (a flag's value or its variable's) as a `kind`, or an ArgumentTypeError whose sentence
-    says what the flag takes: "{what} is {bounds}, not ..."."""
+    says what the flag takes: "{what} is {number}, not ..." or "{what} is {bounds}, not ..."."""
     try:
         value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} is {'a whole number' if kind is int else 'a number'}, "
-                                         f"not {text!r}") from None
+        raise argparse.ArgumentTypeError(f"{what} is {number}, not {text!r}") from None
     if not allowed(value):
         raise argparse.ArgumentTypeError(f"{what} is {bounds}, not {text!r}")
     return value
@@ -159,7 +159,7 @@ def checked_number(text: str, kind: type, what: str, allowed: Callable[[Any], bo
 def _rate(text: str) -> float:
     """A rate: a positive, finite number per second."""
     return checked_number(text, float, "a rate", lambda v: math.isfinite(v) and v > 0,
-                          "a positive, finite number per second")
+                          "a positive, finite number per second", "a number per second")
 
 
 def _count(text: str) -> int:
@@ -175,7 +175,7 @@ def _port(text: str) -> int:
 def _seconds(text: str) -> float:
     """A delay: a positive, finite number of seconds."""
     return checked_number(text, float, "a delay", lambda v: math.isfinite(v) and v > 0,
-                          "a positive, finite number of seconds")
+                          "a positive, finite number of seconds", "a number of seconds")
 
 
 PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
