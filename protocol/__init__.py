@@ -21,7 +21,7 @@ __all__ = [
     "PROTOCOL_VERSION", "JSON", "MSGPACK", "SUBPROTOCOLS", "MAX_FRAME", "ErrorCode", "ProtocolError",
     "decode_frame", "decode_client", "decode_server", "parse_client", "parse_server", "encode",
     "encode_message", "client_to_wire", "request_id", "CLIENT_MESSAGES", "SERVER_MESSAGES",
-    "ClientMessage", "ServerMessage", "RoomSettings", "engine_options", "unportable", "Hello", "Register", "Logout", "ListRooms", "Create",
-    "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "Analysis", "SeatName", "ListGames", "GetGame", "Welcome",
+    "ClientMessage", "ServerMessage", "RoomSettings", "engine_options", "unportable", "Hello", "Register",
+    "Logout", "ListRooms", "Create", "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "Analysis", "SeatName", "ListGames", "GetGame", "Welcome",
     "Error", "Ok", "Ack", "Created", "Rooms", "Snapshot", "Events", "Event", "Games", "GameRecord",
 ]

@@ -35,8 +35,8 @@ log = logging.getLogger("polygo.connection")
 SERVER_NAME = "polygo 0.1.0"
 
 HANDLERS: dict[type[ClientMessage], str] = {
-    Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create", Sit: "_sit",
-    Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
+    Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create",
+    Sit: "_sit", Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
     Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
 }
 """The method that answers each client message (one table for all connections, to keep them small)."""

@@ -78,8 +78,8 @@ class Sessions:
         if session is None:
             row = await self._store.get_session(token)
             if row is None:
-                raise ProtocolError(ErrorCode.BAD_TOKEN, "this token names no session (or it was logged out, or expired "
-                                                          "unused); say hello with a name or log in")
+                raise ProtocolError(ErrorCode.BAD_TOKEN, "this token names no session (or it was logged out, or "
+                                                          "expired unused); say hello with a name or log in")
             session = Session(row["token"], row["name"], row["user"])
         await self._store.touch_session(token)
         return self._remember(session)
