@@ -282,14 +282,15 @@ class Hub:
             raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
                                 f"the server holds {len(self.rooms)} rooms, its limit; try again later")
         mine = self._by_address.get(address)
-        if mine:
-            mine.intersection_update(r for r in mine if r in self.rooms and self.rooms[r].status == "waiting")
-            if len(mine) >= self.config.rooms_per_address:
-                raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
-                                    f"{len(mine)} rooms created from your address wait for players, the limit; "
-                                    f"start or leave them first")
-            if not mine:
-                del self._by_address[address]
+        if mine is None or len(mine) < self.config.rooms_per_address:
+            return
+        # only at the limit are the rooms that started or went away counted out: done at every create,
+        # this walk over thousands of rooms (under a raised limit) cost 5 ms of the loop per create
+        mine.intersection_update(r for r in mine if r in self.rooms and self.rooms[r].status == "waiting")
+        if len(mine) >= self.config.rooms_per_address:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
+                                f"{len(mine)} rooms created from your address wait for players, the limit; "
+                                f"start or leave them first")
 
     def room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
