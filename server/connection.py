@@ -118,8 +118,9 @@ class Connection:
         try:
             if self.session is not None and self.session.revoked:
                 self._leave_session()
-                raise ProtocolError(ErrorCode.NO_SESSION, "your session ended (a logout or its expiry); "
-                                                          "say hello again")
+                if not isinstance(message, Hello):
+                    raise ProtocolError(ErrorCode.NO_SESSION, "your session ended (a logout or its expiry); "
+                                                              "say hello again")
             if self.session is None and not isinstance(message, Hello):
                 raise ProtocolError(ErrorCode.NO_SESSION, "say hello first")
             reply = await getattr(self, HANDLERS[type(message)])(message)

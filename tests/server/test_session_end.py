@@ -33,9 +33,11 @@ async def game(connect_client, black: str, white: str, port: int | None = None) 
 async def test_logout_revokes_the_token_on_every_connection(connect_client):
     first = await connect_client()
     await first.hello("dora")
-    second = await connect_client()
+    second, third = await connect_client(), await connect_client()
     await second.ok("hello", protocol=PROTOCOL_VERSION, token=first.token)
+    await third.ok("hello", protocol=PROTOCOL_VERSION, token=first.token)
     assert (await first.ok("logout"))["ref"] == "logout"
+    assert (await third.ok("hello", protocol=PROTOCOL_VERSION, name="dora"))["token"] != first.token
     assert (await first.request("list"))["code"] == "no-session"
     ended = await second.request("list")
     assert ended["code"] == "no-session" and "ended" in ended["message"]
