@@ -9,6 +9,7 @@ user, and a seat taken by any session of a user belongs to all of them.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import secrets
 import time
@@ -22,6 +23,8 @@ from .logins import FAILURE_DELAY, FailureCounter
 from .passwords import check_password, hash_password
 from .store import Store, StoreError
 
+log = logging.getLogger("polygo.sessions")
+
 
 @dataclass
 class Session:
@@ -32,6 +35,8 @@ class Session:
     user: str | None = None
     revoked: bool = False
     """Set by a logout or an expiry: connections still holding the session must say hello again."""
+    touched: float = 0.0
+    """When a resume last recorded the session's use in the store (time.time())."""
 
     def owns(self, token: str | None, user: str | None) -> bool:
         """Whether a seat bound to (`token`, `user`) is this session's."""
@@ -40,6 +45,10 @@ class Session:
 
 CACHED = 50_000
 """Sessions kept in memory, most recently used first; the others are read back from the store."""
+
+TOUCH_EVERY = 60.0
+"""Seconds between two records of one session's use: expiry counts days, a reconnecting client
+need not cost a write each time."""
 
 
 class Sessions:
@@ -56,6 +65,7 @@ class Sessions:
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._by_name = FailureCounter(failures_per_name, window)
         self._by_address = FailureCounter(failures_per_address, window)
+        self._touches: set[asyncio.Task[None]] = set()
 
     def _remember(self, session: Session) -> Session:
         self._cache[session.token] = session
@@ -81,8 +91,24 @@ class Sessions:
                 raise ProtocolError(ErrorCode.BAD_TOKEN, "this token names no session (or it was logged out, or "
                                                           "expired unused); say hello with a name or log in")
             session = Session(row["token"], row["name"], row["user"])
-        await self._store.touch_session(token)
+        self._touch(session)
         return self._remember(session)
+
+    def _touch(self, session: Session) -> None:
+        """Record the session's use (its idle time starts again) without making the hello wait for a
+        commit: a resume that waited for one reached its rooms after their bots had moved."""
+        now = time.time()
+        if now - session.touched < TOUCH_EVERY:
+            return
+        session.touched = now
+        task = asyncio.get_running_loop().create_task(self._store.touch_session(session.token))
+        self._touches.add(task)         # the loop keeps only weak references to tasks
+        task.add_done_callback(self._touched)
+
+    def _touched(self, task: asyncio.Task[None]) -> None:
+        self._touches.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("could not record a session's use: %s", task.exception())
 
     async def lookup(self, token: str) -> Session | None:
         """The session of `token` for rebuilding a seat at start-up, or None: also a logged-out one
