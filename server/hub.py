@@ -13,7 +13,6 @@ import logging
 import secrets
 import time
 from collections import defaultdict
-from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -138,16 +137,15 @@ class Hub:
     def registered(self, session: Session) -> None:
         """A guest session became a registered user's: the seats it holds become the user's too, so
         that the user logging in from elsewhere holds them at once (not only after a restart, which
-        rebuilds seats from the stored session)."""
+        rebuilds seats from the stored session). Each room tells its watchers by a `seat` event,
+        queued before any request the new login can send there."""
         assert session.user is not None
         for room_id, i in list(self._seats.get("t:" + session.token, ())):
             room = self.rooms.get(room_id)
-            seat = None if room is None else room.seats[i]
-            if seat is None or seat.token != session.token:
+            if room is None:
                 continue
-            room.seats[i] = replace(seat, name=session.name, user=session.user)
-            self._index(seat.token, session.user, room_id, i, add=True)
-            self.lobby.forget(room_id)
+            self._index(session.token, session.user, room_id, i, add=True)
+            self._background(room.call(room.seat_registered, i, session))
 
     def unseated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
         self._index(token, user, room_id, seat, add=False)

@@ -299,6 +299,14 @@ class Room:
         await self._commit("seat", {"seat": seat, "name": name, "user": held.user})
         return Ok(ref="seat_name", room=self.id)
 
+    async def seat_registered(self, seat: int, session: Session) -> None:
+        """The guest session at `seat` registered: the seat shows, and belongs to, its user now."""
+        held = self.seats[seat]
+        if held is None or held.token != session.token:
+            return
+        self.seats[seat] = replace(held, name=session.name, user=session.user)
+        await self._commit("seat", {"seat": seat, "name": session.name, "user": session.user})
+
     def _held_seat(self, session: Session) -> int:
         seat = self.seat_of(session)
         if seat is None:

@@ -83,6 +83,8 @@ async def test_a_guest_who_sat_then_registered_holds_the_seat_logging_in_elsewhe
     await guest.ok("sit", room=room, seat=0)
     await bob.ok("sit", room=room, seat=1)
     await guest.ok("register", user="Carol", password="correct horse")
+    told = await bob.event("seat")
+    assert (told["seat"], told["name"], told["user"]) == (0, "Carol", "Carol")
     elsewhere = await connect_client()
     welcome = await elsewhere.ok("hello", user="Carol", **LOGIN)
     assert welcome["seats"] == [{"room": room, "seat": 0, "last_seq": None}]
