@@ -50,7 +50,7 @@ class Board:
             raise BoardError(f"a board has at most {MAX_POINTS} points, this one has {len(names)}")
         index: dict[str, int] = {}
         for i, name in enumerate(names):
-            if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+            if not isinstance(name, str) or name.split() != [name]:      # empty, or holds a space
                 raise BoardError(f"point name {name!r} must be a non-empty string without spaces")
             if name.lower() in MOVE_WORDS:
                 raise BoardError(f"point name {name!r} is a reserved move word")

@@ -11,8 +11,8 @@ from .codec import (JSON, MAX_FRAME, MSGPACK, SUBPROTOCOLS, client_to_wire, deco
 from .errors import ErrorCode, ProtocolError
 from .messages import (CLIENT_MESSAGES, SERVER_MESSAGES, Ack, Analysis, Chat, SeatName, ClientMessage, Create, Created,
                        Error, Event, Events, GameRecord, Games, GetGame, Hello, Leave, ListGames,
-                       ListRooms, Move, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
-                       Snapshot, Undo, UndoReply, Watch, Welcome, engine_options)
+                       ListRooms, Logout, Move, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
+                       Snapshot, Undo, UndoReply, Watch, Welcome, engine_options, unportable)
 
 PROTOCOL_VERSION = 2
 """The version this package speaks; a hello with another version is refused."""
@@ -21,7 +21,7 @@ __all__ = [
     "PROTOCOL_VERSION", "JSON", "MSGPACK", "SUBPROTOCOLS", "MAX_FRAME", "ErrorCode", "ProtocolError",
     "decode_frame", "decode_client", "decode_server", "parse_client", "parse_server", "encode",
     "encode_message", "client_to_wire", "request_id", "CLIENT_MESSAGES", "SERVER_MESSAGES",
-    "ClientMessage", "ServerMessage", "RoomSettings", "engine_options", "Hello", "Register", "ListRooms", "Create",
-    "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "Analysis", "SeatName", "ListGames", "GetGame", "Welcome",
+    "ClientMessage", "ServerMessage", "RoomSettings", "engine_options", "unportable", "Hello", "Register",
+    "Logout", "ListRooms", "Create", "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "Analysis", "SeatName", "ListGames", "GetGame", "Welcome",
     "Error", "Ok", "Ack", "Created", "Rooms", "Snapshot", "Events", "Event", "Games", "GameRecord",
 ]

@@ -12,12 +12,13 @@ Decoding never raises anything but `ProtocolError`.
 """
 
 import re
+from datetime import datetime
 from typing import Any, Union
 
 import msgspec
 
 from .errors import ErrorCode, ProtocolError
-from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, ClientMessage, Event, ServerMessage
+from .messages import CLIENT_MESSAGES, SERVER_MESSAGES, ClientMessage, Create, Event, ServerMessage
 
 MSGPACK = "polygo.msgpack"
 JSON = "polygo.json"
@@ -86,11 +87,27 @@ def decode_client(frame: bytes | str, *, max_size: int = MAX_FRAME) -> ClientMes
     try:
         if isinstance(frame, str):
             return _JSON_CLIENT.decode(frame)
-        return _MSGPACK_CLIENT.decode(frame)
+        message = _MSGPACK_CLIENT.decode(frame)
     except msgspec.ValidationError as exc:
         raise _with_head(_refusal(str(exc)), frame) from None
     except (msgspec.DecodeError, ValueError, TypeError, RecursionError) as exc:
         raise _bad_frame(frame, exc) from None
+    if isinstance(message, Create) and _holds_timestamp(message.settings.to_json()):
+        error = ProtocolError(ErrorCode.BAD_FRAME, "frame is not valid msgpack: extension types are not allowed")
+        raise _with_head(error, frame)
+    return message
+
+
+def _holds_timestamp(value: Any) -> bool:
+    """Whether a free-form value holds a msgpack timestamp: msgspec reads that extension (-1) as a
+    datetime itself, without asking `_no_ext`."""
+    if isinstance(value, datetime):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_timestamp(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_timestamp(v) for v in value)
+    return False
 
 
 def parse_client(data: Any) -> ClientMessage:

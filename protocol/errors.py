@@ -29,7 +29,8 @@ class ErrorCode(str, Enum):
     NO_SESSION = "no-session"                # a message other than hello before hello
     BAD_TOKEN = "bad-token"                  # hello with a token the server does not know
     BAD_LOGIN = "bad-login"                  # unknown user or wrong password
-    NAME_TAKEN = "name-taken"                # register: the user name is already registered
+    NAME_TAKEN = "name-taken"                # the name is registered, or looks like a registered name
+    BAD_NAME = "bad-name"                    # a name with an invisible or control character, or blank
     # rooms and seats
     NO_SUCH_ROOM = "no-such-room"
     BAD_INVITE = "bad-invite"                # private room, missing or wrong invitation code

@@ -8,6 +8,7 @@ message may carry an integer `id`; the server copies it into its direct reply. T
 docs/schema/ is generated from these classes (`python -m protocol.jsonschema`).
 """
 
+import math
 from typing import Annotated, Any, ClassVar
 
 import msgspec
@@ -24,6 +25,7 @@ TITLE_MAX = 80
 PLAYERS_MAX = 8
 SEQ_MAX = 2**53          # a client sequence number fits a double, for JavaScript clients
 ID_MAX = 2**53
+LIST_MAX = 100           # rooms in one page of `list`
 GRAPH_MAX = 4096         # entries in a board graph's "points" / "edges"
 CLOCK_MAX = 64           # a clock spec string ("fischer:300+10max600") or entries of its map form
 
@@ -83,6 +85,55 @@ class RoomSettings(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     def to_json(self) -> dict[str, Any]:
         """The settings as a plain map (stored with the room, shown in listings)."""
         return msgspec.structs.asdict(self)
+
+
+WIRE_INT = 2**53
+"""The largest integer (either sign) a free-form value (a board graph, options, a clock map) may hold:
+msgpack carries 64 bits and JavaScript's numbers 53, so a value within this bound reads back the same
+in every client."""
+
+
+def unportable(value: Any, path: str = "") -> str | None:
+    """Why `value` would not come back the same from msgpack, JSON and a JavaScript client, or None.
+
+    Free-form fields (`Any` in the Structs above) are checked only for their size by decoding: a JSON
+    integer beyond 64 bits or a msgpack NaN would be stored, then fail every msgpack encoding of the
+    room (and every listing holding it) for good. A walk with a stack of its own, skipping strings
+    and lists of strings (a graph's points and edges) in one step: called per item, the check of a
+    4,096-point graph took milliseconds of the server's loop, and refused creates come in floods.
+    """
+    pending: list[tuple[Any, str]] = [(value, path)]
+    while pending:
+        value, path = pending.pop()
+        if isinstance(value, dict):
+            items: Any = value.items()
+        elif isinstance(value, (list, tuple)):
+            items = enumerate(value)
+        else:
+            why = _unportable_scalar(value, path)
+            if why is not None:
+                return why
+            continue
+        for key, item in items:
+            if not isinstance(key, (str, int)):
+                return f"{path or 'a value'}: keys must be strings"
+            if type(item) is str or (type(item) is list and set(map(type, item)) <= _STRINGS):
+                continue
+            pending.append((item, f"{path}.{key}" if path else str(key)))
+    return None
+
+
+_STRINGS = {str}
+
+
+def _unportable_scalar(value: Any, path: str) -> str | None:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return None
+    if isinstance(value, int):
+        return None if -WIRE_INT <= value <= WIRE_INT else f"{path or 'a value'}: {value} is beyond +-2^53"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{path or 'a value'}: {value} is not a finite number"
+    return f"{path or 'a value'}: {type(value).__name__} values are not allowed"
 
 
 HANDICAP_KOMI = 0.5
@@ -149,8 +200,18 @@ class Register(ClientMessage, tag="register"):
     password: text(PASSWORD_MAX)
 
 
+class Logout(ClientMessage, tag="logout"):
+    """End the current session: its token no longer resumes; with `everywhere`, every session of
+    the registered user ends too. The connection must say hello again."""
+
+    everywhere: bool = False
+
+
 class ListRooms(ClientMessage, tag="list"):
-    """Ask for the public rooms that are waiting for players or being played."""
+    """Ask for a page of the public rooms that are waiting for players or being played, oldest first."""
+
+    limit: number(int, 1, LIST_MAX, "rooms in the page") = 50
+    offset: number(int, 0, 10**9, "rooms skipped") = 0
 
 
 class Create(ClientMessage, tag="create"):
@@ -252,7 +313,7 @@ def _by_tag(*classes: type) -> dict[str, Any]:
 
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _by_tag(
-    Hello, Register, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, Analysis, SeatName,
+    Hello, Register, Logout, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, Analysis, SeatName,
     ListGames, GetGame)
 
 
@@ -321,9 +382,12 @@ class Created(ServerMessage, tag="created"):
 
 
 class Rooms(ServerMessage, tag="rooms"):
-    """Reply to list."""
+    """Reply to list: one page; `total` public rooms in all, `next` the offset of the next page
+    (absent on the last)."""
 
     rooms: list[dict[str, Any]] = []
+    total: int | None = None
+    next: int | None = None
 
 
 class Snapshot(ServerMessage, tag="snapshot"):

@@ -148,23 +148,30 @@ class Limits(View, kw_only=True):
     burst: float
     rooms: int
     chat: int
+    list: int = 100
 
 
 class RoomSummary(View, kw_only=True):
+    """A listed room; a graph board shows as "graph:N" (N points), `registered` marks the seats
+    whose player is a registered user."""
+
     room: str
     title: str
     settings: Settings
     seats: list[str | None]
+    registered: list[bool] = []
     status: str
     version: int
 
 
 class GameSummary(View, kw_only=True):
-    """A finished game; `moves` is the length of its history."""
+    """A finished game; `moves` is the length of its history, `registered` marks the seats whose
+    player is a registered user."""
 
     room: str
     settings: Settings
     seats: list[str | None]
+    registered: list[bool] = []
     result: Result
     moves: int
     created: float
@@ -268,8 +275,12 @@ class TimeoutEvent(EventBody, tag="timeout", kw_only=True):
 
 
 class ChatEvent(EventBody, tag="chat", kw_only=True):
+    """A chat line; `user` is the sender's registered name (null for a guest, whose `name` is
+    only what it calls itself)."""
+
     seat: Seat | None
     name: str
+    user: str | None = None
     text: str
 
 
@@ -296,8 +307,15 @@ class PresenceEvent(EventBody, tag="presence", kw_only=True):
     names: list[str]
 
 
+class ClosedEvent(EventBody, tag="closed", kw_only=True):
+    """The room is gone (`reason` "expired": its game never started in time); it is not stored."""
+
+    reason: str
+    message: str
+
+
 EVENT_KINDS = (SeatEvent, StartEvent, MoveEvent, UndoRequestEvent, UndoReplyEvent, UndoEvent, TimeoutEvent,
-               ChatEvent, AnalysisEvent, PresenceEvent)
+               ChatEvent, AnalysisEvent, PresenceEvent, ClosedEvent)
 AnyEvent = Union[EVENT_KINDS]
 
 
@@ -347,6 +365,8 @@ class Created(Message, tag="created", kw_only=True):
 
 class Rooms(Message, tag="rooms", kw_only=True):
     rooms: list[RoomSummary]
+    total: int = 0
+    next: int | None = None
 
 
 class Snapshot(Message, tag="snapshot", kw_only=True):

@@ -6,16 +6,19 @@
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import logging
 import os
 import sqlite3
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from . import backup
 from .app import run
 from .config import parse_config
+from .lockfile import LockError
 from .logs import setup_logging
+from .store import StoreError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,20 +26,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["backup"]:
         return backup.main(argv[1:])
     config = parse_config(argv)
+    faulthandler.enable()     # a fatal signal (SIGBUS: the -shm truncated under SQLite) leaves its stacks
     setup_logging(config.log_level, config.log_format)
     log = logging.getLogger("polygo.server")
     try:
         finished = asyncio.run(run(config))
-    except OSError as exc:
+    except (OSError, LockError) as exc:
         log.error("cannot start: %s", exc)
-        return 1
-    except sqlite3.Error as exc:
+        _exit(1)
+    except (sqlite3.Error, StoreError) as exc:
         log.error("cannot start: database %s: %s", config.db, exc)
-        return 1
+        _exit(1)
+    except Exception:
+        log.exception("cannot go on")
+        _exit(1)
     if not finished:
-        logging.shutdown()
-        os._exit(1)   # threads still blocked (a commit stuck on the disk) must not hold the exit up
+        _exit(1)
     return 0
+
+
+def _exit(status: int) -> NoReturn:
+    """Exit now, whatever threads are left: a store's thread blocked on the disk, or the database
+    reader's thread after a start that failed halfway, would otherwise keep the process alive (and
+    a supervisor would never restart it)."""
+    logging.shutdown()
+    os._exit(status)
 
 
 if __name__ == "__main__":

@@ -22,9 +22,11 @@ from protocol import SUBPROTOCOLS
 
 from .config import Config
 from .connection import Connection
+from .gate import AcceptErrorLimiter, Gate, gated
 from .http import Endpoints, Phase
 from .webfiles import WebFiles
 from .hub import Hub
+from .lockfile import DatabaseLock
 from .metrics import make_metrics
 from .sessions import Sessions
 from .store import Store
@@ -41,6 +43,10 @@ CLOSE_BUDGET = 3.0
 """Seconds of the drain timeout kept for the closing handshakes (websockets waits 2 s per peer)."""
 
 RESTART_REASON = "server restarting"
+
+HOUSEKEEPING = 3600.0
+"""Seconds between two sweeps of idle sessions and old chat (or a tenth of the shorter of
+`Config.session_idle` and `Config.chat_retention`, if that is less)."""
 
 
 def _select_subprotocol(connection: ServerConnection, offered: Sequence[str]) -> str | None:
@@ -66,20 +72,30 @@ class Server:
         self._ws: WsServer | None = None
         self._metrics_ws: WsServer | None = None
         self._heartbeat: asyncio.Task[None] | None = None
+        self._housekeeping: asyncio.Task[None] | None = None
+        self._lock: DatabaseLock | None = None
+        self.gate = Gate(config.connection_limit(), config.connections_per_address)
 
     async def start(self) -> "Server":
         config = self.config
-        self.store = await Store.open(config.db, group_window=config.group_window,
-                                      synchronous=config.synchronous)
+        self._lock = DatabaseLock.acquire(config.db)
+        try:
+            self.store = await Store.open(config.db, group_window=config.group_window,
+                                          synchronous=config.synchronous)
+        except BaseException:
+            self._lock.release()
+            raise
         self.store.observer = self.metrics
-        self.hub = Hub(config, self.store, Sessions(self.store), metrics=self.metrics)
+        self.hub = Hub(config, self.store, Sessions(self.store, failures_per_name=config.login_failures,
+                                                       failures_per_address=config.login_failures_per_address,
+                                                       window=config.login_window), metrics=self.metrics)
         try:
             self._ws = await serve(
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
                                           web=WebFiles()),
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
-                max_size=config.hard_frame, compression=None, max_queue=8,
+                max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
             )
             if config.metrics_port is not None:
@@ -95,6 +111,7 @@ class Server:
         gc.set_threshold(*GC_THRESHOLDS)
         self.phase = Phase.READY
         self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
+        self._housekeeping = asyncio.create_task(self._sweep(), name="housekeeping")
         log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed in %.2f s%s",
                  config.host, self.port, config.db, restored, time.monotonic() - started,
                  f", metrics on port {self.metrics_port}" if self._metrics_ws else "")
@@ -110,6 +127,22 @@ class Server:
     def metrics_port(self) -> int | None:
         """The separate metrics port, if there is one."""
         return None if self._metrics_ws is None else self._metrics_ws.sockets[0].getsockname()[1]
+
+    async def housekeep(self) -> None:
+        """Expire the sessions idle for `session_idle` and delete chat older than `chat_retention`."""
+        expired = await self.hub.sessions.expire(self.config.session_idle)
+        await self.store.drop_chat(time.time() - self.config.chat_retention)
+        if expired:
+            log.info("%d sessions idle for %g s expired", expired, self.config.session_idle)
+
+    async def _sweep(self) -> None:
+        every = min(HOUSEKEEPING, self.config.session_idle / 10, self.config.chat_retention / 10)
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.housekeep()
+            except Exception:
+                log.exception("housekeeping failed; trying again in %g s", every)
 
     def _phase(self) -> Phase:
         return self.phase
@@ -155,8 +188,9 @@ class Server:
 
     async def close(self) -> None:
         """Stop listening, drop the connections, stop the rooms, commit what is queued, close the store."""
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
+        for task in (self._heartbeat, self._housekeeping):
+            if task is not None:
+                task.cancel()
         for ws in (self._metrics_ws, self._ws):
             if ws is not None:
                 ws.close()
@@ -165,14 +199,17 @@ class Server:
             await self.hub.close()
         if self.store is not None:
             await self.store.close()
+        if self._lock is not None:
+            self._lock.release()
 
 
 async def run(config: Config) -> bool:
     """Serve until SIGTERM or SIGINT, then stop gracefully (`Server.shutdown`); a second signal
     during the stop is ignored (systemd and Docker follow up with SIGKILL after their own timeout).
     Returns False if the stop overran `config.drain_timeout`."""
-    server = await Server(config, Notifier()).start()
     loop = asyncio.get_running_loop()
+    loop.set_exception_handler(AcceptErrorLimiter())
+    server = await Server(config, Notifier()).start()
     stop: asyncio.Future[int] = loop.create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, _on_signal, stop, sig)

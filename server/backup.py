@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 from urllib.parse import quote
 
+from .config import checked_number
 from .writer import SCHEMA_VERSION
 
 STAMPED = re.compile(r"^polygo-\d{8}T\d{6}Z\.db$")
@@ -159,10 +160,4 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
 
 
 def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--keep is a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--keep is at least 1, not {value}")
-    return value
+    return checked_number(text, int, "--keep", lambda v: v >= 1, "at least 1")

@@ -13,7 +13,8 @@ Semantics follow KGS and OGS:
 - ``canadian``: after ``main``, ``stones`` moves must be made within ``period`` seconds; when they are,
   a fresh block of ``period`` seconds for ``stones`` moves begins. The move during which main time runs
   out counts as the first move of the first block.
-- ``fischer``: ``increment`` seconds are added after each move, capped at ``cap`` when ``cap`` > 0.
+- ``fischer``: ``increment`` seconds are added after each move, capped at ``cap`` when ``cap`` > 0,
+  else at ``MAX_SECONDS`` (10^8 s: a long game of quick moves grew the clock past every bound).
 - ``none``: no clock; nobody's flag ever falls.
 
 A flag falls at the deadline itself: a move stopped at ``now >= deadline`` is too late.
@@ -311,9 +312,7 @@ class Clocks:
         """What a move earns: a fresh byo-yomi period, a Canadian stone counted, a Fischer increment."""
         s = self.settings
         if s.kind == "fischer":
-            st.main += s.increment
-            if s.cap:
-                st.main = min(st.main, s.cap)
+            st.main = min(st.main + s.increment, s.cap or MAX_SECONDS)   # uncapped: still within the bound
         elif s.kind == "byoyomi" and st.main == 0:
             st.period_left = s.period
         elif s.kind == "canadian" and st.main == 0:

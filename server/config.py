@@ -12,11 +12,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import resource
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from protocol import MAX_FRAME
-from protocol.messages import CHAT_MAX
+from protocol.messages import CHAT_MAX, LIST_MAX
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,40 @@ class Config:
     drain_timeout: float = 10.0           # seconds a graceful stop may take before the process exits anyway
     metrics_host: str | None = None       # where a separate /metrics port listens (None: like `host`)
     metrics_port: int | None = None       # None: /metrics on the game port; else on this port only
+    # protection against a hostile or careless public (docs/server.md, "Limits"); flags and variables below
+    max_rooms: int = 10_000               # rooms in memory (waiting, playing, recently ended); create refused beyond
+    rooms_per_address: int = 32           # unstarted rooms created from one IP address at a time
+    create_rate: float = 5.0              # creates per second from one IP address, after a burst of 20
+    waiting_expiry: float = 3600.0        # seconds an unstarted room lives before it is dropped
+    max_connections: int | None = None    # None: the descriptor limit less a reserve (see connection_limit)
+    connections_per_address: int = 64     # open connections from one IP address
+    login_failures: int = 5               # failed logins per user name per `login_window` before refusals
+    login_failures_per_address: int = 20  # failed logins from one IP address per `login_window`
+    login_window: float = 300.0           # seconds over which failed logins are counted
+    chat_rate: float = 2.0                # chat lines per second per room, sustained (burst 10)
+    chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
+    session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
 
     def limits(self) -> dict[str, float]:
         """The limits a client is told about in `welcome`."""
         return {"frame": self.max_frame, "rate": self.rate, "burst": self.burst,
-                "rooms": self.rooms_per_session, "chat": self.chat_max}
+                "rooms": self.rooms_per_session, "chat": self.chat_max, "list": LIST_MAX}
+
+    def connection_limit(self) -> int:
+        """Open connections in total: `max_connections`, or the process's descriptor limit less
+        `FD_RESERVE` (the database, the listening sockets, logs), so that accept() never meets
+        EMFILE and a refusal can still be answered."""
+        if self.max_connections is not None:
+            return self.max_connections
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft == resource.RLIM_INFINITY:
+            return 100_000
+        return max(8, soft - FD_RESERVE)
+
+
+FD_RESERVE = 64
+"""Descriptors kept free of connections: the database (writer, reader, WAL, shm), listening sockets,
+log files, the threads' pipes."""
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -89,6 +119,13 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser.add_argument("--metrics-port", type=_port, default=env.get("POLYGO_METRICS_PORT") or None,
                         help="serve /metrics on this port only, not on the game port "
                              "(POLYGO_METRICS_PORT, default: the game port)")
+    for field, kind, about in PROTECTIONS:
+        flag = "--" + field.replace("_", "-")
+        variable = "POLYGO_" + field.upper()
+        fallback = getattr(default, field)
+        parser.add_argument(flag, type=kind, metavar="N" if kind is _count else "SECONDS",
+                            default=env.get(variable) or (None if fallback is None else str(fallback)),
+                            help=f"{about} ({variable}, default %(default)s)")
     args = parser.parse_args(argv)
     if args.log_level not in LOG_LEVELS:
         parser.error(f"log level must be one of {', '.join(LOG_LEVELS)}, not {args.log_level!r}")
@@ -98,26 +135,63 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
         parser.error("--metrics-host needs --metrics-port (without it /metrics is on the game port)")
     return Config(host=args.host, port=args.port, db=args.db, log_level=args.log_level,
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
-                  metrics_host=args.metrics_host, metrics_port=args.metrics_port)
+                  metrics_host=args.metrics_host, metrics_port=args.metrics_port,
+                  **{field: _parsed(getattr(args, field), kind) for field, kind, _ in PROTECTIONS})
+
+
+def _parsed(value: str | int | float | None, kind: type) -> int | float | None:
+    """An argparse default given as text (from the environment) goes through the flag's type too."""
+    return kind(value) if isinstance(value, str) else value
+
+
+def checked_number(text: str, kind: type, what: str, allowed: Callable[[Any], bool], bounds: str,
+                   number: str = "a whole number") -> Any:
+    """`text` (a flag's value or its variable's) as a `kind`, or an ArgumentTypeError whose sentence
+    says what the flag takes: "{what} is {number}, not ..." or "{what} is {bounds}, not ..."."""
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} is {number}, not {text!r}") from None
+    if not allowed(value):
+        raise argparse.ArgumentTypeError(f"{what} is {bounds}, not {text!r}")
+    return value
+
+
+def _rate(text: str) -> float:
+    """A rate: a positive, finite number per second."""
+    return checked_number(text, float, "a rate", lambda v: math.isfinite(v) and v > 0,
+                          "a positive, finite number per second", "a number per second")
+
+
+def _count(text: str) -> int:
+    """A limit: a whole number of at least 1."""
+    return checked_number(text, int, "a limit", lambda v: v >= 1, "at least 1")
 
 
 def _port(text: str) -> int:
-    """A TCP port from the command line or POLYGO_PORT (argparse applies it to both)."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a port is a whole number, not {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
-    return port
+    """A TCP port (argparse applies it to --port and POLYGO_PORT alike)."""
+    return checked_number(text, int, "a port", lambda v: 0 <= v <= 65535, "0 to 65535")
 
 
 def _seconds(text: str) -> float:
-    """A delay from the command line or its variable: a positive, finite number of seconds."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a delay is a number of seconds, not {text!r}") from None
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise argparse.ArgumentTypeError(f"a delay is a positive, finite number of seconds, not {text!r}")
-    return seconds
+    """A delay: a positive, finite number of seconds."""
+    return checked_number(text, float, "a delay", lambda v: math.isfinite(v) and v > 0,
+                          "a positive, finite number of seconds", "a number of seconds")
+
+
+PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
+    ("max_rooms", _count, "rooms held in memory; create is refused beyond"),
+    ("rooms_per_address", _count, "unstarted rooms created from one IP address at a time"),
+    ("create_rate", _rate, "creates per second from one IP address, after a burst of 20"),
+    ("waiting_expiry", _seconds, "seconds an unstarted room lives before it is dropped"),
+    ("max_connections", _count, "open connections in total (default: the descriptor limit less 64)"),
+    ("connections_per_address", _count, "open connections from one IP address"),
+    ("login_failures", _count, "failed logins for one user name per login window"),
+    ("login_failures_per_address", _count, "failed logins from one IP address per login window"),
+    ("login_window", _seconds, "seconds over which failed logins are counted"),
+    ("chat_rate", _rate, "chat lines per second per room, after a burst of 10"),
+    ("chat_retention", _seconds, "seconds a chat line is stored before it is deleted"),
+    ("session_idle", _seconds, "seconds a session's token lives unused (a hello with it) before it "
+                               "expires, unless it holds a seat in an unfinished game"),
+)
+"""The protection limits, each a flag and a variable: (Config field, its parser, help)."""

@@ -19,22 +19,25 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
-                      Events, GetGame, Hello, Leave, ListGames, ListRooms, Move, Ok, ProtocolError, Register,
-                      SeatName, ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, decode_client, encode)
+                      Events, GetGame, Hello, Leave, ListGames, ListRooms, Logout, Move, Ok, ProtocolError,
+                      Register, SeatName, ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, decode_client,
+                      encode)
+from protocol.names import clean_name
 
 from .ratelimit import TokenBucket
 from .sessions import Session
 
 if TYPE_CHECKING:
     from .hub import Hub
+    from .room import Room
 
 log = logging.getLogger("polygo.connection")
 
 SERVER_NAME = "polygo 0.1.0"
 
 HANDLERS: dict[type[ClientMessage], str] = {
-    Hello: "_hello", Register: "_register", ListRooms: "_list", Create: "_create", Sit: "_sit",
-    Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
+    Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create",
+    Sit: "_sit", Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
     Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
 }
 """The method that answers each client message (one table for all connections, to keep them small)."""
@@ -47,6 +50,7 @@ class Connection:
         self.hub = hub
         self.ws = ws
         self.codec = JSON if ws.subprotocol == JSON else MSGPACK
+        self.address = address_of(ws)
         self.session: Session | None = None
         self.closed = False
         self.watching: set[Any] = set()
@@ -62,10 +66,13 @@ class Connection:
             pass
         finally:
             self.closed = True
-            for room in self.watching:
-                room.watchers.discard(self)
-                room.presence.changed()
-            self.watching.clear()
+            self._unwatch_all()
+
+    def _unwatch_all(self) -> None:
+        for room in self.watching:
+            room.watchers.discard(self)
+            room.presence.changed()
+        self.watching.clear()
 
     # -- sending -------------------------------------------------------------------------------------
 
@@ -115,20 +122,23 @@ class Connection:
                 room.presence.send_to(self)
 
     async def _handle(self, message: ClientMessage) -> ServerMessage:
-        refused: ProtocolError | None = None
         try:
+            if self.session is not None and self.session.revoked:
+                self._leave_session()
+                if not isinstance(message, Hello):
+                    raise ProtocolError(ErrorCode.NO_SESSION, "your session ended (a logout or its expiry); "
+                                                              "say hello again")
             if self.session is None and not isinstance(message, Hello):
                 raise ProtocolError(ErrorCode.NO_SESSION, "say hello first")
             reply = await getattr(self, HANDLERS[type(message)])(message)
         except ProtocolError as exc:
-            refused = exc
-        except Exception:
+            reply = _refusal(exc, message)
+            forget(exc)
+        except Exception as exc:
             log.exception("%s failed on %s", self.ws.remote_address, message.TYPE)
-            refused = ProtocolError(ErrorCode.INTERNAL, "the server failed on this message; nothing changed")
-        if refused is not None:
-            reply = Error(code=refused.code.value, message=refused.message, field=refused.field,
-                          reason=refused.reason, ref=message.TYPE, room=getattr(message, "room", None),
-                          seq=getattr(message, "seq", None))
+            forget(exc)
+            reply = _refusal(ProtocolError(ErrorCode.INTERNAL, "the server failed on this message; nothing changed"),
+                             message)
         if message.id is not None:
             reply = msgspec.structs.replace(reply, id=message.id)
         return reply
@@ -144,29 +154,42 @@ class Connection:
             raise ProtocolError(ErrorCode.BAD_FIELD, "hello needs exactly one of: name, token, user with password")
         sessions = self.hub.sessions
         if m.name is not None:
-            session = await sessions.new(m.name)
+            session = await sessions.new(clean_name(m.name))
         elif m.token is not None:
             session = await sessions.resume(m.token)
         else:
             if m.user is None or m.password is None:
                 raise ProtocolError(ErrorCode.MISSING_FIELD, "logging in needs both user and password",
                                     field="password" if m.password is None else "user")
-            session = await sessions.login(m.user, m.password)
+            session = await sessions.login(clean_name(m.user, field="user"), m.password, self.address)
+        if self.session is not None and self.session.token != session.token:
+            self._leave_session()
         self.session = session
         for room in self.watching:       # the same connection may now hold other seats
             room.presence.changed()
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
                        seats=self.hub.seats_of(session), limits=self.hub.config.limits(), server=SERVER_NAME)
 
+    def _leave_session(self) -> None:
+        """The connection stops speaking for its session: the rooms it watched were that identity's."""
+        self._unwatch_all()
+        self.session = None
+
     async def _register(self, m: Register) -> ServerMessage:
-        await self.hub.sessions.register(self.session, m.user, m.password)
+        await self.hub.sessions.register(self.session, clean_name(m.user, field="user"), m.password)
+        self.hub.registered(self.session)
         return Ok(ref="register")
 
+    async def _logout(self, m: Logout) -> ServerMessage:
+        await self.hub.sessions.logout(self.session, m.everywhere)
+        self._leave_session()
+        return Ok(ref="logout")
+
     async def _list(self, m: ListRooms) -> ServerMessage:
-        return self.hub.list_rooms()
+        return self.hub.list_rooms(m.limit, m.offset)
 
     async def _create(self, m: Create) -> ServerMessage:
-        return await self.hub.create(self.session, m.settings)
+        return await self.hub.create(self.session, m.settings, self.address)
 
     async def _sit(self, m: Sit) -> ServerMessage:
         room = self.hub.room(m.room)
@@ -177,41 +200,82 @@ class Connection:
         return await room.call(room.watch, self, self.session, m.since, m.invite)
 
     async def _leave(self, m: Leave) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.leave, self, self.session)
 
     async def _move(self, m: Move) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         started = _now()
         ack = await room.call(room.move, self.session, m.move, m.seq, m.after)
         self.hub.metrics.acked(_now() - started)
         return ack
 
     async def _undo(self, m: Undo) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.request_undo, self.session)
 
     async def _undo_reply(self, m: UndoReply) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.reply_undo, self.session, m.accept)
 
     async def _chat(self, m: Chat) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.chat, self, self.session, m.text)
 
     async def _analysis(self, m: Analysis) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = self._room(m.room)
         return await room.call(room.analysis, self.session, m.score, m.winrate, m.pv)
 
     async def _seat_name(self, m: SeatName) -> ServerMessage:
-        room = self.hub.room(m.room)
-        return await room.call(room.seat_name, self.session, m.name)
+        room = self._room(m.room)
+        name = clean_name(m.name)
+        await self.hub.sessions.check_unregistered(name, mine=self.session.user)
+        return await room.call(room.seat_name, self.session, name)
+
+    def _room(self, room_id: str) -> Room:
+        """The room a request names; a private room the session neither sits in, owns nor watches
+        answers like a missing one, so its id cannot be confirmed by probing."""
+        room = self.hub.room(room_id)
+        session = self.session
+        if (room.invite is not None and self not in room.watchers and session is not None
+                and session.token != room.owner and room.seat_of(session) is None):
+            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
+        return room
 
     async def _games(self, m: ListGames) -> ServerMessage:
         return await self.hub.finished(m.limit, m.offset)
 
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
+
+
+def address_of(ws: ServerConnection) -> str:
+    """The peer's IP address (the key of the per-address limits)."""
+    remote = ws.remote_address
+    return str(remote[0]) if remote else ""
+
+
+def _refusal(refused: ProtocolError, message: ClientMessage) -> Error:
+    return Error(code=refused.code.value, message=refused.message, field=refused.field, reason=refused.reason,
+                 ref=message.TYPE, room=getattr(message, "room", None), seq=getattr(message, "seq", None))
+
+
+def forget(exc: BaseException) -> None:
+    """Drop the tracebacks of a handled exception and of those it chains to.
+
+    A traceback holds the frames it passed through, and with them the request (a large board) and
+    the room's future that holds the exception again: a reference cycle, freed only by the
+    collector, which the server's raised thresholds (app.GC_THRESHOLDS) make rare. Refusals under
+    a flood kept hundreds of megabytes that way; without the tracebacks, reference counting frees
+    them at once.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        following = current.__cause__ or current.__context__
+        current.__traceback__ = current.__cause__ = current.__context__ = None
+        current = following
 
 
 def _now() -> float:

@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from gorules import Board, Game
-from gorules.ruleset import Repetition
-from protocol import RoomSettings, engine_options
+from gorules.ruleset import Repetition, preset
+from protocol import RoomSettings, engine_options, unportable
 
 from .clock import ClockSettings, Clocks
 
@@ -67,7 +67,11 @@ def normalize(settings: RoomSettings) -> dict[str, Any]:
     record replays the same even if a preset's default changes later.
     """
     data = settings.to_json()
+    why = unportable(data, "settings")
+    if why is not None:
+        raise SettingsError(why)
     try:
+        preset(data["rules"])       # an unknown ruleset is refused before the board costs milliseconds to build
         clock = clock_of(settings.clock)
         data["clock"] = None if clock is None else clock.to_json()
         game = new_game(data)
@@ -77,7 +81,11 @@ def normalize(settings: RoomSettings) -> dict[str, Any]:
         raise SettingsError(f"{data['bots']} bots in a room of {data['players']} seats leave none for a player")
     if isinstance(data["board"], dict):
         data["board"] = game.board.describe()
-    return _effective(data, game)
+    data = _effective(data, game)
+    why = unportable(data, "settings")
+    if why is not None:
+        raise SettingsError(why)
+    return data
 
 
 NO_CLOCK = {"kind": "none"}

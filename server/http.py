@@ -70,6 +70,9 @@ class Endpoints:
             return response(HTTPStatus.OK, self._metrics.render(), CONTENT_TYPE)
         if not self._game_port:
             return response(HTTPStatus.NOT_FOUND, b"this port serves /metrics, /healthz and /readyz\n")
+        refusal = getattr(connection, "refusal", None)
+        if refusal is not None:
+            return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusal}\n".encode(), Retry_After=RETRY_AFTER)
         if self._web is not None and self._web.wants(request):
             return self._web.respond(request)
         phase = self._phase()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from collections import defaultdict
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable
@@ -19,12 +20,14 @@ from websockets.asyncio.connection import broadcast
 
 from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
-                      encode)
+                      encode, unportable)
 
 from .config import Config
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
 from .house_bots import HouseBots, bot_name
+from .lobby import Lobby
 from .metrics import NullMetrics
+from .ratelimit import TokenBucket
 from .room import RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
@@ -37,6 +40,13 @@ log = logging.getLogger("polygo.hub")
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
 """Letters of room ids and invitation codes: no look-alikes, and no '-' that a command line would
 take for an option (`polygo bot --room -x...` failed with token_urlsafe ids)."""
+
+
+CREATE_BURST = 20
+"""Creates one address may send at once before `Config.create_rate` applies."""
+
+ADDRESSES_TRACKED = 10_000
+"""Addresses whose create rate is remembered before those with a full bucket are forgotten."""
 
 
 def code(length: int) -> str:
@@ -59,6 +69,10 @@ class Hub:
         self._owned: dict[str, set[str]] = defaultdict(set)              # token -> waiting rooms created
         self._closing: set[asyncio.Task[None]] = set()
         self._evictions: dict[str, asyncio.TimerHandle] = {}             # ended room -> its next check
+        self._expiries: dict[str, asyncio.TimerHandle] = {}              # unstarted room -> its expiry
+        self._by_address: dict[str, set[str]] = defaultdict(set)         # IP address -> rooms created there
+        self._create_buckets: dict[str, TokenBucket] = {}                # IP address -> its create rate
+        self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
 
     # -- start and stop ----------------------------------------------------------------------------
@@ -66,6 +80,10 @@ class Hub:
     async def restore(self) -> int:
         """Rebuild every unfinished room from the store by replaying its moves; returns how many."""
         for row in await self.store.unfinished_rooms():
+            why = unportable(row["settings"], "settings")
+            if why is not None:     # stored before the server checked: it would break every msgpack client
+                log.error("room %s cannot be served, left out: %s", row["room_id"], why)
+                continue
             try:
                 seats: list[Seat | None] = [None] * row["settings"]["players"]
                 for seat, token in row["seats"].items():
@@ -87,6 +105,7 @@ class Hub:
                     self._index(seat.token, seat.user, room.id, i, add=True)
             if room.status == "waiting":
                 self._owned[room.owner].add(room.id)
+                self._expire_later(room.id)
             self.house_bots.changed(room)
         return len(self.rooms)
 
@@ -96,9 +115,10 @@ class Hub:
         await asyncio.gather(*(room.halt() for room in list(self.rooms.values())))
 
     async def close(self) -> None:
-        for timer in self._evictions.values():
+        for timer in [*self._evictions.values(), *self._expiries.values()]:
             timer.cancel()
         self._evictions.clear()
+        self._expiries.clear()
         await self.house_bots.close()
         for room in list(self.rooms.values()):
             await room.close()
@@ -113,6 +133,19 @@ class Hub:
     def seated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
         self._index(token, user, room_id, seat, add=True)
         self._owned[token].discard(room_id)
+
+    def registered(self, session: Session) -> None:
+        """A guest session became a registered user's: the seats it holds become the user's too, so
+        that the user logging in from elsewhere holds them at once (not only after a restart, which
+        rebuilds seats from the stored session). Each room tells its watchers by a `seat` event,
+        queued before any request the new login can send there."""
+        assert session.user is not None
+        for room_id, i in list(self._seats.get("t:" + session.token, ())):
+            room = self.rooms.get(room_id)
+            if room is None:
+                continue
+            self._index(session.token, session.user, room_id, i, add=True)
+            self._background(room.call(room.seat_registered, i, session))
 
     def unseated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
         self._index(token, user, room_id, seat, add=False)
@@ -137,6 +170,7 @@ class Hub:
         for i, seat in enumerate(room.seats):
             if seat is not None:
                 self._index(seat.token, seat.user, room.id, i, add=False)
+        self.lobby.changed()
         self._schedule_eviction(room.id)
 
     def _schedule_eviction(self, room_id: str) -> None:
@@ -156,27 +190,105 @@ class Hub:
             self._schedule_eviction(room_id)
             return
         del self.rooms[room_id]
-        closing = asyncio.get_running_loop().create_task(room.close())
-        self._closing.add(closing)   # the loop keeps only weak references to tasks
-        closing.add_done_callback(self._closing.discard)
+        self.lobby.forget(room_id)
+        self._background(room.close())
+
+    def _background(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._closing.add(task)      # the loop keeps only weak references to tasks
+        task.add_done_callback(self._closing.discard)
+
+    # -- unstarted rooms expire ------------------------------------------------------------------------
+
+    def _expire_later(self, room_id: str) -> None:
+        loop = asyncio.get_running_loop()
+        self._expiries[room_id] = loop.call_later(self.config.waiting_expiry, self._expire, room_id)
+
+    def _expire(self, room_id: str) -> None:
+        self._expiries.pop(room_id, None)
+        room = self.rooms.get(room_id)
+        if room is not None and room.status == "waiting" and not self.draining:
+            self._background(self._call_drop(room))
+
+    async def _call_drop(self, room: Room) -> None:
+        try:
+            await room.call(self._drop_unstarted, room)
+        except ProtocolError:
+            pass            # the server began to stop: the room stays stored and expires after the restart
+
+    async def _drop_unstarted(self, room: Room) -> None:
+        """In the room's task: a room still waiting for players after `waiting_expiry` is forgotten
+        (memory and store), so free guest sessions cannot pile up rooms that come back at every
+        restart. Its watchers are told by a `closed` event."""
+        if room.status != "waiting" or self.rooms.get(room.id) is not room:
+            return
+        await self.store.drop_unstarted(room.id)
+        for i, seat in enumerate(room.seats):
+            if seat is not None:
+                self._index(seat.token, seat.user, room.id, i, add=False)
+        self._owned[room.owner].discard(room.id)
+        del self.rooms[room.id]
+        self.lobby.forget(room.id)
+        self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
+                                       "kind": "closed", "reason": "expired",
+                                       "message": "nobody started this game in time; the room is closed"})
+        self._background(room.close())
 
     # -- rooms -------------------------------------------------------------------------------------------
 
-    async def create(self, session: Session, settings: RoomSettings) -> Created:
+    async def create(self, session: Session, settings: RoomSettings, address: str = "") -> Created:
+        """A new room for `session`, connected from IP `address`; the limits are checked before the
+        settings, which cost an engine game to check."""
+        if self.draining:
+            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+        self._check_create_rate(address)
+        self.check_room_limit(session, None)
+        self._check_capacity(address)
         try:
             stored = normalize(settings)
         except SettingsError as exc:
             raise ProtocolError(ErrorCode.BAD_SETTINGS, str(exc), field="settings") from None
-        if self.draining:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
-        self.check_room_limit(session, None)
         room_id = code(8)
         invite = code(12) if settings.private else None
         await self.store.create_room(room_id, stored, owner=session.token, invite=invite)
         self.rooms[room_id] = Room(self, room_id, stored, owner=session.token, invite=invite)
         self._owned[session.token].add(room_id)
+        self._by_address[address].add(room_id)
+        self._expire_later(room_id)
+        self.lobby.changed()
         await self.house_bots.seat(self.rooms[room_id])
         return Created(room=room_id, invite=invite)
+
+    def _check_create_rate(self, address: str) -> None:
+        """At most `create_rate` creates a second from one address (after a burst of
+        `CREATE_BURST`), refused or not: checking a 4,096-point graph costs milliseconds of the
+        loop, and a flood of refused creates took another room's p99 to half a second."""
+        now = time.monotonic()
+        bucket = self._create_buckets.get(address)
+        if bucket is None:
+            if len(self._create_buckets) >= ADDRESSES_TRACKED:
+                self._create_buckets = {a: b for a, b in self._create_buckets.items() if not b.full(now)}
+            bucket = self._create_buckets[address] = TokenBucket(self.config.create_rate, CREATE_BURST, now)
+        if not bucket.allow(now):
+            raise ProtocolError(ErrorCode.RATE_LIMITED, f"over {self.config.create_rate:g} creates a second "
+                                                        f"from your address; try again in a moment")
+
+    def _check_capacity(self, address: str) -> None:
+        """The server-wide bound on rooms, and the bound on unstarted rooms per IP address (guest
+        sessions are free, so the per-session limit alone bounds nothing)."""
+        if len(self.rooms) >= self.config.max_rooms:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
+                                f"the server holds {len(self.rooms)} rooms, its limit; try again later")
+        mine = self._by_address.get(address)
+        if mine is None or len(mine) < self.config.rooms_per_address:
+            return
+        # only at the limit are the rooms that started or went away counted out: done at every create,
+        # this walk over thousands of rooms (under a raised limit) cost 5 ms of the loop per create
+        mine.intersection_update(r for r in mine if r in self.rooms and self.rooms[r].status == "waiting")
+        if len(mine) >= self.config.rooms_per_address:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
+                                f"{len(mine)} rooms created from your address wait for players, the limit; "
+                                f"start or leave them first")
 
     def room(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
@@ -184,9 +296,8 @@ class Hub:
             raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
         return room
 
-    def list_rooms(self) -> Rooms:
-        return Rooms(rooms=[room.summary() for room in self.rooms.values()
-                            if room.invite is None and room.status != "ended"])
+    def list_rooms(self, limit: int, offset: int) -> Rooms:
+        return self.lobby.page(limit, offset)
 
     def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
         """Send one message to many connections, encoding it once per codec."""
@@ -203,6 +314,7 @@ class Hub:
         rows = await self.store.finished_games(limit, offset, public=True)
         games = [{"room": r["room_id"], "settings": effective_settings(r["settings"]),
                   "seats": _names(r["names"], r["settings"]),
+                  "registered": [user is not None for user in _names(r["users"], r["settings"])],
                   "result": r["result"], "moves": r["moves"], "created": r["created_at"],
                   "finished": r["finished_at"]}
                  for r in rows]

@@ -22,3 +22,7 @@ class TokenBucket:
             self._tokens -= 1.0
             return True
         return False
+
+    def full(self, now: float) -> bool:
+        """Whether the bucket has refilled to its burst by `now` (its owner has been idle)."""
+        return self._tokens + (now - self._last) * self.rate >= self.burst

@@ -22,6 +22,7 @@ from .clock import Clocks
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
                     game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
 from .presence import Presence
+from .ratelimit import TokenBucket
 from .sessions import Session
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ ACTIONS = frozenset({"resign", "dead", "alive", "done", "resume", "dispute", "ra
 
 RESTARTING = "the server is restarting; nothing changed: reconnect and send it again"
 """The refusal of a request that reaches a room after the graceful stop began."""
+
+CHAT_BURST = 10
+"""Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
 
 MARK_WORDS = ("dead", "alive", "resume", "dispute")
 """Moves after which an earlier `done` would accept marks its sender had not seen."""
@@ -90,6 +94,7 @@ class Room:
             self.status = "ended" if self.game.result is not None else "playing"
         self._timer: asyncio.TimerHandle | None = None
         self._halted = False
+        self._chat = TokenBucket(hub.config.chat_rate, CHAT_BURST, self._now())
         self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, asyncio.Future | None]] = \
             asyncio.Queue()
         self._task = asyncio.create_task(self._run(), name=f"room-{room_id}")
@@ -249,8 +254,8 @@ class Room:
             return Events(room=self.id, events=[e for e in self.events if e["version"] > since])
         if self.version - since <= self.hub.config.resync_events:
             events = await self.hub.store.events_since(self.id, since)
-            if events and events[0].get("version") == since + 1:
-                return Events(room=self.id, events=events)
+            if [e.get("version") for e in events] == list(range(since + 1, self.version + 1)):
+                return Events(room=self.id, events=events)   # no gap (chat past its retention leaves one)
         return self.snapshot(session)
 
     async def leave(self, conn: Connection, session: Session) -> Ok:
@@ -267,10 +272,17 @@ class Room:
         return Ok(ref="leave", room=self.id)
 
     async def chat(self, conn: Connection, session: Session, text: str) -> Ok:
+        """A chat line from a player or a spectator (anyone else would shout into rooms unseen),
+        within the room's chat rate."""
         seat = self.seat_of(session)
-        if self.invite is not None and seat is None and conn not in self.watchers:
-            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {self.id!r}")
-        await self._commit("chat", {"seat": seat, "name": session.name, "text": text})
+        if seat is None and conn not in self.watchers:
+            if self.invite is not None:
+                raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {self.id!r}")
+            raise ProtocolError(ErrorCode.NOT_SEATED, "sit or watch in this room to chat in it")
+        if not self._chat.allow(self._now()):
+            raise ProtocolError(ErrorCode.RATE_LIMITED,
+                                f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; line dropped")
+        await self._commit("chat", {"seat": seat, "name": session.name, "user": session.user, "text": text})
         return Ok(ref="chat", room=self.id)
 
     async def analysis(self, session: Session, score: float | None, winrate: float | None,
@@ -291,6 +303,14 @@ class Room:
         self.seats[seat] = replace(held, name=name)
         await self._commit("seat", {"seat": seat, "name": name, "user": held.user})
         return Ok(ref="seat_name", room=self.id)
+
+    async def seat_registered(self, seat: int, session: Session) -> None:
+        """The guest session at `seat` registered: the seat shows, and belongs to, its user now."""
+        held = self.seats[seat]
+        if held is None or held.token != session.token:
+            return
+        self.seats[seat] = replace(held, name=session.name, user=session.user)
+        await self._commit("seat", {"seat": seat, "name": session.name, "user": session.user})
 
     def _held_seat(self, session: Session) -> int:
         seat = self.seat_of(session)

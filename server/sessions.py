@@ -9,14 +9,21 @@ user, and a seat taken by any session of a user belongs to all of them.
 from __future__ import annotations
 
 import asyncio
+import logging
+import math
 import secrets
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Callable
 
 from protocol import ErrorCode, ProtocolError
 
+from .logins import FAILURE_DELAY, FailureCounter
 from .passwords import check_password, hash_password
 from .store import Store, StoreError
+
+log = logging.getLogger("polygo.sessions")
 
 
 @dataclass
@@ -26,6 +33,10 @@ class Session:
     token: str
     name: str
     user: str | None = None
+    revoked: bool = False
+    """Set by a logout or an expiry: connections still holding the session must say hello again."""
+    touched: float = 0.0
+    """When a resume last recorded the session's use in the store (time.time())."""
 
     def owns(self, token: str | None, user: str | None) -> bool:
         """Whether a seat bound to (`token`, `user`) is this session's."""
@@ -35,6 +46,10 @@ class Session:
 CACHED = 50_000
 """Sessions kept in memory, most recently used first; the others are read back from the store."""
 
+TOUCH_EVERY = 60.0
+"""Seconds between two records of one session's use: expiry counts days, a reconnecting client
+need not cost a write each time."""
+
 
 class Sessions:
     """Issues, restores and upgrades sessions; keeps the recently used ones in memory.
@@ -43,10 +58,14 @@ class Sessions:
     grow the server's memory without end (the store keeps them all).
     """
 
-    def __init__(self, store: Store, cached: int = CACHED) -> None:
+    def __init__(self, store: Store, cached: int = CACHED, *, failures_per_name: int = 5,
+                 failures_per_address: int = 20, window: float = 300.0) -> None:
         self._store = store
         self._cached = cached
         self._cache: OrderedDict[str, Session] = OrderedDict()
+        self._by_name = FailureCounter(failures_per_name, window)
+        self._by_address = FailureCounter(failures_per_address, window)
+        self._touches: set[asyncio.Task[None]] = set()
 
     def _remember(self, session: Session) -> Session:
         self._cache[session.token] = session
@@ -56,7 +75,9 @@ class Sessions:
         return session
 
     async def new(self, name: str) -> Session:
-        """A guest session named `name`."""
+        """A guest session named `name` (already `clean_name`d), or name-taken if that is or looks
+        like a registered name: a guest must not pass for a registered user."""
+        await self.check_unregistered(name)
         session = Session(secrets.token_urlsafe(24), name)
         await self._store.put_session(session.token, name)
         return self._remember(session)
@@ -67,24 +88,55 @@ class Sessions:
         if session is None:
             row = await self._store.get_session(token)
             if row is None:
-                raise ProtocolError(ErrorCode.BAD_TOKEN, "this token names no session; say hello with a name")
+                raise ProtocolError(ErrorCode.BAD_TOKEN, "this token names no session (or it was logged out, or "
+                                                          "expired unused); say hello with a name or log in")
             session = Session(row["token"], row["name"], row["user"])
+        self._touch(session)
         return self._remember(session)
 
-    async def lookup(self, token: str) -> Session | None:
-        """The session of `token`, or None (for rebuilding seats at start-up)."""
-        try:
-            return await self.resume(token)
-        except ProtocolError:
-            return None
+    def _touch(self, session: Session) -> None:
+        """Record the session's use (its idle time starts again) without making the hello wait for a
+        commit: a resume that waited for one reached its rooms after their bots had moved."""
+        now = time.time()
+        if now - session.touched < TOUCH_EVERY:
+            return
+        session.touched = now
+        task = asyncio.get_running_loop().create_task(self._store.touch_session(session.token))
+        self._touches.add(task)         # the loop keeps only weak references to tasks
+        task.add_done_callback(self._touched)
 
-    async def login(self, user: str, password: str) -> Session:
-        """A new session of the registered `user`, or bad-login."""
+    def _touched(self, task: asyncio.Task[None]) -> None:
+        self._touches.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("could not record a session's use: %s", task.exception())
+
+    async def lookup(self, token: str) -> Session | None:
+        """The session of `token` for rebuilding a seat at start-up, or None: also a logged-out one
+        (its seat keeps its name), so it is neither cached (to be resumed) nor touched."""
+        session = self._cache.get(token)
+        if session is not None:
+            return session
+        found = await self._store.session_name(token)
+        return None if found is None else Session(token, found[0], found[1])
+
+    async def login(self, user: str, password: str, address: str = "") -> Session:
+        """A new session of the registered `user`, or bad-login; rate-limited after too many
+        failures for the name or from the address (`logins.py`)."""
+        now = time.monotonic()
+        wait = max(self._by_name.wait(user, now), self._by_address.wait(address, now))
+        if wait > 0:
+            raise ProtocolError(ErrorCode.RATE_LIMITED, f"too many failed logins for this name or from your "
+                                                        f"address; try again in {math.ceil(wait)} s")
         row = await self._store.get_user(user)
         stored = row["password_hash"] if row else "scrypt$16384$8$1$00$00"
         ok = await asyncio.to_thread(check_password, password, stored)
         if row is None or not ok:
+            now = time.monotonic()
+            self._by_name.failed(user, now)
+            self._by_address.failed(address, now)
+            await asyncio.sleep(FAILURE_DELAY)
             raise ProtocolError(ErrorCode.BAD_LOGIN, "unknown user or wrong password")
+        self._by_name.succeeded(user)
         session = Session(secrets.token_urlsafe(24), user, user)
         await self._store.put_session(session.token, user, user)
         return self._remember(session)
@@ -93,12 +145,43 @@ class Sessions:
         """Register `user` with `password` and make `session` that user's, or name-taken."""
         if session.user is not None:
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"this session is already registered as {session.user!r}")
+        await self.check_unregistered(user, field="user")
         digest = await asyncio.to_thread(hash_password, password)
         try:
             await self._store.put_user(user, digest)
         except StoreError as exc:
             if exc.code == "name-taken":
-                raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {user!r} is already registered") from None
+                raise ProtocolError(ErrorCode.NAME_TAKEN, exc.message, field="user") from None
             raise
         await self._store.put_session(session.token, user, user)
         session.name, session.user = user, user
+
+    async def check_unregistered(self, name: str, *, mine: str | None = None, field: str = "name") -> None:
+        """Name-taken (for the request's `field`) if `name` is, or looks like, a registered name
+        other than `mine`."""
+        like = await self._store.registered_like(name)
+        if like is None or like == mine:
+            return
+        if like == name:
+            raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name!r} is a registered name; log in with its password "
+                                                      f"or choose another", field=field)
+        raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name!r} looks like the registered name {like!r}; "
+                                                  f"choose another", field=field)
+
+    async def logout(self, session: Session, everywhere: bool = False) -> None:
+        """End `session` (and with `everywhere`, every session of its registered user): the tokens
+        no longer resume, and connections holding them must say hello again."""
+        user = session.user if everywhere else None
+        await self._store.revoke_sessions(session.token, user)
+        self._end(lambda s: s.token == session.token or (user is not None and s.user == user))
+        session.revoked = True
+
+    async def expire(self, idle: float) -> int:
+        """End the sessions nobody used for `idle` seconds (`Store.expire_sessions`); how many."""
+        tokens = set(await self._store.expire_sessions(time.time() - idle))
+        self._end(lambda s: s.token in tokens)
+        return len(tokens)
+
+    def _end(self, which: Callable[[Session], bool]) -> None:
+        for token in [t for t, s in self._cache.items() if which(s)]:
+            self._cache.pop(token).revoked = True

@@ -39,6 +39,8 @@ from typing import Any, Protocol
 
 import aiosqlite
 
+from protocol.names import skeleton
+
 from .writer import SCHEMA_VERSION, SchemaTooNew, Writer
 
 
@@ -53,19 +55,28 @@ class CommitObserver(Protocol):
 # The writes a batch may hold, in the order a batch runs them (a room before its seats and events,
 # a move before its rescission). Statements of one kind run together with executemany.
 _WRITES: dict[str, str] = {
-    "user": "INSERT INTO users (name, password_hash, created_at) VALUES (?, ?, ?)",
-    "session": "INSERT INTO sessions (token, name, user, created_at) VALUES (?, ?, ?, ?)"
+    "user": "INSERT INTO users (name, password_hash, created_at, skeleton) VALUES (?, ?, ?, ?)",
+    "session": "INSERT INTO sessions (token, name, user, created_at, last_seen) VALUES (?, ?, ?, ?, ?)"
                " ON CONFLICT (token) DO UPDATE SET name = excluded.name, user = excluded.user",
+    "touch": "UPDATE sessions SET last_seen = ? WHERE token = ?",
+    "forget_session": "DELETE FROM sessions WHERE token = ? AND NOT EXISTS (SELECT 1 FROM seats WHERE token = ?)"
+                      " AND NOT EXISTS (SELECT 1 FROM rooms WHERE owner = ?)",
+    "revoke": "UPDATE sessions SET revoked_at = ? WHERE token = ? AND revoked_at IS NULL",
+    "revoke_user": "UPDATE sessions SET revoked_at = ? WHERE user = ? AND revoked_at IS NULL",
     "room": "INSERT INTO rooms (room_id, settings, owner, invite, version, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, 0, ?, ?)",
     "seat": "INSERT INTO seats (room_id, seat, token) VALUES (?, ?, ?)"
             " ON CONFLICT (room_id, seat) DO UPDATE SET token = excluded.token",
-    "event": "INSERT INTO events (room_id, version, body) VALUES (?, ?, ?)",
+    "event": "INSERT INTO events (room_id, version, body, chat_at) VALUES (?, ?, ?, ?)",
     "move": "INSERT INTO moves (room_id, idx, seat, move, seq, version) VALUES (?, ?, ?, ?, ?, ?)",
     "rescind": "UPDATE moves SET rescinded = 1 WHERE room_id = ? AND idx = ?",
     "room_state": "UPDATE rooms SET version = ?, updated_at = ?, clocks = coalesce(?, clocks) WHERE room_id = ?",
     "result": "INSERT INTO results (room_id, body, finished_at) VALUES (?, ?, ?)"
               " ON CONFLICT (room_id) DO UPDATE SET body = excluded.body, finished_at = excluded.finished_at",
+    "drop_events": "DELETE FROM events WHERE room_id = ?",
+    "drop_chat": "DELETE FROM events WHERE chat_at < ?",
+    "drop_seats": "DELETE FROM seats WHERE room_id = ?",
+    "drop_room": "DELETE FROM rooms WHERE room_id = ? AND NOT EXISTS (SELECT 1 FROM moves WHERE room_id = ?)",
 }
 _ORDER = {kind: i for i, kind in enumerate(_WRITES)}
 
@@ -183,27 +194,73 @@ class Store:
         _check_text("token", token)
         _check_text("name", name)
         _check_text("user", user, optional=True)
-        await self._write([("session", (token, name, user, time.time()))])
+        now = time.time()
+        await self._write([("session", (token, name, user, now, now))])
 
     async def get_session(self, token: str) -> dict | None:
-        row = await self._one("SELECT token, name, user FROM sessions WHERE token = ?", (token,))
+        """The session of ``token``; None if there is none, or it was revoked or expired."""
+        row = await self._one("SELECT token, name, user FROM sessions WHERE token = ? AND revoked_at IS NULL",
+                              (token,))
         return None if row is None else {"token": row[0], "name": row[1], "user": row[2]}
 
+    async def session_name(self, token: str) -> tuple[str, str | None] | None:
+        """The name and user of the session ``token``, also a revoked one (a seat keeps its name)."""
+        row = await self._one("SELECT name, user FROM sessions WHERE token = ?", (token,))
+        return None if row is None else (row[0], row[1])
+
+    async def touch_session(self, token: str) -> None:
+        """The session was used now (its idle time starts again)."""
+        await self._write([("touch", (time.time(), token))])
+
+    async def revoke_sessions(self, token: str, user: str | None = None) -> None:
+        """End the session ``token`` (logout), and with ``user`` every session of that user."""
+        _check_text("token", token)
+        _check_text("user", user, optional=True)
+        now = time.time()
+        statements: list[tuple[str, tuple]] = [("revoke", (now, token))]
+        if user is not None:
+            statements.append(("revoke_user", (now, user)))
+        await self._write(statements)
+
+    async def expire_sessions(self, idle_since: float, limit: int = 10_000) -> list[str]:
+        """End the sessions unused since ``idle_since`` (a time.time()) that hold no seat in an
+        unfinished game; returns their tokens. A session that never sat nor created a room is
+        deleted; the others are revoked and kept, because finished games name their players
+        through them."""
+        rows = await self._all(
+            "SELECT token FROM sessions WHERE revoked_at IS NULL AND last_seen < ? AND token NOT IN"
+            " (SELECT token FROM seats WHERE token IS NOT NULL AND room_id NOT IN (SELECT room_id FROM results))"
+            " LIMIT ?", (idle_since, limit))
+        tokens = [token for (token,) in rows]
+        if tokens:
+            now = time.time()
+            await self._write([("forget_session", (t, t, t)) for t in tokens] + [("revoke", (now, t)) for t in tokens])
+        return tokens
+
     async def put_user(self, name: str, password_hash: str) -> None:
-        """Register ``name``; StoreError("name-taken") if it is registered (or being registered)."""
+        """Register ``name``; StoreError("name-taken") if it, or a name that looks like it (the same
+        ``protocol.names.skeleton``), is registered or being registered."""
         self._check_open()
         _check_text("name", name)
         _check_text("password_hash", password_hash)
-        taken = StoreError("name-taken", f"The name {name!r} is already registered.")
-        if name in self._users_reserved:
-            raise taken
-        self._users_reserved.add(name)
+        key = skeleton(name)
+        if key in self._users_reserved:
+            raise StoreError("name-taken", f"The name {name!r} is being registered.")
+        self._users_reserved.add(key)
         try:
-            if await self._one("SELECT 1 FROM users WHERE name = ?", (name,)) is not None:
-                raise taken
-            await self._write([("user", (name, password_hash, time.time()))])
+            like = await self.registered_like(name)
+            if like is not None:
+                raise StoreError("name-taken", f"The name {name!r} is already registered." if like == name else
+                                 f"The name {name!r} looks like the registered name {like!r}.")
+            await self._write([("user", (name, password_hash, time.time(), key))])
         finally:
-            self._users_reserved.discard(name)
+            self._users_reserved.discard(key)
+
+    async def registered_like(self, name: str) -> str | None:
+        """The registered name that ``name`` is or looks like, or None."""
+        row = await self._one("SELECT name FROM users WHERE skeleton = ? ORDER BY name = ? DESC LIMIT 1",
+                              (skeleton(name), name))
+        return None if row is None else row[0]
 
     async def get_user(self, name: str) -> dict | None:
         row = await self._one("SELECT name, password_hash FROM users WHERE name = ?", (name,))
@@ -227,6 +284,15 @@ class Store:
             raise exists
         now = time.time()
         await self._write([("room", (room_id, body, owner, invite, now, now))], room=room_id)
+
+    async def drop_unstarted(self, room_id: str) -> None:
+        """Forget a room whose game never started (it expired): its row, seats and events go."""
+        room = await self._room(room_id)
+        if room.moves:
+            raise StoreError("bad-value", f"Room {room_id!r} has moves; only an unstarted room is dropped.")
+        await self._write([("drop_events", (room_id,)), ("drop_seats", (room_id,)),
+                           ("drop_room", (room_id, room_id))], room=room_id)
+        self._rooms.pop(room_id, None)
 
     async def set_seat(self, room_id: str, seat: int, token: str | None) -> None:
         """Bind ``seat`` to the session ``token``, or free it with None."""
@@ -252,7 +318,8 @@ class Store:
             raise StoreError("stale-version", f"Room {room_id!r} is at version {room.version}; "
                                               f"a new event needs a higher one, not {version!r}.")
         now = time.time()
-        statements: list[tuple[str, tuple]] = [("event", (room_id, version, _dumps(event, "the event")))]
+        chat_at = now if event.get("kind") == "chat" else None
+        statements: list[tuple[str, tuple]] = [("event", (room_id, version, _dumps(event, "the event"), chat_at))]
         moves = room.moves
         if move is not None:
             if not isinstance(move, (tuple, list)) or len(move) != 3:
@@ -274,6 +341,11 @@ class Store:
             statements.append(("result", (room_id, _dumps(result, "the result"), now)))
         room.version, room.moves = version, moves
         await self._write(statements, room=room_id)
+
+    async def drop_chat(self, said_before: float) -> None:
+        """Forget the chat lines said before ``said_before`` (a time.time()): the retention of chat.
+        A client resyncing over them finds a gap in the versions, as after any event it may skip."""
+        await self._write([("drop_chat", (said_before,))])
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -331,9 +403,9 @@ class Store:
             " ORDER BY f.finished_at DESC, r.room_id LIMIT ? OFFSET ?", (limit, offset))
         out = []
         for room_id, settings, created_at, result, finished_at, moves in rows:
-            seats, names = await self._seats(room_id)
+            seats, names, users = await self._seats(room_id)
             out.append({"room_id": room_id, "settings": json.loads(settings), "seats": seats,
-                        "names": names, "result": json.loads(result), "moves": moves,
+                        "names": names, "users": users, "result": json.loads(result), "moves": moves,
                         "created_at": created_at, "finished_at": finished_at})
         return out
 
@@ -347,10 +419,10 @@ class Store:
             return None
         settings, owner, invite, version, clocks, created_at, result, finished_at = row
         moves = await self._moves(room_id)
-        seats, names = await self._seats(room_id)
+        seats, names, users = await self._seats(room_id)
         return {
             "room_id": room_id, "settings": json.loads(settings), "owner": owner, "invite": invite,
-            "seats": seats, "names": names,
+            "seats": seats, "names": names, "users": users,
             "moves": moves, "rescinded": [i for i, m in enumerate(moves) if m[3]],
             "clocks": None if clocks is None else json.loads(clocks), "version": version,
             "result": None if result is None else json.loads(result),
@@ -435,11 +507,13 @@ class Store:
             raise StoreError("no-room", f"There is no room {room_id!r}.")
         return self._rooms.setdefault(room_id, _Room(version=row[0], moves=row[1]))
 
-    async def _seats(self, room_id: str) -> tuple[dict[int, str | None], dict[int, str | None]]:
-        """The room's seats as {seat: token} and {seat: the session's name}."""
-        rows = await self._all("SELECT seat, token, name FROM seats LEFT JOIN sessions USING (token)"
+    async def _seats(self, room_id: str) -> tuple[dict[int, str | None], dict[int, str | None],
+                                                   dict[int, str | None]]:
+        """The room's seats as {seat: token}, {seat: the session's name} and {seat: its user}."""
+        rows = await self._all("SELECT seat, token, name, user FROM seats LEFT JOIN sessions USING (token)"
                                " WHERE room_id = ? ORDER BY seat", (room_id,))
-        return {seat: token for seat, token, _ in rows}, {seat: name for seat, _, name in rows}
+        return ({seat: token for seat, token, _, _ in rows}, {seat: name for seat, _, name, _ in rows},
+                {seat: user for seat, _, _, user in rows})
 
     async def _moves(self, room_id: str) -> list[list[Any]]:
         rows = await self._all("SELECT seat, move, seq, rescinded FROM moves WHERE room_id = ? ORDER BY idx",

@@ -15,7 +15,9 @@ import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Sequence
 
-SCHEMA_VERSION = 1
+from protocol.names import skeleton
+
+SCHEMA_VERSION = 2
 
 # Each migration takes the schema from version i to i + 1.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -34,6 +36,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " PRIMARY KEY (room_id, version)) WITHOUT ROWID",
         "CREATE TABLE results (room_id TEXT PRIMARY KEY, body TEXT NOT NULL, finished_at REAL NOT NULL)",
         "CREATE INDEX results_by_time ON results (finished_at DESC)",
+    ),
+    (   # 2: look-alike names are found by their skeleton; sessions expire when idle and can be revoked;
+        "ALTER TABLE users ADD COLUMN skeleton TEXT",
+        "UPDATE users SET skeleton = name_skeleton(name)",
+        "CREATE INDEX users_by_skeleton ON users (skeleton)",
+        "ALTER TABLE sessions ADD COLUMN last_seen REAL",
+        "ALTER TABLE sessions ADD COLUMN revoked_at REAL",
+        "UPDATE sessions SET last_seen = created_at",
+        "CREATE INDEX sessions_by_last_seen ON sessions (last_seen) WHERE revoked_at IS NULL",
+        "CREATE INDEX sessions_by_user ON sessions (user) WHERE user IS NOT NULL",
+        # chat lines are kept for a while only: when each was said (NULL for the other events)
+        "ALTER TABLE events ADD COLUMN chat_at REAL",
+        "UPDATE events SET chat_at = (SELECT updated_at FROM rooms WHERE rooms.room_id = events.room_id)"
+        " WHERE json_extract(body, '$.kind') = 'chat'",
+        "CREATE INDEX events_by_chat_at ON events (chat_at) WHERE chat_at IS NOT NULL",
     ),
 )
 
@@ -87,6 +104,7 @@ class Writer:
 
 def _connect(path: str, synchronous: str) -> sqlite3.Connection:
     db = sqlite3.connect(path, isolation_level=None)
+    db.create_function("name_skeleton", 1, skeleton, deterministic=True)
     try:
         db.execute("PRAGMA journal_mode = WAL")
         db.execute(f"PRAGMA synchronous = {synchronous}")

@@ -327,3 +327,15 @@ def test_flagged_and_stop_agree_at_the_deadline_itself():
     at = now + 20.0
     assert at == c.deadline(0)
     assert c.flagged(0, at) is (not c.stop(0, at))
+
+
+def test_an_uncapped_fischer_clock_stays_within_the_documented_bound():
+    """Issue 16, item 12: quick moves under fischer:10^8+10^8 grew the clock past 10^8 s."""
+    from server.clock import MAX_SECONDS
+
+    clocks = Clocks(ClockSettings.parse(f"fischer:{MAX_SECONDS}+{MAX_SECONDS}"), 2)
+    clocks.start(0, 0.0)
+    assert clocks.stop(0, 1.0)
+    clocks.start(0, 1.0)
+    assert clocks.stop(0, 2.0)
+    assert clocks.remaining(0, 2.0)["main"] == MAX_SECONDS

@@ -19,6 +19,7 @@ SAMPLES = [
     protocol.Hello(protocol=1, name="ann", client="bot 1.0", id=1),
     protocol.Hello(protocol=1, token="abc"),
     protocol.Register(user="ann", password="secret"),
+    protocol.Logout(everywhere=True),
     protocol.ListRooms(),
     protocol.Create(settings=RoomSettings(rules="kee", board={"points": ["a", "b"], "edges": [["a", "b"]]},
                                           players=3, clock="fischer:300+10", private=True, title="t")),

@@ -98,8 +98,10 @@ def config(tmp_path) -> Config:
 
 
 @pytest.fixture
-async def server(config):
-    srv = await Server(config).start()
+async def server(config, tmp_path):
+    """A server on a database of its own: `make_server`'s servers use `config.db`, and a database
+    has one server at a time (server/lockfile.py)."""
+    srv = await Server(dataclasses.replace(config, db=str(tmp_path / "server.db"))).start()
     yield srv
     await srv.close()
 

@@ -83,10 +83,10 @@ async def test_a_quiet_database_is_copied_row_for_row_and_restores(tmp_path, con
     room = await seat([black, white], {"rules": "chinese", "board": "9", "clock": "fischer:600+10"})
     for i, move in enumerate(["E5", "C3", "G7"]):
         assert (await (black, white)[i % 2].move(room, move, i // 2 + 1))["type"] == "ack"
-    done = cli(str(tmp_path / "quiet.db"), "--db", config.db)     # the server is running, idle
+    done = cli(str(tmp_path / "quiet.db"), "--db", server.config.db)     # the server is running, idle
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"backup {tmp_path / 'quiet.db'}: ") and "1 rooms, 3 moves, integrity ok" in done.stdout
-    assert rows(tmp_path / "quiet.db") == rows(Path(config.db))
+    assert rows(tmp_path / "quiet.db") == rows(Path(server.config.db))
 
     restored = tmp_path / "restored" / "polygo.db"                # the documented restore: copy, start
     restored.parent.mkdir()

@@ -100,8 +100,8 @@ async def test_no_token_and_no_room_reaches_the_metrics(server, players, seat):
     assert labels <= {"le", "code", "status"}
 
 
-async def test_rate_limit_refusals_are_counted_by_code(make_server, connect_client):
-    srv = await make_server(rate=1.0, burst=2)
+async def test_rate_limit_refusals_are_counted_by_code(make_server, connect_client, tmp_path):
+    srv = await make_server(rate=1.0, burst=2, db=str(tmp_path / "rate.db"))
     client = await connect_client(port=srv.port)
     for _ in range(5):
         await client.send(type="list")
@@ -131,8 +131,8 @@ async def test_readyz_and_handshakes_answer_503_while_draining(server, connect_c
     assert "503" in str(refused.value)
 
 
-async def test_metrics_on_their_own_port(make_server, players, seat):
-    srv = await make_server(metrics_port=0)
+async def test_metrics_on_their_own_port(make_server, players, seat, tmp_path):
+    srv = await make_server(metrics_port=0, db=str(tmp_path / "metrics.db"))
     assert srv.metrics_port not in (None, srv.port)
     status, _, _ = await get(srv.port, "/metrics")
     assert status == 404

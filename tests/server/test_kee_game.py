@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 
 
-async def test_three_player_kee_game_with_appeal_and_rescission(players, seat, config):
+async def test_three_player_kee_game_with_appeal_and_rescission(players, seat, server):
     ann, bob, cy = await players(3)
     room = await seat_all_and_start(ann, bob, cy, seat)
     seqs = {id(c): 0 for c in (ann, bob, cy)}
@@ -69,7 +69,7 @@ async def test_three_player_kee_game_with_appeal_and_rescission(players, seat, c
     assert [g["room"] for g in listed["games"]] == [room]
 
     # The database keeps every move, the rescinded ones (with the pass that rescinded them) marked.
-    with sqlite3.connect(config.db) as db:
+    with sqlite3.connect(server.config.db) as db:
         rows = db.execute("SELECT move, rescinded FROM moves WHERE room_id = ? ORDER BY idx", (room,)).fetchall()
     assert [r for r in rows][5:9] == [("B1", 1), ("appeal A1", 1), ("pass", 1), ("pass", 1)]
     assert sum(flag for _, flag in rows) == 4

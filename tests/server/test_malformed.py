@@ -56,7 +56,7 @@ async def test_request_id_is_echoed_even_on_errors(players):
     error = await client.reply()
     assert error["id"] == 17 and error["code"] == "missing-field" and error["field"] == "seq"
     reply = await client.request("list", id=18)
-    assert reply == {"type": "rooms", "id": 18, "rooms": []}
+    assert reply == {"type": "rooms", "id": 18, "rooms": [], "total": 0}
 
 
 async def test_session_and_version_errors(connect_client):

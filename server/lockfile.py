@@ -1,0 +1,74 @@
+"""One server per database file: an exclusive lock on `<db>.lock`, held for the server's life, and
+a check that the database's WAL and shared-memory files are writable before SQLite maps them.
+
+The store assumes it is the only writer (it keeps each room's version in memory), so two servers on
+one file both ran and a room resumed by both got stuck. `flock` is released by the kernel when the
+process dies, however it dies, so a killed server never leaves a stale lock behind; the file keeps
+the holder's pid for the error message only.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+
+
+class LockError(Exception):
+    """The database's lock is held by another process, or cannot be taken."""
+
+
+class DatabaseLock:
+    """`DatabaseLock.acquire(db)`, later `release()`."""
+
+    def __init__(self, fd: int | None) -> None:
+        self._fd = fd
+
+    @classmethod
+    def acquire(cls, db: str) -> DatabaseLock:
+        """Lock `db` for this process, or LockError naming the holder; in-memory databases need none."""
+        if db == ":memory:" or db.startswith("file::memory:"):
+            return cls(None)
+        path = db + ".lock"
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise LockError(f"database {db}: cannot open its lock file {path}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise LockError(f"database {db} is in use by another polygo server (pid {holder}, lock {path}); "
+                                f"stop it first, or give this one another --db") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        try:
+            _check_writable(db)
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        return cls(fd)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)      # closing the descriptor releases the flock
+            self._fd = None
+
+
+def _check_writable(db: str) -> None:
+    """LockError if the database's WAL or shared-memory file, left by an earlier server, cannot be
+    opened for writing (a `chmod`, an immutable flag, another owner). SQLite would map a read-only
+    `-shm` and fail later; checked here, under the lock, no server is using the files."""
+    for path in (db + "-shm", db + "-wal"):
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise LockError(f"database {db}: {path} is not writable by this process (uid {os.getuid()}): "
+                            f"{exc.strerror}; make it writable, or remove it (no polygo server uses this "
+                            f"database now)") from None
+        os.close(fd)
