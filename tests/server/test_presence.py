@@ -96,7 +96,7 @@ async def test_waiting_room_free_seats_and_house_bot(players, connect_client):
     assert state(await presence(ann, lambda e: e["online"] == [True, True, True])) == ([True, True, True], 0, [])
 
 
-async def test_a_login_on_a_watching_connection_puts_the_user_in_his_seat(players, connect_client):
+async def test_a_login_then_a_watch_puts_the_user_in_his_seat(players, connect_client):
     (ann,) = await players(1)
     await ann.ok("register", user="ann", password="secret")
     room = (await ann.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
@@ -108,6 +108,7 @@ async def test_a_login_on_a_watching_connection_puts_the_user_in_his_seat(player
     await ann.close()
     assert state(await presence(other, lambda e: e["online"][0] is False)) == ([False, False], 1, ["guest"])
     await other.ok("hello", protocol=PROTOCOL_VERSION, user="ann", password="secret")
+    await other.ok("watch", room=room)         # a second hello leaves the old identity's rooms
     assert state(await presence(other, lambda e: e["online"][0])) == ([True, False], 0, [])
 
 
