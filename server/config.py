@@ -96,7 +96,8 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser.add_argument("--port", type=_port, default=env.get("POLYGO_PORT", str(default.port)),
                         help="port to listen on, 0 for any free port (POLYGO_PORT, default %(default)s)")
     parser.add_argument("--db", default=env.get("POLYGO_DB", default.db),
-                        help="SQLite file, created if missing (POLYGO_DB, default %(default)s)")
+                        help="SQLite file, created if missing, or a postgresql:// URL for cluster mode "
+                             "(docs/cluster.md) (POLYGO_DB, default %(default)s)")
     parser.add_argument("--log-level", default=env.get("POLYGO_LOG_LEVEL", default.log_level),
                         choices=LOG_LEVELS, type=str.upper,
                         help="logging level (POLYGO_LOG_LEVEL, default %(default)s)")

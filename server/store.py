@@ -1,4 +1,5 @@
-"""The durable history: sessions, users, rooms, seats, moves, events and results in one SQLite file.
+"""The durable history: sessions, users, rooms, seats, moves, events and results in one SQLite file
+(the default), or in one PostgreSQL database shared by the nodes of a cluster (docs/cluster.md).
 
 Why it looks like this:
 
@@ -14,13 +15,15 @@ Why it looks like this:
   players were told were played. FULL syncs the WAL at each commit, and group commit shares that sync
   among all the rooms in the batch, which is what makes FULL affordable. NORMAL is available for
   machines where losing the last moments on power loss is acceptable.
-- Writes go through one connection (the writer, ``writer.py``: a whole transaction is one trip to
-  its thread), reads through another (aiosqlite): a read never sees the uncommitted half of a
-  batch, and WAL lets it run while the writer commits.
+- Writes go through one connection, reads through others, so a read never sees the uncommitted
+  half of a batch: ``sqlite_db.py`` (the writer on a thread of its own, ``writer.py``; reads
+  through aiosqlite, WAL lets them run while the writer commits) and ``postgres_db.py`` (asyncpg).
+  Both hold the same tables (``schema.py``) and answer the same queries, so everything here,
+  the checks and the group commit, is one code for both.
 - The store checks what it can before a write joins a batch (room exists, version grows, JSON-able
   values, free user name), so one caller's mistake fails that caller alone, not the whole batch.
   It keeps each room's version and move count in memory for this; it assumes it is the only process
-  writing the file.
+  writing the room (one server per SQLite file; in a cluster, the room's owner node).
 - Values (settings, events, clocks, results) are stored as JSON text, readable with the sqlite3 shell
   and its JSON functions; like any JSON, dict keys come back as strings and tuples as lists.
 - Moves are numbered per room from 0 in the order recorded, the same order as ``Game.history``:
@@ -35,11 +38,30 @@ import itertools
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Iterable, Protocol, Sequence
 
-import aiosqlite
+from .postgres_db import PostgresDatabase, is_postgres
+from .schema import SCHEMA_VERSION, SchemaTooNew
+from .sqlite_db import SqliteDatabase
+from .store_errors import StoreError
 
-from .writer import SCHEMA_VERSION, SchemaTooNew, Writer
+__all__ = ["SCHEMA_VERSION", "CommitObserver", "Database", "Store", "StoreError"]
+
+
+class Database(Protocol):
+    """What the store needs of a database: a transaction of batched statements (SQLite's ``?``
+    placeholders), reads that never see an uncommitted batch, close. ``sqlite_db.py`` and
+    ``postgres_db.py`` are the two."""
+
+    dialect: str
+
+    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None: ...
+
+    async def one(self, sql: str, params: tuple) -> tuple | None: ...
+
+    async def all(self, sql: str, params: tuple) -> list[tuple]: ...
+
+    async def close(self) -> None: ...
 
 
 class CommitObserver(Protocol):
@@ -54,8 +76,9 @@ class CommitObserver(Protocol):
 # a move before its rescission). Statements of one kind run together with executemany.
 _WRITES: dict[str, str] = {
     "user": "INSERT INTO users (name, password_hash, created_at) VALUES (?, ?, ?)",
-    "session": "INSERT INTO sessions (token, name, user, created_at) VALUES (?, ?, ?, ?)"
-               " ON CONFLICT (token) DO UPDATE SET name = excluded.name, user = excluded.user",
+    "session": 'INSERT INTO sessions (token, name, "user", created_at)'
+               " VALUES (?, ?, ?, ?)"
+               ' ON CONFLICT (token) DO UPDATE SET name = excluded.name, "user" = excluded."user"',
     "room": "INSERT INTO rooms (room_id, settings, owner, invite, version, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, 0, ?, ?)",
     "seat": "INSERT INTO seats (room_id, seat, token) VALUES (?, ?, ?)"
@@ -71,22 +94,6 @@ _WRITES: dict[str, str] = {
     "drop_room": "DELETE FROM rooms WHERE room_id = ? AND NOT EXISTS (SELECT 1 FROM moves WHERE room_id = ?)",
 }
 _ORDER = {kind: i for i, kind in enumerate(_WRITES)}
-
-
-class StoreError(Exception):
-    """Every error the store raises. ``code`` is stable for programs; the message is for people.
-
-    Codes: ``name-taken``, ``room-exists``, ``no-room``, ``stale-version``, ``bad-rescission``,
-    ``bad-value``, ``commit-failed``, ``closed``, ``schema-too-new``.
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.message} [{self.code}]"
 
 
 @dataclass
@@ -119,10 +126,8 @@ class _Stats:
 class Store:
     """The server's SQLite file. Open with ``await Store.open(path)``; one Store per file and process."""
 
-    def __init__(self, writer: Writer, reader: aiosqlite.Connection,
-                 group_window: float, max_batch: int) -> None:
-        self._db = writer
-        self._reader = reader
+    def __init__(self, db: Database, group_window: float, max_batch: int) -> None:
+        self._db = db
         self._window = group_window
         self._max_batch = max_batch
         self._pending: list[_Write] = []
@@ -135,9 +140,10 @@ class Store:
         self._task = asyncio.create_task(self._run(), name="store-writer")
 
     @classmethod
-    async def open(cls, path: str, *, group_window: float = 0.002, max_batch: int = 1000,
+    async def open(cls, target: str, *, group_window: float = 0.002, max_batch: int = 1000,
                    synchronous: str = "FULL") -> Store:
-        """Open (creating and migrating as needed) the store at ``path``.
+        """Open (creating and migrating as needed) the store: ``target`` is a SQLite file, or a
+        ``postgresql://`` URL (cluster mode; needs ``pip install 'polygo[postgres]'``).
 
         ``max_batch`` bounds one transaction; ``max_batch=1`` gives one transaction per write (the
         baseline the benchmark compares group commit with).
@@ -147,23 +153,14 @@ class Store:
         if group_window < 0 or max_batch < 1:
             raise StoreError("bad-value", "group_window must be >= 0 and max_batch >= 1.")
         try:
-            writer = await Writer.open(path, synchronous)
+            if is_postgres(target):
+                db: Database = await PostgresDatabase.open(target, synchronous)
+            else:
+                db = await SqliteDatabase.open(target, synchronous)
         except SchemaTooNew as exc:
             raise StoreError("schema-too-new", f"The database has schema version {exc.found}; this polygo "
                                                f"knows up to {SCHEMA_VERSION}. Upgrade polygo.") from None
-        try:
-            reader = await aiosqlite.connect(path, isolation_level=None)
-        except BaseException:
-            await writer.close()
-            raise
-        try:
-            await reader.execute("PRAGMA query_only = 1")
-            await reader.execute("PRAGMA busy_timeout = 5000")
-        except BaseException:
-            await reader.close()
-            await writer.close()
-            raise
-        return cls(writer, reader, group_window, max_batch)
+        return cls(db, group_window, max_batch)
 
     @property
     def pending(self) -> int:
@@ -178,7 +175,6 @@ class Store:
         self._wake.set()
         await self._task
         await self._db.close()
-        await self._reader.close()
 
     # -- sessions and users ----------------------------------------------------------------------
 
@@ -189,7 +185,7 @@ class Store:
         await self._write([("session", (token, name, user, time.time()))])
 
     async def get_session(self, token: str) -> dict | None:
-        row = await self._one("SELECT token, name, user FROM sessions WHERE token = ?", (token,))
+        row = await self._one('SELECT token, name, "user" FROM sessions WHERE token = ?', (token,))
         return None if row is None else {"token": row[0], "name": row[1], "user": row[2]}
 
     async def put_user(self, name: str, password_hash: str) -> None:
@@ -337,7 +333,7 @@ class Store:
             raise StoreError("bad-value", f"limit must be 1 to 1000 and offset >= 0, not {limit!r}, {offset!r}.")
         rows = await self._all(
             "SELECT r.room_id, r.settings, r.created_at, f.body, f.finished_at,"
-            " (SELECT count(*) - 2 * coalesce(sum(m.move = 'undo'), 0) FROM moves m WHERE m.room_id = r.room_id)"
+            " (SELECT count(*) - 2 * count(*) FILTER (WHERE m.move = 'undo') FROM moves m WHERE m.room_id = r.room_id)"
             " FROM results f JOIN rooms r USING (room_id)"
             + (" WHERE r.invite IS NULL" if public else "") +
             " ORDER BY f.finished_at DESC, r.room_id LIMIT ? OFFSET ?", (limit, offset))
@@ -460,12 +456,11 @@ class Store:
 
     async def _one(self, sql: str, params: tuple) -> tuple | None:
         self._check_open()
-        async with self._reader.execute(sql, params) as cursor:
-            return await cursor.fetchone()
+        return await self._db.one(sql, params)
 
     async def _all(self, sql: str, params: tuple = ()) -> list[tuple]:
         self._check_open()
-        return list(await self._reader.execute_fetchall(sql, params))
+        return await self._db.all(sql, params)
 
 
 def _is_int(value: Any) -> bool:
@@ -484,6 +479,9 @@ def _check_text(what: str, value: Any, *, optional: bool = False) -> None:
         return
     if not isinstance(value, str):
         raise StoreError("bad-value", f"The {what} must be a string, not {value!r}.")
+    if "\x00" in value:
+        raise StoreError("bad-value", f"The {what} holds a NUL character, which PostgreSQL cannot store "
+                                      f"(refused on SQLite too, so both accept the same values): {value!r}.")
     _check_utf8(what, value)
 
 

@@ -138,8 +138,8 @@ async def test_refused_writes_name_the_problem_and_change_nothing(store):
     assert (await store.game("r1"))["rescinded"] == [0]
 
 
-async def test_everything_survives_reopening(db_path):
-    store = await Store.open(db_path)
+async def test_everything_survives_reopening(db):
+    store = await Store.open(db)
     await store.put_session("tA", "ann")
     await store.create_room("r1", SETTINGS, owner="tA", invite=None)
     await store.set_seat("r1", 0, "tA")
@@ -147,7 +147,7 @@ async def test_everything_survives_reopening(db_path):
     await store.record("r1", 2, {"v": 2}, move=(1, "pass", 3))
     await store.close()
 
-    store = await Store.open(db_path)
+    store = await Store.open(db)
     try:
         [room] = await store.unfinished_rooms()
         assert room["room_id"] == "r1" and room["settings"] == SETTINGS
@@ -165,8 +165,8 @@ async def test_everything_survives_reopening(db_path):
         await store.close()
 
 
-async def test_a_closed_store_refuses_calls(db_path):
-    store = await Store.open(db_path)
+async def test_a_closed_store_refuses_calls(db):
+    store = await Store.open(db)
     await store.close()
     await store.close()
     with pytest.raises(StoreError) as info:
@@ -176,8 +176,8 @@ async def test_a_closed_store_refuses_calls(db_path):
         await store.get_session("t")
 
 
-async def test_close_commits_what_is_queued(db_path):
-    store = await Store.open(db_path, group_window=0.5)
+async def test_close_commits_what_is_queued(db):
+    store = await Store.open(db, group_window=0.5)
     await store.create_room("r1", {}, owner="t", invite=None)
     await store.create_room("r2", {}, owner="t", invite=None)
     await asyncio.gather(store.record("r1", 1, {}), store.record("r2", 1, {}))  # the window is on
@@ -185,6 +185,6 @@ async def test_close_commits_what_is_queued(db_path):
     await asyncio.sleep(0.01)  # the writer waits out the window
     await store.close()
     await pending
-    store = await Store.open(db_path)
+    store = await Store.open(db)
     assert await store.events_since("r1", 1) == [{"late": True}]
     await store.close()

@@ -1,0 +1,64 @@
+"""The store's tables, written once for SQLite and once for PostgreSQL, side by side.
+
+Both databases hold the same tables with the same columns, so one set of queries (``store.py``)
+serves both; only the column types differ where the two disagree: SQLite's ``REAL`` times are
+PostgreSQL's ``double precision``, its ``INTEGER`` (64 bits) is ``bigint``, and PostgreSQL's text
+keys are ``COLLATE "C"`` so that rooms sort by their bytes as in SQLite, whatever the database's
+locale. ``user`` is quoted because PostgreSQL reserves the word.
+
+Each migration takes the schema from version i to i + 1; both lists always have the same length.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        "CREATE TABLE users (name TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_at REAL NOT NULL)",
+        'CREATE TABLE sessions (token TEXT PRIMARY KEY, name TEXT NOT NULL, "user" TEXT,'
+        " created_at REAL NOT NULL)",
+        "CREATE TABLE rooms (room_id TEXT PRIMARY KEY, settings TEXT NOT NULL, owner TEXT NOT NULL,"
+        " invite TEXT, version INTEGER NOT NULL, clocks TEXT, created_at REAL NOT NULL,"
+        " updated_at REAL NOT NULL)",
+        "CREATE TABLE seats (room_id TEXT NOT NULL, seat INTEGER NOT NULL, token TEXT,"
+        " PRIMARY KEY (room_id, seat)) WITHOUT ROWID",
+        "CREATE TABLE moves (room_id TEXT NOT NULL, idx INTEGER NOT NULL, seat INTEGER NOT NULL,"
+        " move TEXT NOT NULL, seq INTEGER, version INTEGER NOT NULL, rescinded INTEGER NOT NULL DEFAULT 0,"
+        " PRIMARY KEY (room_id, idx)) WITHOUT ROWID",
+        "CREATE TABLE events (room_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,"
+        " PRIMARY KEY (room_id, version)) WITHOUT ROWID",
+        "CREATE TABLE results (room_id TEXT PRIMARY KEY, body TEXT NOT NULL, finished_at REAL NOT NULL)",
+        "CREATE INDEX results_by_time ON results (finished_at DESC)",
+    ),
+)
+
+POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        'CREATE TABLE users (name text COLLATE "C" PRIMARY KEY, password_hash text NOT NULL,'
+        " created_at double precision NOT NULL)",
+        'CREATE TABLE sessions (token text COLLATE "C" PRIMARY KEY, name text NOT NULL, "user" text,'
+        " created_at double precision NOT NULL)",
+        'CREATE TABLE rooms (room_id text COLLATE "C" PRIMARY KEY, settings text NOT NULL, owner text NOT NULL,'
+        " invite text, version bigint NOT NULL, clocks text, created_at double precision NOT NULL,"
+        " updated_at double precision NOT NULL)",
+        'CREATE TABLE seats (room_id text COLLATE "C" NOT NULL, seat bigint NOT NULL, token text,'
+        " PRIMARY KEY (room_id, seat))",
+        'CREATE TABLE moves (room_id text COLLATE "C" NOT NULL, idx bigint NOT NULL, seat bigint NOT NULL,'
+        " move text NOT NULL, seq bigint, version bigint NOT NULL, rescinded integer NOT NULL DEFAULT 0,"
+        " PRIMARY KEY (room_id, idx))",
+        'CREATE TABLE events (room_id text COLLATE "C" NOT NULL, version bigint NOT NULL, body text NOT NULL,'
+        " PRIMARY KEY (room_id, version))",
+        'CREATE TABLE results (room_id text COLLATE "C" PRIMARY KEY, body text NOT NULL,'
+        " finished_at double precision NOT NULL)",
+        "CREATE INDEX results_by_time ON results (finished_at DESC)",
+    ),
+)
+
+
+class SchemaTooNew(Exception):
+    """The database was written by a newer polygo; the store turns this into its own error."""
+
+    def __init__(self, found: int) -> None:
+        super().__init__(found)
+        self.found = found
