@@ -7,6 +7,10 @@ half of a batch. The queries are written with SQLite's ``?`` placeholders and nu
 (``$1``, ``$2``, ...). Several polygo processes share one database: the schema is migrated under
 an advisory lock, so two nodes starting together migrate it once.
 
+In cluster mode (a ``Lease`` given) the database also keeps the node's lease (``lease.py``): the
+writer holds the node's advisory lock, every transaction renews the lease first, and a third
+connection, the claimer, takes rooms over.
+
 ``synchronous`` maps SQLite's setting onto ``synchronous_commit``: FULL (the default) is ``on``,
 a COMMIT returns once its WAL is flushed on the database's disk; NORMAL is ``off``, which may lose
 the last commits if PostgreSQL's host crashes (never if a polygo process does).
@@ -26,6 +30,8 @@ try:
 except ImportError:  # pragma: no cover -- the message below is the point
     asyncpg = None
 
+from . import lease as sql
+from .lease import Fenced, Lease, OwnedElsewhere
 from .schema import POSTGRES_MIGRATIONS, SCHEMA_VERSION, SchemaTooNew
 from .store_errors import StoreError
 
@@ -61,16 +67,21 @@ class PostgresDatabase:
     dialect = "postgres"
 
     def __init__(self, url: str, settings: dict[str, str], writer: "asyncpg.Connection",
-                 readers: "asyncpg.Pool") -> None:
+                 readers: "asyncpg.Pool", lease: Lease | None, epoch: int,
+                 claimer: "asyncpg.Connection | None") -> None:
         self._url = url
         self._settings = settings
         self._writer = writer
         self._readers = readers
+        self.lease = lease
+        self.epoch = epoch
+        self._claimer = claimer
 
     @classmethod
-    async def open(cls, url: str, synchronous: str) -> PostgresDatabase:
+    async def open(cls, url: str, synchronous: str, lease: Lease | None = None) -> PostgresDatabase:
         """Connect, migrate the schema, open the readers; StoreError("unreachable") if the database
-        cannot be reached or refuses us, SchemaTooNew for a newer schema."""
+        cannot be reached or refuses us, SchemaTooNew for a newer schema. With a lease, join the
+        cluster: StoreError("node-in-use") if a live process already has this node id."""
         if asyncpg is None:
             raise StoreError("no-driver", "A PostgreSQL database needs asyncpg: pip install 'polygo[postgres]'.")
         settings = {"synchronous_commit": "on" if synchronous == "FULL" else "off",
@@ -79,23 +90,83 @@ class PostgresDatabase:
             writer = await asyncpg.connect(url, server_settings=settings)
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise StoreError("unreachable", f"Cannot open the PostgreSQL database {redacted(url)}: {exc}.") from None
+        readers = claimer = None
         try:
             await _migrate(writer)
+            epoch = 0
+            if lease is not None:
+                await _lock_node(writer, lease.node_id)
+                epoch = await writer.fetchval(sql.JOIN, lease.node_id, lease.url, lease.seconds)
+                claimer = await asyncpg.connect(url, server_settings={"application_name": "polygo-claimer"})
             readers = await asyncpg.create_pool(url, min_size=1, max_size=READERS,
                                                 server_settings={"application_name": "polygo-reader"})
         except BaseException:
-            await writer.close()
+            for connection in (writer, claimer):
+                if connection is not None:
+                    await connection.close()
             raise
-        return cls(url, settings, writer, readers)
+        return cls(url, settings, writer, readers, lease, epoch, claimer)
 
     async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None:
-        """Run each (sql, rows) with executemany inside one transaction; all or nothing. A writer
-        connection lost in an earlier batch is replaced first (that batch failed as a whole)."""
+        """Run each (sql, rows) with executemany inside one transaction; all or nothing. In cluster
+        mode the lease is renewed first, and Fenced (nothing committed) if it is gone. A writer
+        connection lost in an earlier batch is replaced first (that batch failed as a whole), and
+        takes the node's lock again: Fenced if another process has it by then."""
         if self._writer.is_closed():
             self._writer = await asyncpg.connect(self._url, server_settings=self._settings)
+            if self.lease is not None:
+                await _lock_node(self._writer, self.lease.node_id, fenced=Fenced(self.lease.node_id, self.epoch))
         async with self._writer.transaction():
-            for sql, rows in groups:
-                await self._writer.executemany(numbered(sql), rows)
+            await self._renew(self._writer)
+            for sql_text, rows in groups:
+                await self._writer.executemany(numbered(sql_text), rows)
+
+    async def rejoin(self) -> int:
+        """After a fence: the node's next epoch (it owns no room until it claims them again)."""
+        self.epoch = await self._writer.fetchval(sql.JOIN, self.lease.node_id, self.lease.url, self.lease.seconds)
+        return self.epoch
+
+    async def claim(self, room_id: str) -> None:
+        """Make this node the room's owner: at once if it has none, or its owner is fenced or dead
+        (its lock is free); OwnedElsewhere while the owner's lease is live; StoreError("no-room").
+
+        Locks are taken in the writers' order, the owner's node row before the room's row (a
+        writer renews its row, then writes its rooms), so a claim never deadlocks with the owner's
+        commit. This node's own lease is read without a lock: if it is fenced before this claim
+        commits, the room's owner_epoch is already stale and any node may claim it again.
+        """
+        me = self.lease.node_id
+        async with self._claimer.transaction():
+            row = await self._claimer.fetchrow("SELECT owner_node, owner_epoch FROM rooms WHERE room_id = $1",
+                                               room_id)
+            if row is None:
+                raise StoreError("no-room", f"There is no room {room_id!r}.")
+            owner, owner_epoch = row
+            if (owner, owner_epoch) == (me, self.epoch):
+                return
+            lease = None if owner in (None, me) else await self._claimer.fetchrow(sql.OWNER_LEASE, owner)
+            if tuple(await self._claimer.fetchrow(sql.OWNER, room_id)) != (owner, owner_epoch):
+                raise StoreError("claim-raced", f"Room {room_id!r} changed owner during the claim; ask again.")
+            if lease is not None and lease[0] == owner_epoch:
+                _, url, remaining = lease
+                dead = await self._claimer.fetchval(f"SELECT pg_try_advisory_xact_lock(({sql.NODE_KEY}))", owner)
+                if remaining > 0 and not dead:
+                    raise OwnedElsewhere(room_id, owner, url, float(remaining))
+                await self._claimer.execute(sql.FENCE, owner)
+            if not await self._claimer.fetchval(sql.LIVE, me, self.epoch):
+                raise Fenced(me, self.epoch)
+            await self._claimer.execute(sql.CLAIM, room_id, me, self.epoch)
+
+    async def orphans(self, limit: int) -> list[str]:
+        """Unfinished rooms without a live owner, the longest untouched first."""
+        return [row[0] for row in await self._claimer.fetch(sql.ORPHANS, limit)]
+
+    async def _renew(self, connection: "asyncpg.Connection") -> None:
+        if self.lease is None:
+            return
+        status = await connection.execute(numbered(sql.RENEW), self.lease.seconds, self.lease.node_id, self.epoch)
+        if status != "UPDATE 1":
+            raise Fenced(self.lease.node_id, self.epoch)
 
     async def one(self, sql: str, params: tuple) -> tuple | None:
         row = await self._readers.fetchrow(numbered(sql), *params)
@@ -106,7 +177,19 @@ class PostgresDatabase:
 
     async def close(self) -> None:
         await self._writer.close()
+        if self._claimer is not None:
+            await self._claimer.close()
         await self._readers.close()
+
+
+async def _lock_node(db: "asyncpg.Connection", node_id: str, *, fenced: Fenced | None = None) -> None:
+    """Take the node's advisory lock for this connection's life, or refuse: another live process
+    has the node id (at start, StoreError("node-in-use")), or took the lock since the writer's last
+    connection ended (``fenced``)."""
+    if not await db.fetchval(f"SELECT pg_try_advisory_lock(({sql.NODE_KEY}))", node_id):
+        await db.close()
+        raise fenced or StoreError("node-in-use", f"Node id {node_id!r} is in use by another live polygo "
+                                                  f"process on this database; give this one another --node-id.")
 
 
 async def _migrate(db: "asyncpg.Connection") -> None:

@@ -6,6 +6,10 @@ PostgreSQL's ``double precision``, its ``INTEGER`` (64 bits) is ``bigint``, and 
 keys are ``COLLATE "C"`` so that rooms sort by their bytes as in SQLite, whatever the database's
 locale. ``user`` is quoted because PostgreSQL reserves the word.
 
+PostgreSQL also holds cluster mode's leases (``lease.py``): the ``nodes`` table and each room's
+``owner_node``/``owner_epoch``. A SQLite file has one server, so it has neither; since no
+PostgreSQL database predates cluster mode, they are in its first migration.
+
 Each migration takes the schema from version i to i + 1; both lists always have the same length.
 """
 
@@ -41,7 +45,7 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " created_at double precision NOT NULL)",
         'CREATE TABLE rooms (room_id text COLLATE "C" PRIMARY KEY, settings text NOT NULL, owner text NOT NULL,'
         " invite text, version bigint NOT NULL, clocks text, created_at double precision NOT NULL,"
-        " updated_at double precision NOT NULL)",
+        ' updated_at double precision NOT NULL, owner_node text COLLATE "C", owner_epoch bigint)',
         'CREATE TABLE seats (room_id text COLLATE "C" NOT NULL, seat bigint NOT NULL, token text,'
         " PRIMARY KEY (room_id, seat))",
         'CREATE TABLE moves (room_id text COLLATE "C" NOT NULL, idx bigint NOT NULL, seat bigint NOT NULL,'
@@ -52,6 +56,9 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         'CREATE TABLE results (room_id text COLLATE "C" PRIMARY KEY, body text NOT NULL,'
         " finished_at double precision NOT NULL)",
         "CREATE INDEX results_by_time ON results (finished_at DESC)",
+        'CREATE TABLE nodes (node_id text COLLATE "C" PRIMARY KEY, epoch bigint NOT NULL, url text NOT NULL,'
+        " expires_at timestamptz NOT NULL)",
+        "CREATE INDEX rooms_by_owner ON rooms (owner_node)",
     ),
 )
 

@@ -38,8 +38,9 @@ import itertools
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
+from .lease import Fenced, Lease
 from .postgres_db import PostgresDatabase, is_postgres
 from .schema import SCHEMA_VERSION, SchemaTooNew
 from .sqlite_db import SqliteDatabase
@@ -81,6 +82,7 @@ _WRITES: dict[str, str] = {
                ' ON CONFLICT (token) DO UPDATE SET name = excluded.name, "user" = excluded."user"',
     "room": "INSERT INTO rooms (room_id, settings, owner, invite, version, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, 0, ?, ?)",
+    "own": "UPDATE rooms SET owner_node = ?, owner_epoch = ? WHERE room_id = ?",   # cluster mode only
     "seat": "INSERT INTO seats (room_id, seat, token) VALUES (?, ?, ?)"
             " ON CONFLICT (room_id, seat) DO UPDATE SET token = excluded.token",
     "event": "INSERT INTO events (room_id, version, body) VALUES (?, ?, ?)",
@@ -128,22 +130,30 @@ class Store:
 
     def __init__(self, db: Database, group_window: float, max_batch: int) -> None:
         self._db = db
+        self.lease: Lease | None = getattr(db, "lease", None)
+        self.fenced: Fenced | None = None      # set when a commit found the lease gone, until rejoin()
+        self.on_fenced: Callable[[Fenced], None] | None = None
+        self._committed_at = time.monotonic()
         self._window = group_window
         self._max_batch = max_batch
         self._pending: list[_Write] = []
         self._wake = asyncio.Event()
         self._closing = False
         self._rooms: dict[str, _Room] = {}
+        self._owned: set[str] = set()          # cluster mode: the rooms this node created or claimed
         self._users_reserved: set[str] = set()
         self.stats = _Stats()
         self.observer: CommitObserver | None = None
         self._task = asyncio.create_task(self._run(), name="store-writer")
+        self._keeper = None if self.lease is None else asyncio.create_task(self._keep_lease(), name="lease-keeper")
 
     @classmethod
     async def open(cls, target: str, *, group_window: float = 0.002, max_batch: int = 1000,
-                   synchronous: str = "FULL") -> Store:
+                   synchronous: str = "FULL", lease: Lease | None = None) -> Store:
         """Open (creating and migrating as needed) the store: ``target`` is a SQLite file, or a
-        ``postgresql://`` URL (cluster mode; needs ``pip install 'polygo[postgres]'``).
+        ``postgresql://`` URL (needs ``pip install 'polygo[postgres]'``). With a ``lease`` (cluster
+        mode, PostgreSQL only) the store joins the cluster as that node: it writes only rooms it
+        created or claimed (``claim``), and every commit renews the lease (``lease.py``).
 
         ``max_batch`` bounds one transaction; ``max_batch=1`` gives one transaction per write (the
         baseline the benchmark compares group commit with).
@@ -152,9 +162,11 @@ class Store:
             raise StoreError("bad-value", f"synchronous must be FULL or NORMAL, not {synchronous!r}.")
         if group_window < 0 or max_batch < 1:
             raise StoreError("bad-value", "group_window must be >= 0 and max_batch >= 1.")
+        if lease is not None and not is_postgres(target):
+            raise StoreError("bad-value", "A node lease needs a PostgreSQL database (cluster mode), not a SQLite file.")
         try:
             if is_postgres(target):
-                db: Database = await PostgresDatabase.open(target, synchronous)
+                db: Database = await PostgresDatabase.open(target, synchronous, lease)
             else:
                 db = await SqliteDatabase.open(target, synchronous)
         except SchemaTooNew as exc:
@@ -172,6 +184,8 @@ class Store:
         if self._closing:
             return
         self._closing = True
+        if self._keeper is not None:
+            self._keeper.cancel()
         self._wake.set()
         await self._task
         await self._db.close()
@@ -225,7 +239,11 @@ class Store:
             del self._rooms[room_id]
             raise exists
         now = time.time()
-        await self._write([("room", (room_id, body, owner, invite, now, now))], room=room_id)
+        statements = [("room", (room_id, body, owner, invite, now, now))]
+        if self.lease is not None:
+            statements.append(("own", (self.lease.node_id, self._db.epoch, room_id)))
+            self._owned.add(room_id)
+        await self._write(statements, room=room_id)
 
     async def drop_unstarted(self, room_id: str) -> None:
         """Forget a room whose game never started (it expired): its row, seats and events go."""
@@ -235,6 +253,7 @@ class Store:
         await self._write([("drop_events", (room_id,)), ("drop_seats", (room_id,)),
                            ("drop_room", (room_id, room_id))], room=room_id)
         self._rooms.pop(room_id, None)
+        self._owned.discard(room_id)
 
     async def set_seat(self, room_id: str, seat: int, token: str | None) -> None:
         """Bind ``seat`` to the session ``token``, or free it with None."""
@@ -282,6 +301,39 @@ class Store:
             statements.append(("result", (room_id, _dumps(result, "the result"), now)))
         room.version, room.moves = version, moves
         await self._write(statements, room=room_id)
+
+    # -- cluster mode: claiming rooms, the lease ---------------------------------------------------
+
+    async def claim(self, room_id: str) -> None:
+        """Own the room from now on (``PostgresDatabase.claim``: OwnedElsewhere while another
+        node's lease on it is live), and read its version and move count as committed."""
+        self._check_writable()
+        await self._db.claim(room_id)
+        self._rooms.pop(room_id, None)
+        self._owned.add(room_id)
+        await self._load_room(room_id)
+
+    async def orphans(self, limit: int = 100) -> list[str]:
+        """Unfinished rooms no live node owns, for the sweeper to claim."""
+        self._check_writable()
+        return await self._db.orphans(limit)
+
+    async def rejoin(self) -> None:
+        """After a fence, join again with a new epoch; the node owns no room until it claims them."""
+        self._check_open()
+        await self._db.rejoin()
+        self.fenced = None
+
+    async def _keep_lease(self) -> None:
+        """Renew the lease when no commit has for a third of its length (an empty batch renews it)."""
+        period = self.lease.seconds / 3
+        while True:
+            await asyncio.sleep(max(0.0, self._committed_at + period - time.monotonic()))
+            if self._committed_at + period <= time.monotonic() and self.fenced is None:
+                try:
+                    await self._write([])
+                except StoreError:
+                    pass    # fenced or failed: the commit path has told on_fenced and the metrics
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -368,7 +420,7 @@ class Store:
     # -- the writer --------------------------------------------------------------------------------
 
     async def _write(self, statements: list[tuple[str, tuple]], *, room: str | None = None) -> None:
-        self._check_open()
+        self._check_writable()
         future = asyncio.get_running_loop().create_future()
         self._pending.append(_Write(statements, future, room))
         self._wake.set()
@@ -391,11 +443,14 @@ class Store:
             started = time.perf_counter()
             try:
                 await self._commit(batch)
+            except Fenced as exc:
+                self._fence(batch, exc)
             except Exception as exc:  # noqa: BLE001 -- every failure is handed to the callers
                 self._fail(batch, exc)
                 if self.observer is not None:
                     self.observer.commit_failed()
             else:
+                self._committed_at = time.monotonic()
                 if self.observer is not None:
                     self.observer.committed(len(batch), time.perf_counter() - started)
                 self.stats.transactions += 1
@@ -425,18 +480,44 @@ class Store:
                 error.__cause__ = exc
                 write.future.set_exception(error)
 
+    def _fence(self, batch: list[_Write], fenced: Fenced) -> None:
+        """The lease is gone: nothing of this batch was committed, nothing queued can be. Fail them
+        all, forget every room (other nodes own them now) and tell the server."""
+        doomed, self._pending = batch + self._pending, []
+        self.fenced = fenced
+        self._rooms.clear()
+        self._owned.clear()
+        self.stats.failed += 1
+        for write in doomed:
+            if not write.future.done():
+                write.future.set_exception(fenced)
+        if self.on_fenced is not None:
+            self.on_fenced(fenced)
+
     # -- helpers -----------------------------------------------------------------------------------
 
     def _check_open(self) -> None:
         if self._closing:
             raise StoreError("closed", "The store is closed.")
 
+    def _check_writable(self) -> None:
+        self._check_open()
+        if self.fenced is not None:
+            raise self.fenced
+
     async def _room(self, room_id: str) -> _Room:
-        """The room's version and move count, loaded from the file the first time it is needed."""
+        """The room's version and move count, loaded from the file the first time it is needed.
+        A node of a cluster writes only the rooms it created or claimed."""
         self._check_open()
         room = self._rooms.get(room_id)
         if room is not None:
             return room
+        if self.lease is not None and room_id not in self._owned:
+            raise StoreError("not-owner", f"Room {room_id!r} is not served by node {self.lease.node_id!r}; "
+                                          f"claim it first.")
+        return await self._load_room(room_id)
+
+    async def _load_room(self, room_id: str) -> _Room:
         row = await self._one("SELECT version, (SELECT count(*) FROM moves WHERE room_id = ?)"
                               " FROM rooms WHERE room_id = ?", (room_id, room_id))
         if row is None:
