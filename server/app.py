@@ -76,8 +76,8 @@ class Server:
         # One server per SQLite file; the nodes of a cluster share their PostgreSQL database.
         self._lock = None if is_postgres(config.db) else DatabaseLock.acquire(config.db)
         try:
-            self.store = await Store.open(config.db, group_window=config.group_window,
-                                          synchronous=config.synchronous)
+            self.store = await Store.open(config.db, group_window=config.group_window, synchronous=config.synchronous,
+                                          lease=config.lease_of_node() if is_postgres(config.db) else None)
         except BaseException:
             if self._lock is not None:
                 self._lock.release()

@@ -343,22 +343,28 @@ class Store:
                                (room_id, version))
         return [json.loads(body) for (body,) in rows]
 
-    async def unfinished_rooms(self) -> list[dict]:
-        """Every room without a result, with what a restart needs to rebuild it: settings, seats,
-        all moves in order as ``[seat, move, seq, version]`` (replaying them reproduces the
-        rescissions; seq and version re-acknowledge a resent move), clocks, version."""
+    async def unfinished_rooms(self, only: str | None = None) -> list[dict]:
+        """Every room without a result (or just the room ``only``, if unfinished), with what a
+        restart or a takeover needs to rebuild it: settings, seats, all moves in order as
+        ``[seat, move, seq, version]`` (replaying them reproduces the rescissions; seq and version
+        re-acknowledge a resent move), clocks, version."""
         unfinished = "SELECT room_id FROM rooms WHERE room_id NOT IN (SELECT room_id FROM results)"
+        params: tuple = ()
+        if only is not None:
+            unfinished += " AND room_id = ?"
+            params = (only,)
         rooms = await self._all(
             "SELECT room_id, settings, owner, invite, version, clocks, created_at, updated_at FROM rooms"
-            f" WHERE room_id IN ({unfinished}) ORDER BY created_at, room_id")
+            f" WHERE room_id IN ({unfinished}) ORDER BY created_at, room_id", params)
         seats: dict[str, dict[int, str | None]] = {}
         for room_id, seat, token in await self._all(
-                f"SELECT room_id, seat, token FROM seats WHERE room_id IN ({unfinished}) ORDER BY room_id, seat"):
+                f"SELECT room_id, seat, token FROM seats WHERE room_id IN ({unfinished}) ORDER BY room_id, seat",
+                params):
             seats.setdefault(room_id, {})[seat] = token
         moves: dict[str, list[list[Any]]] = {}
         for room_id, seat, move, seq, version, rescinded in await self._all(
                 "SELECT room_id, seat, move, seq, version, rescinded FROM moves"
-                f" WHERE room_id IN ({unfinished}) ORDER BY room_id, idx"):
+                f" WHERE room_id IN ({unfinished}) ORDER BY room_id, idx", params):
             moves.setdefault(room_id, []).append([seat, move, seq, version, bool(rescinded)])
         out = []
         for room_id, settings, owner, invite, version, clocks, created_at, updated_at in rooms:
