@@ -50,7 +50,7 @@ class Cluster:
         self._taking: dict[str, asyncio.Future[Room]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._rejoining: asyncio.Task[None] | None = None
-        self._closing: set[asyncio.Task[None]] = set()     # the loop keeps only weak references to tasks
+        self._closing: set[asyncio.Task[None]] = set()     # rooms being let go (the loop keeps weak references)
 
     def start(self) -> None:
         self._sweeper = asyncio.create_task(self._sweep_forever(), name="sweeper")
@@ -123,12 +123,20 @@ class Cluster:
         watchers to reconnect, join again."""
         log.error("%s Dropping %d rooms.", fenced.message, len(self.hub.rooms))
         for room in self.hub.forget_all():
-            for connection in list(room.watchers):
-                self._closing.add(task := asyncio.create_task(
-                    connection.ws.close(CloseCode.SERVICE_RESTART, "room moved to another node")))
-                task.add_done_callback(self._closing.discard)
+            self._closing.add(task := asyncio.create_task(self._let_go(room)))
+            task.add_done_callback(self._closing.discard)
         if self._rejoining is None or self._rejoining.done():
             self._rejoining = asyncio.create_task(self._rejoin(), name="rejoin")
+
+    @staticmethod
+    async def _let_go(room: Room) -> None:
+        """The requests already queued run and fail at their commit (the store is fenced), so each
+        is answered (`unavailable`); later ones are refused; then the watchers are told to
+        reconnect and the room's task ends."""
+        await room.halt()
+        await asyncio.gather(*(connection.ws.close(CloseCode.SERVICE_RESTART, "room moved to another node")
+                               for connection in list(room.watchers)), return_exceptions=True)
+        await room.close()
 
     async def _rejoin(self) -> None:
         while True:

@@ -22,6 +22,8 @@ from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMes
                       GetGame, Hello, Leave, ListGames, ListRooms, Move, Ok, ProtocolError, Register, SeatName,
                       ServerMessage, Sit, Undo, UndoReply, Watch, Welcome, decode_client, encode)
 
+from .cluster import RETRY
+from .lease import Fenced
 from .ratelimit import TokenBucket
 from .sessions import Session
 
@@ -120,6 +122,10 @@ class Connection:
             reply = await getattr(self, HANDLERS[type(message)])(message)
         except ProtocolError as exc:
             reply = _refusal(exc, message)
+            forget(exc)
+        except Fenced as exc:       # cluster: the node lost its rooms; nothing of this was committed
+            reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Reconnect and ask again.",
+                                           retry_after=RETRY), message)
             forget(exc)
         except Exception as exc:
             log.exception("%s failed on %s", self.ws.remote_address, message.TYPE)

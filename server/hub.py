@@ -301,8 +301,8 @@ class Hub:
         raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
 
     def forget_all(self) -> list[Room]:
-        """Drop every room from memory at once, unsaved nothing (a fenced node: other nodes own them
-        now); returns them so their watchers can be told."""
+        """Drop every room from memory at once (a fenced node: other nodes own them now, and what
+        they hold is what was committed); returns them for the caller to stop."""
         for timer in [*self._evictions.values(), *self._expiries.values()]:
             timer.cancel()
         self._evictions.clear()
@@ -314,7 +314,6 @@ class Hub:
         self.lobby.changed()
         for room in rooms:
             self.lobby.forget(room.id)
-            self._background(room.close())
         return rooms
 
     def list_rooms(self, limit: int, offset: int) -> Rooms:
