@@ -11,6 +11,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from client_cli.session import Client
 from protocol import PROTOCOL_VERSION
 
 WAIT = 10.0
@@ -77,3 +78,15 @@ async def test_moved_points_at_the_node_and_a_killed_nodes_room_goes_on(cluster)
         black = await Peer.connect(f"{cluster.url}{reply['url']}", token=black.token)
         reply = await black.request("move", room=room, move="G7", seq=2)
     assert reply["type"] == "ack" and reply["version"] == acks[1]["version"] + 1
+
+
+async def test_the_sdk_follows_moved_to_the_rooms_node(cluster):
+    black = await Peer.connect(f"{cluster.url}/n/a/", "black")
+    room = (await black.request("create", settings=SETTINGS))["room"]
+    assert (await black.request("sit", room=room, seat=0))["type"] == "snapshot"
+    async with Client(f"{cluster.url}/n/b/", name="white") as white:
+        view = await white.sit(room, 1)                  # b answers moved: the client goes to a
+        assert white.url == f"{cluster.url}/n/a/" and view.room == room
+        first = await black.request("move", room=room, move="E5", seq=1)
+        ack = await white.move(room, "C3")                # acknowledged at a, where the room is
+        assert ack.room == room and ack.version == first["version"] + 1
