@@ -20,6 +20,7 @@ asyncpg is an optional dependency (``pip install 'polygo[postgres]'``), imported
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import re
 from typing import Iterable, Sequence
@@ -76,6 +77,7 @@ class PostgresDatabase:
         self.lease = lease
         self.epoch = epoch
         self._claimer = claimer
+        self._claiming = asyncio.Lock()     # one operation at a time on the claimer (asyncpg's rule)
 
     @classmethod
     async def open(cls, url: str, synchronous: str, lease: Lease | None = None) -> PostgresDatabase:
@@ -136,7 +138,7 @@ class PostgresDatabase:
         commits, the room's owner_epoch is already stale and any node may claim it again.
         """
         me = self.lease.node_id
-        async with self._claimer.transaction():
+        async with self._claiming, self._claimer.transaction():
             row = await self._claimer.fetchrow("SELECT owner_node, owner_epoch FROM rooms WHERE room_id = $1",
                                                room_id)
             if row is None:
@@ -159,7 +161,8 @@ class PostgresDatabase:
 
     async def orphans(self, limit: int) -> list[str]:
         """Unfinished rooms without a live owner, the longest untouched first."""
-        return [row[0] for row in await self._claimer.fetch(sql.ORPHANS, limit)]
+        async with self._claiming:
+            return [row[0] for row in await self._claimer.fetch(sql.ORPHANS, limit)]
 
     async def _renew(self, connection: "asyncpg.Connection") -> None:
         if self.lease is None:

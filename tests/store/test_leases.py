@@ -161,3 +161,23 @@ async def test_a_fenced_store_refuses_writes_until_it_rejoins_and_claims_again(p
         assert [e["v"] for e in await a.events_since("r", 0)] == [1, 2]
     finally:
         await a.close()
+
+
+async def test_claims_at_once_share_the_claiming_connection(postgres_url):
+    """A dead node's rooms are asked for together (every player reconnects at once)."""
+    a = await open_node(postgres_url, "a")
+    ids = [f"r{i}" for i in range(20)]
+    for room_id in ids:
+        await a.create_room(room_id, {}, owner="t", invite=None)
+    await a.close()
+    b = await open_node(postgres_url, "b")
+    try:
+        for _ in range(200):        # until PostgreSQL has seen a's connection end and freed its lock
+            if len(await b.orphans()) == len(ids):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.gather(*(b.claim(room_id) for room_id in ids), b.orphans())
+        await asyncio.gather(*(b.record(room_id, 1, {"v": 1}) for room_id in ids))
+        assert await b.orphans() == []
+    finally:
+        await b.close()
