@@ -24,13 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import msgpack
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.cluster_failover import ready  # noqa: E402
-from bench.server_load import Game, cpu_seconds, free_port, open_game, play, script  # noqa: E402
+from bench.server_load import Game, close_games, cpu_seconds, free_port, script, seat_games  # noqa: E402
 from tests.postgres import PostgresCluster  # noqa: E402
 
 NODE = """
@@ -56,24 +54,14 @@ async def run_load(db: str, nodes: int, games: int, moves_per_player: int) -> di
         for port in ports:
             await ready(port)
         states = [Game(script(moves_per_player)) for _ in range(games)]
-        opened = await asyncio.gather(*(open_game(ports[i % nodes], i, g) for i, g in enumerate(states)))
-        go = asyncio.Event()
-        tasks = [asyncio.create_task(play(ws, room, seat, game, go))
-                 for (room, clients), game in zip(opened, states) for seat, ws in enumerate(clients)]
-        for room, clients in opened:
-            for seat, ws in enumerate(clients):
-                await ws.send(msgpack.packb({"type": "sit", "room": room, "seat": seat}))
+        opened, tasks, go = await seat_games(ports, states)
         await asyncio.sleep(0.5)
         began, cpu = time.perf_counter(), sum(cpu_seconds(p.pid) for p in procs)
         go.set()
         await asyncio.wait_for(asyncio.gather(*(g.done.wait() for g in states)), timeout=600)
         elapsed = time.perf_counter() - began
         cpu = sum(cpu_seconds(p.pid) for p in procs) - cpu
-        for task in tasks:
-            task.cancel()
-        for _, clients in opened:
-            for ws in clients:
-                await ws.close()
+        await close_games(opened, tasks)
     finally:
         for proc in procs:
             proc.terminate()
