@@ -139,7 +139,8 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser.add_argument("--node-url", default=env.get("POLYGO_NODE_URL") or None,
                         help="cluster mode: where a client is sent to reach this node (POLYGO_NODE_URL, "
                              "default /n/NODE_ID/)")
-    parser.add_argument("--lease", type=_seconds, metavar="SECONDS", default=env.get("POLYGO_LEASE", str(default.lease)),
+    parser.add_argument("--lease", type=_seconds, metavar="SECONDS",
+                        default=env.get("POLYGO_LEASE", str(default.lease)),
                         help="cluster mode: seconds a renewal of this node's lease holds; a paused node's rooms "
                              "wait this long, a killed node's none (POLYGO_LEASE, default %(default)s)")
     for field, kind, about in PROTECTIONS:

@@ -63,8 +63,8 @@ JOIN = ("INSERT INTO nodes (node_id, epoch, url, expires_at)"
         " ON CONFLICT (node_id) DO UPDATE SET epoch = nodes.epoch + 1, url = excluded.url,"
         " expires_at = excluded.expires_at RETURNING epoch")
 
-RENEW = ("UPDATE nodes SET expires_at = clock_timestamp() + make_interval(secs => ?)"
-         " WHERE node_id = ? AND epoch = ? AND expires_at > clock_timestamp()")
+RENEW = ("UPDATE nodes SET expires_at = clock_timestamp() + make_interval(secs => $1)"
+         " WHERE node_id = $2 AND epoch = $3 AND expires_at > clock_timestamp()")
 
 OWNER = "SELECT owner_node, owner_epoch FROM rooms WHERE room_id = $1 FOR UPDATE"
 

@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover -- the message below is the point
     asyncpg = None
 
-from . import lease as sql
+from . import lease as lease_sql
 from .lease import Fenced, Lease, OwnedElsewhere
 from .schema import POSTGRES_MIGRATIONS, SCHEMA_VERSION, SchemaTooNew
 from .store_errors import StoreError
@@ -98,7 +98,7 @@ class PostgresDatabase:
             epoch = 0
             if lease is not None:
                 await _lock_node(writer, lease.node_id)
-                epoch = await writer.fetchval(sql.JOIN, lease.node_id, lease.url, lease.seconds)
+                epoch = await writer.fetchval(lease_sql.JOIN, lease.node_id, lease.url, lease.seconds)
                 claimer = await asyncpg.connect(url, server_settings={"application_name": "polygo-claimer"})
             readers = await asyncpg.create_pool(url, min_size=1, max_size=READERS,
                                                 server_settings={"application_name": "polygo-reader"})
@@ -119,13 +119,13 @@ class PostgresDatabase:
             if self.lease is not None:
                 await _lock_node(self._writer, self.lease.node_id, fenced=Fenced(self.lease.node_id, self.epoch))
         async with self._writer.transaction():
-            await self._renew(self._writer)
+            await self._renew()
             for sql_text, rows in groups:
                 await self._writer.executemany(numbered(sql_text), rows)
 
     async def rejoin(self) -> int:
         """After a fence: the node's next epoch (it owns no room until it claims them again)."""
-        self.epoch = await self._writer.fetchval(sql.JOIN, self.lease.node_id, self.lease.url, self.lease.seconds)
+        self.epoch = await self._writer.fetchval(lease_sql.JOIN, self.lease.node_id, self.lease.url, self.lease.seconds)
         return self.epoch
 
     async def claim(self, room_id: str) -> None:
@@ -146,28 +146,29 @@ class PostgresDatabase:
             owner, owner_epoch = row
             if (owner, owner_epoch) == (me, self.epoch):
                 return
-            lease = None if owner in (None, me) else await self._claimer.fetchrow(sql.OWNER_LEASE, owner)
-            if tuple(await self._claimer.fetchrow(sql.OWNER, room_id)) != (owner, owner_epoch):
+            lease = None if owner in (None, me) else await self._claimer.fetchrow(lease_sql.OWNER_LEASE, owner)
+            if tuple(await self._claimer.fetchrow(lease_sql.OWNER, room_id)) != (owner, owner_epoch):
                 raise StoreError("claim-raced", f"Room {room_id!r} changed owner during the claim; ask again.")
             if lease is not None and lease[0] == owner_epoch:
                 _, url, remaining = lease
-                dead = await self._claimer.fetchval(f"SELECT pg_try_advisory_xact_lock(({sql.NODE_KEY}))", owner)
+                dead = await self._claimer.fetchval(f"SELECT pg_try_advisory_xact_lock(({lease_sql.NODE_KEY}))", owner)
                 if remaining > 0 and not dead:
                     raise OwnedElsewhere(room_id, owner, url, float(remaining))
-                await self._claimer.execute(sql.FENCE, owner)
-            if not await self._claimer.fetchval(sql.LIVE, me, self.epoch):
+                await self._claimer.execute(lease_sql.FENCE, owner)
+            if not await self._claimer.fetchval(lease_sql.LIVE, me, self.epoch):
                 raise Fenced(me, self.epoch)
-            await self._claimer.execute(sql.CLAIM, room_id, me, self.epoch)
+            await self._claimer.execute(lease_sql.CLAIM, room_id, me, self.epoch)
 
     async def orphans(self, limit: int) -> list[str]:
         """Unfinished rooms without a live owner, the longest untouched first."""
         async with self._claiming:
-            return [row[0] for row in await self._claimer.fetch(sql.ORPHANS, limit)]
+            return [row[0] for row in await self._claimer.fetch(lease_sql.ORPHANS, limit)]
 
-    async def _renew(self, connection: "asyncpg.Connection") -> None:
+    async def _renew(self) -> None:
+        """First in every transaction of the writer: renew the lease, or Fenced (the batch rolls back)."""
         if self.lease is None:
             return
-        status = await connection.execute(numbered(sql.RENEW), self.lease.seconds, self.lease.node_id, self.epoch)
+        status = await self._writer.execute(lease_sql.RENEW, self.lease.seconds, self.lease.node_id, self.epoch)
         if status != "UPDATE 1":
             raise Fenced(self.lease.node_id, self.epoch)
 
@@ -189,7 +190,7 @@ async def _lock_node(db: "asyncpg.Connection", node_id: str, *, fenced: Fenced |
     """Take the node's advisory lock for this connection's life, or refuse: another live process
     has the node id (at start, StoreError("node-in-use")), or took the lock since the writer's last
     connection ended (``fenced``)."""
-    if not await db.fetchval(f"SELECT pg_try_advisory_lock(({sql.NODE_KEY}))", node_id):
+    if not await db.fetchval(f"SELECT pg_try_advisory_lock(({lease_sql.NODE_KEY}))", node_id):
         await db.close()
         raise fenced or StoreError("node-in-use", f"Node id {node_id!r} is in use by another live polygo "
                                                   f"process on this database; give this one another --node-id.")

@@ -28,7 +28,8 @@ class Peer:
     @classmethod
     async def connect(cls, url: str, name: str | None = None, token: str | None = None) -> "Peer":
         peer = cls(await connect(url, subprotocols=["polygo.json"]))
-        welcome = await peer.request("hello", protocol=PROTOCOL_VERSION, **({"token": token} if token else {"name": name}))
+        who = {"token": token} if token else {"name": name}
+        welcome = await peer.request("hello", protocol=PROTOCOL_VERSION, **who)
         assert welcome["type"] == "welcome", welcome
         peer.token = welcome["token"]
         return peer
