@@ -91,7 +91,7 @@ class PostgresDatabase:
         try:
             writer = await asyncpg.connect(url, server_settings=settings)
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise StoreError("unreachable", f"Cannot open the PostgreSQL database {redacted(url)}: {exc}.") from None
+            raise StoreError("unreachable", f"Cannot open the PostgreSQL database: {exc}.") from None
         readers = claimer = None
         try:
             await _migrate(writer)

@@ -63,7 +63,7 @@ async def test_bad_options_are_refused(db):
 
 
 async def test_an_unreachable_database_is_one_sentence_without_the_password(postgres):
-    url = f"postgresql://polygo:secret@127.0.0.1:{postgres.port}/no_such_database"
+    url = f"postgresql://postgres:secret@127.0.0.1:{postgres.port}/no_such_database"
     with pytest.raises(StoreError) as info:
         await Store.open(url)
     assert info.value.code == "unreachable"
