@@ -166,7 +166,7 @@ class Connection:
         return Ok(ref="register")
 
     async def _list(self, m: ListRooms) -> ServerMessage:
-        return self.hub.list_rooms(m.limit, m.offset)
+        return await self.hub.list_rooms(m.limit, m.offset)
 
     async def _create(self, m: Create) -> ServerMessage:
         return await self.hub.create(self.session, m.settings, self.address)

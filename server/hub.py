@@ -26,7 +26,7 @@ from .cluster import Cluster
 from .config import Config
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
 from .house_bots import HouseBots, bot_name
-from .lobby import Lobby
+from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import TokenBucket
 from .room import RESTARTING, Room, Seat
@@ -316,8 +316,14 @@ class Hub:
             self.lobby.forget(room.id)
         return rooms
 
-    def list_rooms(self, limit: int, offset: int) -> Rooms:
-        return self.lobby.page(limit, offset)
+    async def list_rooms(self, limit: int, offset: int) -> Rooms:
+        """The lobby: from memory on a single server; from the database on a node of a cluster,
+        so that every node lists every node's rooms."""
+        if self.cluster is None:
+            return self.lobby.page(limit, offset)
+        rows, total = await self.store.public_rooms(limit, offset)
+        return Rooms(rooms=[listed(row) for row in rows], total=total,
+                     next=offset + limit if offset + limit < total else None)
 
     def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
         """Send one message to many connections, encoding it once per codec."""

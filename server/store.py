@@ -378,6 +378,25 @@ class Store:
             })
         return out
 
+    async def public_rooms(self, limit: int, offset: int) -> tuple[list[dict], int]:
+        """A page of the unfinished rooms without an invitation code, the oldest first, and how
+        many there are: what a node of a cluster lists, whichever node serves them. Each has its
+        settings, version and seats as {seat: (token, the session's name, its user)}."""
+        listed = "invite IS NULL AND room_id NOT IN (SELECT room_id FROM results)"
+        rows = await self._all(f"SELECT room_id, settings, version FROM rooms WHERE {listed}"
+                               " ORDER BY created_at, room_id LIMIT ? OFFSET ?", (limit, offset))
+        (total,) = await self._one(f"SELECT count(*) FROM rooms WHERE {listed}", ())
+        seats: dict[str, dict[int, tuple]] = {}
+        if rows:
+            marks = ", ".join("?" * len(rows))
+            for room_id, seat, token, name, user in await self._all(
+                    'SELECT s.room_id, s.seat, s.token, x.name, x."user" FROM seats s'
+                    f" LEFT JOIN sessions x USING (token) WHERE s.room_id IN ({marks})",
+                    tuple(row[0] for row in rows)):
+                seats.setdefault(room_id, {})[seat] = (token, name, user)
+        return [{"room_id": room_id, "settings": json.loads(settings), "version": version,
+                 "seats": seats.get(room_id, {})} for room_id, settings, version in rows], total
+
     async def finished_games(self, limit: int = 50, offset: int = 0, *, public: bool = False) -> list[dict]:
         """Finished games, the latest first: a summary each (use ``game()`` for the moves).
 

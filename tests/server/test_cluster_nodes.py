@@ -104,3 +104,22 @@ async def test_a_fenced_node_commits_nothing_more_and_its_room_goes_on_elsewhere
     snapshot = await white_at_b.ok("watch", room=room)
     assert [h[1] for h in snapshot["game"]["history"]] == ["E5"]     # the fenced move was never stored
     assert (await white_at_b.move(room, "C3", 1))["type"] == "ack"
+
+
+async def test_every_node_lists_every_nodes_public_rooms(nodes):
+    a, b = await nodes("a"), await nodes("b")
+    ann, bob = await nodes.client(a, "ann"), await nodes.client(b, "bob")
+    playing = (await ann.ok("create", settings=dict(SETTINGS, title="at a")))["room"]
+    await ann.ok("sit", room=playing, seat=0)
+    await ann.ok("create", settings=dict(SETTINGS, private=True))
+    waiting = (await bob.ok("create", settings={"rules": "chinese", "board": "9", "bots": 1}))["room"]
+    bob_at_a = await nodes.client(a, token=bob.token)
+    assert (await bob_at_a.ok("sit", room=playing, seat=1))["status"] == "playing"
+    for client in (ann, bob):
+        page = await client.ok("list", limit=1)
+        assert page["total"] == 2 and page["next"] == 1 and [r["room"] for r in page["rooms"]] == [playing]
+        [entry] = page["rooms"]
+        assert entry["title"] == "at a" and entry["seats"] == ["ann", "bob"] and entry["status"] == "playing"
+        assert entry["registered"] == [False, False] and entry["version"] >= 3
+        [entry] = (await client.ok("list", limit=1, offset=1))["rooms"]
+        assert entry["room"] == waiting and entry["seats"] == [None, "bot1"] and entry["status"] == "waiting"
