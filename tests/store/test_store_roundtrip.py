@@ -188,3 +188,16 @@ async def test_close_commits_what_is_queued(db):
     store = await Store.open(db)
     assert await store.events_since("r1", 1) == [{"late": True}]
     await store.close()
+
+
+async def test_public_rooms_are_the_unfinished_rooms_without_an_invitation_oldest_first(store):
+    await store.put_session("tA", "ann", user="ann")
+    for room_id, invite in (("r1", None), ("secret", "code"), ("r2", None), ("r3", None)):
+        await store.create_room(room_id, {"players": 2}, owner="tA", invite=invite)
+    await store.set_seat("r2", 0, "tA")
+    await store.record("r3", 1, {"end": True}, result={"reason": "passes"})
+    rooms, total = await store.public_rooms(1, 0)
+    assert total == 2 and [r["room_id"] for r in rooms] == ["r1"]
+    [room] = (await store.public_rooms(5, 1))[0]
+    assert room == {"room_id": "r2", "settings": {"players": 2}, "version": 0, "seats": {0: ("tA", "ann", "ann")}}
+    assert await store.public_rooms(5, 2) == ([], 2)
