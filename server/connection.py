@@ -159,7 +159,7 @@ class Connection:
             self._unwatch_all()     # the rooms this connection watched were the old identity's
         self.session = session
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
-                       seats=self.hub.seats_of(session), limits=self.hub.config.limits(), server=SERVER_NAME)
+                       seats=await self.hub.seats_held(session), limits=self.hub.config.limits(), server=SERVER_NAME)
 
     async def _register(self, m: Register) -> ServerMessage:
         await self.hub.sessions.register(self.session, m.user, m.password)

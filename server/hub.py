@@ -159,6 +159,14 @@ class Hub:
         return [{"room": r, "seat": s, "last_seq": self.rooms[r].last_seq[s] if r in self.rooms else None}
                 for r, s in sorted(held)]
 
+    async def seats_held(self, session: Session) -> list[dict[str, Any]]:
+        """`seats_of` for `welcome`: on a node of a cluster from the database, so that a client
+        reconnecting at any node is told every seat it holds, whichever node serves the room."""
+        if self.cluster is None:
+            return self.seats_of(session)
+        return [{"room": room, "seat": seat, "last_seq": last_seq}
+                for room, seat, last_seq in await self.store.held_seats(session.token, session.user)]
+
     def check_room_limit(self, session: Session, room_id: str | None) -> None:
         rooms = {entry["room"] for entry in self.seats_of(session)} | self._owned.get(session.token, set())
         rooms.discard(room_id)

@@ -378,6 +378,17 @@ class Store:
             })
         return out
 
+    async def held_seats(self, token: str, user: str | None) -> list[tuple[str, int, int | None]]:
+        """The seats in unfinished rooms bound to the session ``token`` or to any session of the
+        registered ``user``, as (room, seat, the seat's last acknowledged seq or None)."""
+        whose = "s.token = ?" + (' OR x."user" = ?' if user is not None else "")
+        return await self._all(
+            "SELECT s.room_id, s.seat,"
+            " (SELECT max(m.seq) FROM moves m WHERE m.room_id = s.room_id AND m.seat = s.seat)"
+            f" FROM seats s LEFT JOIN sessions x ON x.token = s.token WHERE ({whose})"
+            " AND s.room_id NOT IN (SELECT room_id FROM results) ORDER BY s.room_id, s.seat",
+            (token,) if user is None else (token, user))
+
     async def public_rooms(self, limit: int, offset: int) -> tuple[list[dict], int]:
         """A page of the unfinished rooms without an invitation code, the oldest first, and how
         many there are: what a node of a cluster lists, whichever node serves them. Each has its

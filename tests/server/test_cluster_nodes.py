@@ -36,6 +36,7 @@ async def nodes(postgres_url):
         who = {"token": token} if token else {"name": name}
         welcome = await clients[-1].ok("hello", protocol=PROTOCOL_VERSION, **who)
         clients[-1].token = welcome["token"]
+        clients[-1].welcome = welcome
         return clients[-1]
 
     start.client = client
@@ -73,6 +74,7 @@ async def test_one_node_serves_a_room_the_other_redirects_then_takes_it_over(nod
     assert moved["type"] == "error" and moved["code"] == "moved"
     assert (moved["node"], moved["url"]) == ("a", "/n/a/") and moved["room"] == room
     white_at_b = await nodes.client(b, token=white.token)
+    assert white_at_b.welcome["seats"] == [{"room": room, "seat": 1, "last_seq": 1}]   # held at a, told at b
     refused = await white_at_b.move(room, "C3", 1)
     assert refused["code"] == "moved" and refused["seq"] == 1
 

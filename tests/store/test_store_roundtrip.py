@@ -201,3 +201,21 @@ async def test_public_rooms_are_the_unfinished_rooms_without_an_invitation_oldes
     [room] = (await store.public_rooms(5, 1))[0]
     assert room == {"room_id": "r2", "settings": {"players": 2}, "version": 0, "seats": {0: ("tA", "ann", "ann")}}
     assert await store.public_rooms(5, 2) == ([], 2)
+
+
+async def test_held_seats_by_session_and_by_user_with_the_last_seq(store):
+    await store.put_session("tA", "ann", user="ann")
+    await store.put_session("tA2", "ann", user="ann")      # ann logged in elsewhere too
+    await store.put_session("tB", "bob")
+    for room_id in ("r1", "r2", "done"):
+        await store.create_room(room_id, {}, owner="tA", invite=None)
+    await store.set_seat("r1", 0, "tA")
+    await store.set_seat("r1", 1, "tB")
+    await store.set_seat("r2", 1, "tA2")
+    await store.set_seat("done", 0, "tA")
+    await store.record("r1", 1, {}, move=(0, "D4", 7))
+    await store.record("r1", 2, {}, move=(1, "E5", 3))
+    await store.record("done", 1, {}, result={"reason": "passes"})
+    assert [tuple(r) for r in await store.held_seats("tA", "ann")] == [("r1", 0, 7), ("r2", 1, None)]
+    assert [tuple(r) for r in await store.held_seats("tA", None)] == [("r1", 0, 7)]
+    assert [tuple(r) for r in await store.held_seats("tB", None)] == [("r1", 1, 3)]
