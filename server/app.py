@@ -157,6 +157,8 @@ class Server:
             await asyncio.wait_for(self.hub.halt(), budget)
         except TimeoutError:
             log.warning("rooms still busy after %.1f s of draining; closing the connections anyway", budget)
+        if self.hub.cluster is not None:
+            await self.store.release()      # other nodes take the rooms at once, while clients reconnect
         self._ws.close(close_connections=True, code=CloseCode.SERVICE_RESTART, reason=RESTART_REASON)
         await self._ws.wait_closed()
 

@@ -94,6 +94,7 @@ _WRITES: dict[str, str] = {
     "drop_events": "DELETE FROM events WHERE room_id = ?",
     "drop_seats": "DELETE FROM seats WHERE room_id = ?",
     "drop_room": "DELETE FROM rooms WHERE room_id = ? AND NOT EXISTS (SELECT 1 FROM moves WHERE room_id = ?)",
+    "release": "UPDATE rooms SET owner_node = NULL, owner_epoch = NULL WHERE owner_node = ? AND owner_epoch = ?",
 }
 _ORDER = {kind: i for i, kind in enumerate(_WRITES)}
 
@@ -317,6 +318,14 @@ class Store:
         """Unfinished rooms no live node owns, for the sweeper to claim."""
         self._check_writable()
         return await self._db.orphans(limit)
+
+    async def release(self) -> None:
+        """Let every room of this node go (a graceful stop, once the rooms are halted): other nodes
+        take them at once instead of waiting for this process to end. Writes queued before this
+        commit first (a batch runs releases last); later writes to those rooms are refused."""
+        self._owned.clear()
+        self._rooms.clear()
+        await self._write([("release", (self.lease.node_id, self._db.epoch))])
 
     async def rejoin(self) -> None:
         """After a fence, join again with a new epoch; the node owns no room until it claims them."""

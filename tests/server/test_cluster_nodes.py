@@ -125,3 +125,16 @@ async def test_every_node_lists_every_nodes_public_rooms(nodes):
         assert entry["registered"] == [False, False] and entry["version"] >= 3
         [entry] = (await client.ok("list", limit=1, offset=1))["rooms"]
         assert entry["room"] == waiting and entry["seats"] == [None, "bot1"] and entry["status"] == "waiting"
+
+
+async def test_a_draining_node_lets_its_rooms_go_at_once(nodes):
+    a, b = await nodes("a"), await nodes("b")
+    black, white = await nodes.client(a, "black"), await nodes.client(a, "white")
+    room = (await black.ok("create", settings=SETTINGS))["room"]
+    await black.ok("sit", room=room, seat=0)
+    await white.ok("sit", room=room, seat=1)
+    first = await black.move(room, "E5", 1)
+    await a.drain()                             # a still runs (its lease and lock held), rooms let go
+    white_at_b = await nodes.client(b, token=white.token)
+    assert (await white_at_b.move(room, "C3", 1)) == {"type": "ack", "room": room, "seq": 1,
+                                                       "version": first["version"] + 1}
