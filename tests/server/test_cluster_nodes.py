@@ -59,15 +59,22 @@ async def when_taken_over(client: Client, room: str) -> dict:
     raise AssertionError(f"room {room} was never taken over")
 
 
-async def test_one_node_serves_a_room_the_other_redirects_then_takes_it_over(nodes):
-    a, b = await nodes("a"), await nodes("b")
-    black, white = await nodes.client(a, "black"), await nodes.client(a, "white")
+async def game_at(nodes, node: Server) -> tuple[Client, Client, str, dict]:
+    """Black and White seated in a room of `node`, Black's E5 acknowledged: (black, white, room, ack)."""
+    black, white = await nodes.client(node, "black"), await nodes.client(node, "white")
     room = (await black.ok("create", settings=SETTINGS))["room"]
     await black.ok("sit", room=room, seat=0)
     await white.ok("sit", room=room, seat=1)
     first = await black.move(room, "E5", 1)
+    assert first["type"] == "ack"
+    return black, white, room, first
+
+
+async def test_one_node_serves_a_room_the_other_redirects_then_takes_it_over(nodes):
+    a, b = await nodes("a"), await nodes("b")
+    black, white, room, _ = await game_at(nodes, a)
     second = await white.move(room, "C3", 1)
-    assert first["type"] == second["type"] == "ack"
+    assert second["type"] == "ack"
 
     carol = await nodes.client(b, "carol")
     moved = await carol.request("watch", room=room)
@@ -89,11 +96,7 @@ async def test_one_node_serves_a_room_the_other_redirects_then_takes_it_over(nod
 
 async def test_a_fenced_node_commits_nothing_more_and_its_room_goes_on_elsewhere(nodes, postgres, postgres_url):
     a, b = await nodes("a"), await nodes("b")
-    black, white = await nodes.client(a, "black"), await nodes.client(a, "white")
-    room = (await black.ok("create", settings=SETTINGS))["room"]
-    await black.ok("sit", room=room, seat=0)
-    await white.ok("sit", room=room, seat=1)
-    assert (await black.move(room, "E5", 1))["type"] == "ack"
+    black, white, room, _ = await game_at(nodes, a)
     postgres.psql("UPDATE nodes SET epoch = epoch + 1 WHERE node_id = 'a'", postgres_url.rsplit("/", 1)[1])
 
     refused = await white.move(room, "C3", 1)
@@ -129,11 +132,7 @@ async def test_every_node_lists_every_nodes_public_rooms(nodes):
 
 async def test_a_draining_node_lets_its_rooms_go_at_once(nodes):
     a, b = await nodes("a"), await nodes("b")
-    black, white = await nodes.client(a, "black"), await nodes.client(a, "white")
-    room = (await black.ok("create", settings=SETTINGS))["room"]
-    await black.ok("sit", room=room, seat=0)
-    await white.ok("sit", room=room, seat=1)
-    first = await black.move(room, "E5", 1)
+    _, white, room, first = await game_at(nodes, a)
     await a.drain()                             # a still runs (its lease and lock held), rooms let go
     white_at_b = await nodes.client(b, token=white.token)
     assert (await white_at_b.move(room, "C3", 1)) == {"type": "ack", "room": room, "seq": 1,
