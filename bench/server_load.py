@@ -200,6 +200,27 @@ async def play(ws, room: str, seat: int, game: Game, go: asyncio.Event) -> None:
             raise RuntimeError(f"refused: {msg}")
 
 
+async def seat_games(ports: list[int], states: list[Game]) -> tuple[list, list[asyncio.Task], asyncio.Event]:
+    """Open every game (game i at ports[i % len(ports)]), start its players and seat them; the
+    players move once the returned event is set."""
+    opened = await asyncio.gather(*(open_game(ports[i % len(ports)], i, g) for i, g in enumerate(states)))
+    go = asyncio.Event()
+    tasks = [asyncio.create_task(play(ws, room, seat, game, go))
+             for (room, clients), game in zip(opened, states) for seat, ws in enumerate(clients)]
+    for room, clients in opened:
+        for seat, ws in enumerate(clients):
+            await ws.send(msgpack.packb({"type": "sit", "room": room, "seat": seat}))
+    return opened, tasks, go
+
+
+async def close_games(opened: list, tasks: list[asyncio.Task]) -> None:
+    for task in tasks:
+        task.cancel()
+    for _, clients in opened:
+        for ws in clients:
+            await ws.close()
+
+
 async def run_load(kind: str, games: int, moves_per_player: int, sync: str, where: str | None) -> dict:
     port = free_port()
     with tempfile.TemporaryDirectory(dir=where) as tmp:
@@ -207,15 +228,7 @@ async def run_load(kind: str, games: int, moves_per_player: int, sync: str, wher
         try:
             await wait_ready(port)
             states = [Game(script(moves_per_player)) for _ in range(games)]
-            opened = await asyncio.gather(*(open_game(port, i, g) for i, g in enumerate(states)))
-            go = asyncio.Event()
-            tasks = []
-            for (room, clients), game in zip(opened, states):
-                for seat, ws in enumerate(clients):
-                    tasks.append(asyncio.create_task(play(ws, room, seat, game, go)))
-            for (room, clients) in opened:
-                for seat, ws in enumerate(clients):
-                    await ws.send(msgpack.packb({"type": "sit", "room": room, "seat": seat}))
+            opened, tasks, go = await seat_games([port], states)
             await asyncio.sleep(0.2)
             began, server_cpu, client_cpu = time.perf_counter(), cpu_seconds(proc.pid), time.process_time()
             go.set()
@@ -223,11 +236,7 @@ async def run_load(kind: str, games: int, moves_per_player: int, sync: str, wher
             elapsed = time.perf_counter() - began
             server_cpu = cpu_seconds(proc.pid) - server_cpu
             client_cpu = time.process_time() - client_cpu
-            for task in tasks:
-                task.cancel()
-            for _, clients in opened:
-                for ws in clients:
-                    await ws.close()
+            await close_games(opened, tasks)
         finally:
             proc.terminate()
             proc.wait(timeout=20)

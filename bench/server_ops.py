@@ -31,9 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import msgpack
-
-from server_load import ROOT, Game, free_port, open_game, play, script, wait_ready
+from server_load import ROOT, Game, free_port, script, seat_games, wait_ready
 
 sys.path.insert(0, str(ROOT))
 
@@ -99,13 +97,7 @@ async def main() -> None:
         try:
             await wait_ready(port)
             states = [Game(script(171)) for _ in range(args.games)]
-            opened = await asyncio.gather(*(open_game(port, i, g) for i, g in enumerate(states)))
-            go = asyncio.Event()
-            tasks = [asyncio.create_task(play(ws, room, seat, game, go))
-                     for (room, clients), game in zip(opened, states) for seat, ws in enumerate(clients)]
-            for room, clients in opened:
-                for seat, ws in enumerate(clients):
-                    await ws.send(msgpack.packb({"type": "sit", "room": room, "seat": seat}))
+            _, tasks, go = await seat_games([port], states)
             await asyncio.sleep(0.2)
             go.set()
             await asyncio.sleep(1.0)

@@ -70,7 +70,8 @@ class Connection:
         finally:
             self._pending.pop(ident, None)
         if isinstance(reply, Error):
-            raise ServerRefused(reply.message, code=reply.code, reason=reply.reason)
+            raise ServerRefused(reply.message, code=reply.code, reason=reply.reason, url=reply.url,
+                                retry_after=reply.retry_after)
         return reply
 
     async def close(self) -> None:

@@ -85,9 +85,12 @@ class ServerRefused(ClientError):
 
     code = "refused"
 
-    def __init__(self, message: str, *, code: str, reason: str | None = None) -> None:
+    def __init__(self, message: str, *, code: str, reason: str | None = None, url: str | None = None,
+                 retry_after: float | None = None) -> None:
         super().__init__(message, code=code)
         self.reason = reason
+        self.url = url                    # "moved": the path of the node that serves the room
+        self.retry_after = retry_after    # "unavailable": seconds to wait before asking again
 
     def __str__(self) -> str:
         detail = f"{self.code}: {self.reason}" if self.reason else self.code

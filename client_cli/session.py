@@ -6,6 +6,12 @@ keeps a `RoomView` per room from the snapshot and events, and survives a dropped
 it reconnects, presents its token, asks each room for the events it missed (`watch` with `since`)
 and resends every move the server has not acknowledged, with the same `seq` so that none is applied
 twice. Whoever uses it reads `changes`, a queue of the room ids whose view just changed.
+
+In a cluster (docs/cluster.md) a room is served by one node: a request answered `moved` makes
+the client reconnect at that node's path and ask again (moves are resent with their `seq`), one
+answered `unavailable` is asked again after the `retry_after` it names, jittered; after any other
+disconnect the client reconnects to the address it was given, where any node may take it. One
+connection serves every room of a client, so a client in rooms on two nodes follows the last one.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import random
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from protocol import (
     MSGPACK,
@@ -57,6 +64,10 @@ RECONNECT_FOR = 60.0
 BACKOFF_FIRST, BACKOFF_CAP = 0.2, 10.0
 """Reconnection delays: doubling from the first to the cap, each drawn at random between half and
 all of it (jitter), so a server's many clients do not all come back at the same instant."""
+
+
+CLUSTER_CODES = ("moved", "unavailable")
+"""Refusals that say where or when to ask again, not that the request was wrong (protocol 3)."""
 
 
 def backoff(attempt: int, rng: random.Random) -> float:
@@ -104,7 +115,9 @@ class Client:
     def __init__(self, url: str = DEFAULT_URL, *, name: str = "player", token: str | None = None,
                  tokens: TokenStore | None = None, profile: str | None = None, codec: str = MSGPACK,
                  program: str = "polygo", reconnect_for: float = RECONNECT_FOR) -> None:
-        self.url = url
+        self.url = url                 # where the connection is now (a node's path after a `moved`)
+        self.home = url                # where it reconnects after a disconnect
+        self._next_url: str | None = None
         self.name = name
         self.codec = codec
         self.program = program
@@ -196,6 +209,21 @@ class Client:
                     raise
                 self._connected.clear()
                 await asyncio.sleep(0.05)
+            except ServerRefused as refused:
+                if refused.code not in CLUSTER_CODES or self._closing or time.monotonic() > deadline:
+                    raise
+                await self._follow(refused)
+
+    async def _follow(self, refused: ServerRefused) -> None:
+        """A cluster's answer: `moved`, reconnect at the node's path (the pump does, and resends
+        the unacknowledged moves there); `unavailable`, wait the time it names, jittered."""
+        if refused.code == "unavailable":
+            await asyncio.sleep((refused.retry_after or 1.0) * (1 + self._rng.random() / 2))
+            return
+        if self._conn is not None and self._connected.is_set():
+            self._next_url = urljoin(self.home, refused.url or "/")
+            self._connected.clear()
+            await self._conn.close()
 
     # --- rooms ---------------------------------------------------------------------------
 
@@ -297,6 +325,11 @@ class Client:
         except ConnectionFailed:
             return
         except ServerRefused as exc:
+            if exc.code in CLUSTER_CODES and not self._closing:
+                await self._follow(exc)
+                if exc.code == "unavailable":
+                    spawn(self._send_move(room, seq, move))
+                return          # moved: the reconnection resends it at the room's node
             if not future.done():
                 future.set_exception(exc)
             return
@@ -356,6 +389,7 @@ class Client:
         while True:
             attempt += 1
             self._set_status(f"lost the server; reconnecting… (attempt {attempt})")
+            self.url, self._next_url = self._next_url or self.home, None
             try:
                 self._conn = await Connection.open(self.url, codec=self.codec)
                 await self._hello()

@@ -14,7 +14,7 @@ from .messages import (CLIENT_MESSAGES, SERVER_MESSAGES, Ack, Analysis, Chat, Se
                        ListRooms, Logout, Move, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
                        Snapshot, Undo, UndoReply, Watch, Welcome, engine_options, unportable)
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 """The version this package speaks; a hello with another version is refused."""
 
 __all__ = [

@@ -55,6 +55,8 @@ class ErrorCode(str, Enum):
     NOT_EXPORTABLE = "not-exportable"        # SGF asked for a game SGF cannot hold
     # the server
     INTERNAL = "internal"                    # the server failed; the message was not applied
+    MOVED = "moved"                          # cluster: another node serves the room ("node", "url")
+    UNAVAILABLE = "unavailable"              # cluster: the room's node is not reachable now ("retry_after")
 
 
 class ProtocolError(Exception):
@@ -65,12 +67,16 @@ class ProtocolError(Exception):
     """
 
     def __init__(self, code: ErrorCode, message: str, *, field: str | None = None,
-                 reason: str | None = None) -> None:
+                 reason: str | None = None, node: str | None = None, url: str | None = None,
+                 retry_after: float | None = None) -> None:
         super().__init__(code, message, field, reason)
         self.code = code
         self.message = message
         self.field = field
         self.reason = reason
+        self.node = node                  # moved: the node that serves the room, and its path
+        self.url = url
+        self.retry_after = retry_after    # unavailable: seconds to wait before asking again
         self.request_id: int | None = None
         self.ref: str | None = None
 

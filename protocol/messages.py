@@ -357,6 +357,9 @@ class Error(ServerMessage, tag="error"):
     seq: int | None = None
     reason: str | None = None    # the engine's reason code, for illegal-move
     field: str | None = None
+    node: str | None = None      # moved: the cluster node that serves the room
+    url: str | None = None       # moved: where to reconnect to reach it (a path on the same host)
+    retry_after: float | None = None   # unavailable: seconds before asking again
 
 
 class Ok(ServerMessage, tag="ok"):

@@ -345,6 +345,9 @@ class Error(Message, tag="error", kw_only=True):
     seq: int | None = None
     reason: str | None = None
     field: str | None = None
+    node: str | None = None
+    url: str | None = None
+    retry_after: float | None = None
 
 
 class Ok(Message, tag="ok", kw_only=True):

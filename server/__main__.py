@@ -18,6 +18,7 @@ from .app import run
 from .config import parse_config
 from .lockfile import LockError
 from .logs import setup_logging
+from .postgres_db import redacted
 from .store import StoreError
 
 
@@ -35,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.error("cannot start: %s", exc)
         _exit(1)
     except (sqlite3.Error, StoreError) as exc:
-        log.error("cannot start: database %s: %s", config.db, exc)
+        log.error("cannot start: database %s: %s", redacted(config.db), exc)
         _exit(1)
     except Exception:
         log.exception("cannot go on")

@@ -29,6 +29,7 @@ from .hub import Hub
 from .lockfile import DatabaseLock
 from .metrics import make_metrics
 from .sessions import Sessions
+from .postgres_db import is_postgres, redacted
 from .store import Store
 from .systemd import Notifier, heartbeat
 
@@ -78,12 +79,14 @@ class Server:
 
     async def start(self) -> "Server":
         config = self.config
-        self._lock = DatabaseLock.acquire(config.db)
+        # One server per SQLite file; the nodes of a cluster share their PostgreSQL database.
+        self._lock = None if is_postgres(config.db) else DatabaseLock.acquire(config.db)
         try:
-            self.store = await Store.open(config.db, group_window=config.group_window,
-                                          synchronous=config.synchronous)
+            self.store = await Store.open(config.db, group_window=config.group_window, synchronous=config.synchronous,
+                                          lease=config.lease_of_node() if is_postgres(config.db) else None)
         except BaseException:
-            self._lock.release()
+            if self._lock is not None:
+                self._lock.release()
             raise
         self.store.observer = self.metrics
         self.hub = Hub(config, self.store, Sessions(self.store, failures_per_name=config.login_failures,
@@ -113,7 +116,7 @@ class Server:
         self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
         self._housekeeping = asyncio.create_task(self._sweep(), name="housekeeping")
         log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed in %.2f s%s",
-                 config.host, self.port, config.db, restored, time.monotonic() - started,
+                 config.host, self.port, redacted(config.db), restored, time.monotonic() - started,
                  f", metrics on port {self.metrics_port}" if self._metrics_ws else "")
         self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} games resumed")
         return self
@@ -178,6 +181,8 @@ class Server:
             await asyncio.wait_for(self.hub.halt(), budget)
         except TimeoutError:
             log.warning("rooms still busy after %.1f s of draining; closing the connections anyway", budget)
+        if self.hub.cluster is not None:
+            await self.store.release()      # other nodes take the rooms at once, while clients reconnect
         self._ws.close(close_connections=True, code=CloseCode.SERVICE_RESTART, reason=RESTART_REASON)
         await self._ws.wait_closed()
 

@@ -26,7 +26,8 @@ from typing import Mapping, Sequence
 from urllib.parse import quote
 
 from .config import checked_number
-from .writer import SCHEMA_VERSION
+from .postgres_db import is_postgres
+from .schema import SCHEMA_VERSION
 
 STAMPED = re.compile(r"^polygo-\d{8}T\d{6}Z\.db$")
 """The names of the copies `backup DIR` makes, and the only files `--keep` ever removes."""
@@ -52,6 +53,9 @@ def backup(db: str | os.PathLike[str], target: str | os.PathLike[str], *, keep: 
            now: datetime | None = None) -> Backup:
     """Copy the database `db` to `target` (a new file, or a directory for a time-stamped copy)."""
     started = time.monotonic()
+    if is_postgres(str(db)):
+        raise BackupError("a PostgreSQL database is backed up with PostgreSQL's own tools (pg_dump, or "
+                          "pg_basebackup with WAL archiving), not polygo-server backup; see docs/cluster.md")
     source = Path(db)
     if not source.is_file():
         raise BackupError(f"there is no database at {source}")

@@ -2,7 +2,8 @@
 
 Each setting comes from (in order of precedence) the command line, an environment variable
 (POLYGO_HOST, POLYGO_PORT, POLYGO_DB, POLYGO_LOG_LEVEL, POLYGO_LOG_FORMAT, POLYGO_EVICT_AFTER,
-POLYGO_DRAIN_TIMEOUT, POLYGO_METRICS_HOST, POLYGO_METRICS_PORT), or the default below.
+POLYGO_DRAIN_TIMEOUT, POLYGO_METRICS_HOST, POLYGO_METRICS_PORT, POLYGO_NODE_ID, POLYGO_NODE_URL,
+POLYGO_LEASE), or the default below.
 Limits are not on the command line: they are part of what the protocol promises clients (sent in
 `welcome.limits`), and tests and benchmarks set them through `Config` directly.
 """
@@ -11,13 +12,17 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import os
 import resource
+import socket
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from protocol import MAX_FRAME
 from protocol.messages import CHAT_MAX, LIST_MAX
+
+from .lease import Lease
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,15 @@ class Config:
     chat_rate: float = 2.0                # chat lines per second per room, sustained (burst 10)
     chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
+    # cluster mode (a postgresql:// db; docs/cluster.md)
+    node_id: str | None = None            # this node's name in the cluster; None: the host's name
+    node_url: str | None = None           # where clients reach this node; None: /n/<node_id>/
+    lease: float = 10.0                   # seconds a renewal of the node's lease holds
+
+    def lease_of_node(self) -> Lease:
+        """The node's lease in cluster mode: its id, the path clients are sent to, its length."""
+        node_id = self.node_id or socket.gethostname()
+        return Lease(node_id, self.node_url or f"/n/{node_id}/", self.lease)
 
     def limits(self) -> dict[str, float]:
         """The limits a client is told about in `welcome`."""
@@ -82,6 +96,8 @@ FD_RESERVE = 64
 log files, the threads' pipes."""
 
 
+NODE_ID = re.compile(r"[A-Za-z0-9_-]{1,63}")
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 LOG_FORMATS = ("text", "json")
 
@@ -99,7 +115,8 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser.add_argument("--port", type=_port, default=env.get("POLYGO_PORT", str(default.port)),
                         help="port to listen on, 0 for any free port (POLYGO_PORT, default %(default)s)")
     parser.add_argument("--db", default=env.get("POLYGO_DB", default.db),
-                        help="SQLite file, created if missing (POLYGO_DB, default %(default)s)")
+                        help="SQLite file, created if missing, or a postgresql:// URL for cluster mode "
+                             "(docs/cluster.md) (POLYGO_DB, default %(default)s)")
     parser.add_argument("--log-level", default=env.get("POLYGO_LOG_LEVEL", default.log_level),
                         choices=LOG_LEVELS, type=str.upper,
                         help="logging level (POLYGO_LOG_LEVEL, default %(default)s)")
@@ -119,6 +136,16 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser.add_argument("--metrics-port", type=_port, default=env.get("POLYGO_METRICS_PORT") or None,
                         help="serve /metrics on this port only, not on the game port "
                              "(POLYGO_METRICS_PORT, default: the game port)")
+    parser.add_argument("--node-id", default=env.get("POLYGO_NODE_ID") or None,
+                        help="cluster mode: this node's name, unique in the cluster; HAProxy routes /n/NAME/ "
+                             "to it (POLYGO_NODE_ID, default: the host name)")
+    parser.add_argument("--node-url", default=env.get("POLYGO_NODE_URL") or None,
+                        help="cluster mode: where a client is sent to reach this node (POLYGO_NODE_URL, "
+                             "default /n/NODE_ID/)")
+    parser.add_argument("--lease", type=_seconds, metavar="SECONDS",
+                        default=env.get("POLYGO_LEASE", str(default.lease)),
+                        help="cluster mode: seconds a renewal of this node's lease holds; a paused node's rooms "
+                             "wait this long, a killed node's none (POLYGO_LEASE, default %(default)s)")
     for field, kind, about in PROTECTIONS:
         flag = "--" + field.replace("_", "-")
         variable = "POLYGO_" + field.upper()
@@ -133,7 +160,10 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
         parser.error(f"log format must be one of {', '.join(LOG_FORMATS)}, not {args.log_format!r}")
     if args.metrics_host is not None and args.metrics_port is None:
         parser.error("--metrics-host needs --metrics-port (without it /metrics is on the game port)")
+    if args.node_id is not None and not NODE_ID.fullmatch(args.node_id):
+        parser.error(f"a node id is 1 to 63 letters, digits, '-' or '_' (it is a path in URLs), not {args.node_id!r}")
     return Config(host=args.host, port=args.port, db=args.db, log_level=args.log_level,
+                  node_id=args.node_id, node_url=args.node_url, lease=args.lease,
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
                   metrics_host=args.metrics_host, metrics_port=args.metrics_port,
                   **{field: _parsed(getattr(args, field), kind) for field, kind, _ in PROTECTIONS})

@@ -24,6 +24,8 @@ from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMes
                       encode)
 from protocol.names import clean_name
 
+from .cluster import RETRY
+from .lease import Fenced
 from .ratelimit import TokenBucket
 from .sessions import Session
 
@@ -134,6 +136,10 @@ class Connection:
         except ProtocolError as exc:
             reply = _refusal(exc, message)
             forget(exc)
+        except Fenced as exc:       # cluster: the node lost its rooms; nothing of this was committed
+            reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Reconnect and ask again.",
+                                           retry_after=RETRY), message)
+            forget(exc)
         except Exception as exc:
             log.exception("%s failed on %s", self.ws.remote_address, message.TYPE)
             forget(exc)
@@ -168,7 +174,7 @@ class Connection:
         for room in self.watching:       # the same connection may now hold other seats
             room.presence.changed()
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
-                       seats=self.hub.seats_of(session), limits=self.hub.config.limits(), server=SERVER_NAME)
+                       seats=await self.hub.seats_held(session), limits=self.hub.config.limits(), server=SERVER_NAME)
 
     def _leave_session(self) -> None:
         """The connection stops speaking for its session: the rooms it watched were that identity's."""
@@ -186,56 +192,56 @@ class Connection:
         return Ok(ref="logout")
 
     async def _list(self, m: ListRooms) -> ServerMessage:
-        return self.hub.list_rooms(m.limit, m.offset)
+        return await self.hub.list_rooms(m.limit, m.offset)
 
     async def _create(self, m: Create) -> ServerMessage:
         return await self.hub.create(self.session, m.settings, self.address)
 
     async def _sit(self, m: Sit) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = await self.hub.room(m.room)
         return await room.call(room.sit, self, self.session, m.seat, m.invite)
 
     async def _watch(self, m: Watch) -> ServerMessage:
-        room = self.hub.room(m.room)
+        room = await self.hub.room(m.room)
         return await room.call(room.watch, self, self.session, m.since, m.invite)
 
     async def _leave(self, m: Leave) -> ServerMessage:
-        room = self._room(m.room)
+        room = await self._room(m.room)
         return await room.call(room.leave, self, self.session)
 
     async def _move(self, m: Move) -> ServerMessage:
-        room = self._room(m.room)
+        room = await self._room(m.room)
         started = _now()
         ack = await room.call(room.move, self.session, m.move, m.seq, m.after)
         self.hub.metrics.acked(_now() - started)
         return ack
 
     async def _undo(self, m: Undo) -> ServerMessage:
-        room = self._room(m.room)
+        room = await self._room(m.room)
         return await room.call(room.request_undo, self.session)
 
     async def _undo_reply(self, m: UndoReply) -> ServerMessage:
-        room = self._room(m.room)
+        room = await self._room(m.room)
         return await room.call(room.reply_undo, self.session, m.accept)
 
     async def _chat(self, m: Chat) -> ServerMessage:
-        room = self._room(m.room)
+        room = await self._room(m.room)
         return await room.call(room.chat, self, self.session, m.text)
 
     async def _analysis(self, m: Analysis) -> ServerMessage:
-        room = self._room(m.room)
+        room = await self._room(m.room)
         return await room.call(room.analysis, self.session, m.score, m.winrate, m.pv)
 
     async def _seat_name(self, m: SeatName) -> ServerMessage:
-        room = self._room(m.room)
+        room = await self._room(m.room)
         name = clean_name(m.name)
         await self.hub.sessions.check_unregistered(name, mine=self.session.user)
         return await room.call(room.seat_name, self.session, name)
 
-    def _room(self, room_id: str) -> Room:
+    async def _room(self, room_id: str) -> Room:
         """The room a request names; a private room the session neither sits in, owns nor watches
         answers like a missing one, so its id cannot be confirmed by probing."""
-        room = self.hub.room(room_id)
+        room = await self.hub.room(room_id)
         session = self.session
         if (room.invite is not None and self not in room.watchers and session is not None
                 and session.token != room.owner and room.seat_of(session) is None):
@@ -257,6 +263,7 @@ def address_of(ws: ServerConnection) -> str:
 
 def _refusal(refused: ProtocolError, message: ClientMessage) -> Error:
     return Error(code=refused.code.value, message=refused.message, field=refused.field, reason=refused.reason,
+                 node=refused.node, url=refused.url, retry_after=refused.retry_after,
                  ref=message.TYPE, room=getattr(message, "room", None), seq=getattr(message, "seq", None))
 
 

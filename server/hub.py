@@ -22,10 +22,11 @@ from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
                       encode, unportable)
 
+from .cluster import Cluster
 from .config import Config
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
 from .house_bots import HouseBots, bot_name
-from .lobby import Lobby
+from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import TokenBucket
 from .room import RESTARTING, Room, Seat
@@ -74,40 +75,51 @@ class Hub:
         self._create_buckets: dict[str, TokenBucket] = {}                # IP address -> its create rate
         self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
+        self.cluster: Cluster | None = None if store.lease is None else Cluster(self)
 
     # -- start and stop ----------------------------------------------------------------------------
 
     async def restore(self) -> int:
-        """Rebuild every unfinished room from the store by replaying its moves; returns how many."""
+        """Rebuild every unfinished room from the store by replaying its moves; returns how many.
+        A node of a cluster owns no room yet: it claims the orphaned ones (cluster.py)."""
+        if self.cluster is not None:
+            await self.cluster.sweep()
+            self.cluster.start()
+            return len(self.rooms)
         for row in await self.store.unfinished_rooms():
-            why = unportable(row["settings"], "settings")
-            if why is not None:     # stored before the server checked: it would break every msgpack client
-                log.error("room %s cannot be served, left out: %s", row["room_id"], why)
-                continue
-            try:
-                seats: list[Seat | None] = [None] * row["settings"]["players"]
-                for seat, token in row["seats"].items():
-                    if token is None:
-                        continue
-                    house = bot_name(token, row["settings"])
-                    session = None if house else await self.sessions.lookup(token)
-                    name = house or (session.name if session else "?")
-                    seats[int(seat)] = Seat(token, name, session.user if session else None)
-                room = Room(self, row["room_id"], row["settings"], owner=row["owner"], invite=row["invite"],
-                            rows=row["moves"], version=row["version"], seats=seats)
-            except (ValueError, KeyError, TypeError, IndexError) as exc:
-                log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
-                continue
-            room.resume_clocks(row["clocks"])
-            self.rooms[room.id] = room
-            for i, seat in enumerate(room.seats):
-                if seat is not None:
-                    self._index(seat.token, seat.user, room.id, i, add=True)
-            if room.status == "waiting":
-                self._owned[room.owner].add(room.id)
-                self._expire_later(room.id)
-            self.house_bots.changed(room)
+            await self.adopt(row)
         return len(self.rooms)
+
+    async def adopt(self, row: dict[str, Any]) -> Room | None:
+        """Rebuild one stored unfinished room and serve it; None (logged) if it cannot be served."""
+        why = unportable(row["settings"], "settings")
+        if why is not None:     # stored before the server checked: it would break every msgpack client
+            log.error("room %s cannot be served, left out: %s", row["room_id"], why)
+            return None
+        try:
+            seats: list[Seat | None] = [None] * row["settings"]["players"]
+            for seat, token in row["seats"].items():
+                if token is None:
+                    continue
+                house = bot_name(token, row["settings"])
+                session = None if house else await self.sessions.lookup(token)
+                name = house or (session.name if session else "?")
+                seats[int(seat)] = Seat(token, name, session.user if session else None)
+            room = Room(self, row["room_id"], row["settings"], owner=row["owner"], invite=row["invite"],
+                        rows=row["moves"], version=row["version"], seats=seats)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
+            return None
+        room.resume_clocks(row["clocks"])
+        self.rooms[room.id] = room
+        for i, seat in enumerate(room.seats):
+            if seat is not None:
+                self._index(seat.token, seat.user, room.id, i, add=True)
+        if room.status == "waiting":
+            self._owned[room.owner].add(room.id)
+            self._expire_later(room.id)
+        self.house_bots.changed(room)
+        return room
 
     async def halt(self) -> None:
         """Graceful stop: every room finishes what is queued, stops its clock timer, takes no more."""
@@ -115,6 +127,8 @@ class Hub:
         await asyncio.gather(*(room.halt() for room in list(self.rooms.values())))
 
     async def close(self) -> None:
+        if self.cluster is not None:
+            self.cluster.stop()
         for timer in [*self._evictions.values(), *self._expiries.values()]:
             timer.cancel()
         self._evictions.clear()
@@ -157,6 +171,14 @@ class Hub:
             held |= self._seats.get("u:" + session.user, set())
         return [{"room": r, "seat": s, "last_seq": self.rooms[r].last_seq[s] if r in self.rooms else None}
                 for r, s in sorted(held)]
+
+    async def seats_held(self, session: Session) -> list[dict[str, Any]]:
+        """`seats_of` for `welcome`: on a node of a cluster from the database, so that a client
+        reconnecting at any node is told every seat it holds, whichever node serves the room."""
+        if self.cluster is None:
+            return self.seats_of(session)
+        return [{"room": room, "seat": seat, "last_seq": last_seq}
+                for room, seat, last_seq in await self.store.held_seats(session.token, session.user)]
 
     def check_room_limit(self, session: Session, room_id: str | None) -> None:
         rooms = {entry["room"] for entry in self.seats_of(session)} | self._owned.get(session.token, set())
@@ -290,14 +312,40 @@ class Hub:
                                 f"{len(mine)} rooms created from your address wait for players, the limit; "
                                 f"start or leave them first")
 
-    def room(self, room_id: str) -> Room:
+    async def room(self, room_id: str) -> Room:
+        """The room a request names. A node of a cluster takes over a room it does not serve, or
+        answers where it is served (cluster.py)."""
         room = self.rooms.get(room_id)
-        if room is None:
-            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
-        return room
+        if room is not None:
+            return room
+        if self.cluster is not None:
+            return await self.cluster.take(room_id)
+        raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
 
-    def list_rooms(self, limit: int, offset: int) -> Rooms:
-        return self.lobby.page(limit, offset)
+    def forget_all(self) -> list[Room]:
+        """Drop every room from memory at once (a fenced node: other nodes own them now, and what
+        they hold is what was committed); returns them for the caller to stop."""
+        for timer in [*self._evictions.values(), *self._expiries.values()]:
+            timer.cancel()
+        self._evictions.clear()
+        self._expiries.clear()
+        rooms = list(self.rooms.values())
+        self.rooms.clear()
+        self._seats.clear()
+        self._owned.clear()
+        self.lobby.changed()
+        for room in rooms:
+            self.lobby.forget(room.id)
+        return rooms
+
+    async def list_rooms(self, limit: int, offset: int) -> Rooms:
+        """The lobby: from memory on a single server; from the database on a node of a cluster,
+        so that every node lists every node's rooms."""
+        if self.cluster is None:
+            return self.lobby.page(limit, offset)
+        rows, total = await self.store.public_rooms(limit, offset)
+        return Rooms(rooms=[listed(row) for row in rows], total=total,
+                     next=offset + limit if offset + limit < total else None)
 
     def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
         """Send one message to many connections, encoding it once per codec."""

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from protocol import Rooms
 
+from .house_bots import bot_name
+
 if TYPE_CHECKING:
     from .room import Room
 
@@ -24,6 +26,17 @@ def brief_settings(settings: dict[str, Any]) -> dict[str, Any]:
     if isinstance(board, dict):
         return dict(settings, board=f"graph:{len(board.get('points') or ())}")
     return settings
+
+
+def listed(row: dict[str, Any]) -> dict[str, Any]:
+    """A room's entry from its stored row (``Store.public_rooms``), as `Lobby` lists one in memory;
+    a room is waiting until every seat is taken."""
+    settings = row["settings"]
+    seats = [row["seats"].get(i) for i in range(settings["players"])]
+    return {"room": row["room_id"], "title": settings.get("title", ""), "settings": brief_settings(settings),
+            "seats": [None if s is None or s[0] is None else bot_name(s[0], settings) or s[1] for s in seats],
+            "registered": [bool(s and s[2]) for s in seats],
+            "status": "playing" if all(s and s[0] for s in seats) else "waiting", "version": row["version"]}
 
 
 class Lobby:

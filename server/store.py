@@ -1,4 +1,5 @@
-"""The durable history: sessions, users, rooms, seats, moves, events and results in one SQLite file.
+"""The durable history: sessions, users, rooms, seats, moves, events and results in one SQLite file
+(the default), or in one PostgreSQL database shared by the nodes of a cluster (docs/cluster.md).
 
 Why it looks like this:
 
@@ -14,13 +15,15 @@ Why it looks like this:
   players were told were played. FULL syncs the WAL at each commit, and group commit shares that sync
   among all the rooms in the batch, which is what makes FULL affordable. NORMAL is available for
   machines where losing the last moments on power loss is acceptable.
-- Writes go through one connection (the writer, ``writer.py``: a whole transaction is one trip to
-  its thread), reads through another (aiosqlite): a read never sees the uncommitted half of a
-  batch, and WAL lets it run while the writer commits.
+- Writes go through one connection, reads through others, so a read never sees the uncommitted
+  half of a batch: ``sqlite_db.py`` (the writer on a thread of its own, ``writer.py``; reads
+  through aiosqlite, WAL lets them run while the writer commits) and ``postgres_db.py`` (asyncpg).
+  Both hold the same tables (``schema.py``) and answer the same queries, so everything here,
+  the checks and the group commit, is one code for both.
 - The store checks what it can before a write joins a batch (room exists, version grows, JSON-able
   values, free user name), so one caller's mistake fails that caller alone, not the whole batch.
   It keeps each room's version and move count in memory for this; it assumes it is the only process
-  writing the file.
+  writing the room (one server per SQLite file; in a cluster, the room's owner node).
 - Values (settings, events, clocks, results) are stored as JSON text, readable with the sqlite3 shell
   and its JSON functions; like any JSON, dict keys come back as strings and tuples as lists.
 - Moves are numbered per room from 0 in the order recorded, the same order as ``Game.history``:
@@ -35,13 +38,33 @@ import itertools
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
-import aiosqlite
+from .lease import Fenced, Lease
+from .postgres_db import PostgresDatabase, is_postgres
+from .schema import SCHEMA_VERSION, SchemaTooNew
+from .sqlite_db import SqliteDatabase
+from .store_errors import StoreError
 
 from protocol.names import skeleton
 
-from .writer import SCHEMA_VERSION, SchemaTooNew, Writer
+__all__ = ["SCHEMA_VERSION", "CommitObserver", "Database", "Store", "StoreError"]
+
+
+class Database(Protocol):
+    """What the store needs of a database: a transaction of batched statements (SQLite's ``?``
+    placeholders), reads that never see an uncommitted batch, close. ``sqlite_db.py`` and
+    ``postgres_db.py`` are the two."""
+
+    dialect: str
+
+    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None: ...
+
+    async def one(self, sql: str, params: tuple) -> tuple | None: ...
+
+    async def all(self, sql: str, params: tuple) -> list[tuple]: ...
+
+    async def close(self) -> None: ...
 
 
 class CommitObserver(Protocol):
@@ -56,15 +79,16 @@ class CommitObserver(Protocol):
 # a move before its rescission). Statements of one kind run together with executemany.
 _WRITES: dict[str, str] = {
     "user": "INSERT INTO users (name, password_hash, created_at, skeleton) VALUES (?, ?, ?, ?)",
-    "session": "INSERT INTO sessions (token, name, user, created_at, last_seen) VALUES (?, ?, ?, ?, ?)"
-               " ON CONFLICT (token) DO UPDATE SET name = excluded.name, user = excluded.user",
+    "session": 'INSERT INTO sessions (token, name, "user", created_at, last_seen) VALUES (?, ?, ?, ?, ?)'
+               ' ON CONFLICT (token) DO UPDATE SET name = excluded.name, "user" = excluded."user"',
     "touch": "UPDATE sessions SET last_seen = ? WHERE token = ?",
     "forget_session": "DELETE FROM sessions WHERE token = ? AND NOT EXISTS (SELECT 1 FROM seats WHERE token = ?)"
                       " AND NOT EXISTS (SELECT 1 FROM rooms WHERE owner = ?)",
     "revoke": "UPDATE sessions SET revoked_at = ? WHERE token = ? AND revoked_at IS NULL",
-    "revoke_user": "UPDATE sessions SET revoked_at = ? WHERE user = ? AND revoked_at IS NULL",
+    "revoke_user": 'UPDATE sessions SET revoked_at = ? WHERE "user" = ? AND revoked_at IS NULL',
     "room": "INSERT INTO rooms (room_id, settings, owner, invite, version, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, 0, ?, ?)",
+    "own": "UPDATE rooms SET owner_node = ?, owner_epoch = ? WHERE room_id = ?",   # cluster mode only
     "seat": "INSERT INTO seats (room_id, seat, token) VALUES (?, ?, ?)"
             " ON CONFLICT (room_id, seat) DO UPDATE SET token = excluded.token",
     "event": "INSERT INTO events (room_id, version, body, chat_at) VALUES (?, ?, ?, ?)",
@@ -77,24 +101,9 @@ _WRITES: dict[str, str] = {
     "drop_chat": "DELETE FROM events WHERE chat_at < ?",
     "drop_seats": "DELETE FROM seats WHERE room_id = ?",
     "drop_room": "DELETE FROM rooms WHERE room_id = ? AND NOT EXISTS (SELECT 1 FROM moves WHERE room_id = ?)",
+    "release": "UPDATE rooms SET owner_node = NULL, owner_epoch = NULL WHERE owner_node = ? AND owner_epoch = ?",
 }
 _ORDER = {kind: i for i, kind in enumerate(_WRITES)}
-
-
-class StoreError(Exception):
-    """Every error the store raises. ``code`` is stable for programs; the message is for people.
-
-    Codes: ``name-taken``, ``room-exists``, ``no-room``, ``stale-version``, ``bad-rescission``,
-    ``bad-value``, ``commit-failed``, ``closed``, ``schema-too-new``.
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.message} [{self.code}]"
 
 
 @dataclass
@@ -127,25 +136,32 @@ class _Stats:
 class Store:
     """The server's SQLite file. Open with ``await Store.open(path)``; one Store per file and process."""
 
-    def __init__(self, writer: Writer, reader: aiosqlite.Connection,
-                 group_window: float, max_batch: int) -> None:
-        self._db = writer
-        self._reader = reader
+    def __init__(self, db: Database, group_window: float, max_batch: int) -> None:
+        self._db = db
+        self.lease: Lease | None = getattr(db, "lease", None)
+        self.fenced: Fenced | None = None      # set when a commit found the lease gone, until rejoin()
+        self.on_fenced: Callable[[Fenced], None] | None = None
+        self._committed_at = time.monotonic()
         self._window = group_window
         self._max_batch = max_batch
         self._pending: list[_Write] = []
         self._wake = asyncio.Event()
         self._closing = False
         self._rooms: dict[str, _Room] = {}
+        self._owned: set[str] = set()          # cluster mode: the rooms this node created or claimed
         self._users_reserved: set[str] = set()
         self.stats = _Stats()
         self.observer: CommitObserver | None = None
         self._task = asyncio.create_task(self._run(), name="store-writer")
+        self._keeper = None if self.lease is None else asyncio.create_task(self._keep_lease(), name="lease-keeper")
 
     @classmethod
-    async def open(cls, path: str, *, group_window: float = 0.002, max_batch: int = 1000,
-                   synchronous: str = "FULL") -> Store:
-        """Open (creating and migrating as needed) the store at ``path``.
+    async def open(cls, target: str, *, group_window: float = 0.002, max_batch: int = 1000,
+                   synchronous: str = "FULL", lease: Lease | None = None) -> Store:
+        """Open (creating and migrating as needed) the store: ``target`` is a SQLite file, or a
+        ``postgresql://`` URL (needs ``pip install 'polygo[postgres]'``). With a ``lease`` (cluster
+        mode, PostgreSQL only) the store joins the cluster as that node: it writes only rooms it
+        created or claimed (``claim``), and every commit renews the lease (``lease.py``).
 
         ``max_batch`` bounds one transaction; ``max_batch=1`` gives one transaction per write (the
         baseline the benchmark compares group commit with).
@@ -154,24 +170,17 @@ class Store:
             raise StoreError("bad-value", f"synchronous must be FULL or NORMAL, not {synchronous!r}.")
         if group_window < 0 or max_batch < 1:
             raise StoreError("bad-value", "group_window must be >= 0 and max_batch >= 1.")
+        if lease is not None and not is_postgres(target):
+            raise StoreError("bad-value", "A node lease needs a PostgreSQL database (cluster mode), not a SQLite file.")
         try:
-            writer = await Writer.open(path, synchronous)
+            if is_postgres(target):
+                db: Database = await PostgresDatabase.open(target, synchronous, lease)
+            else:
+                db = await SqliteDatabase.open(target, synchronous)
         except SchemaTooNew as exc:
             raise StoreError("schema-too-new", f"The database has schema version {exc.found}; this polygo "
                                                f"knows up to {SCHEMA_VERSION}. Upgrade polygo.") from None
-        try:
-            reader = await aiosqlite.connect(path, isolation_level=None)
-        except BaseException:
-            await writer.close()
-            raise
-        try:
-            await reader.execute("PRAGMA query_only = 1")
-            await reader.execute("PRAGMA busy_timeout = 5000")
-        except BaseException:
-            await reader.close()
-            await writer.close()
-            raise
-        return cls(writer, reader, group_window, max_batch)
+        return cls(db, group_window, max_batch)
 
     @property
     def pending(self) -> int:
@@ -183,10 +192,11 @@ class Store:
         if self._closing:
             return
         self._closing = True
+        if self._keeper is not None:
+            self._keeper.cancel()
         self._wake.set()
         await self._task
         await self._db.close()
-        await self._reader.close()
 
     # -- sessions and users ----------------------------------------------------------------------
 
@@ -199,13 +209,13 @@ class Store:
 
     async def get_session(self, token: str) -> dict | None:
         """The session of ``token``; None if there is none, or it was revoked or expired."""
-        row = await self._one("SELECT token, name, user FROM sessions WHERE token = ? AND revoked_at IS NULL",
+        row = await self._one('SELECT token, name, "user" FROM sessions WHERE token = ? AND revoked_at IS NULL',
                               (token,))
         return None if row is None else {"token": row[0], "name": row[1], "user": row[2]}
 
     async def session_name(self, token: str) -> tuple[str, str | None] | None:
         """The name and user of the session ``token``, also a revoked one (a seat keeps its name)."""
-        row = await self._one("SELECT name, user FROM sessions WHERE token = ?", (token,))
+        row = await self._one('SELECT name, "user" FROM sessions WHERE token = ?', (token,))
         return None if row is None else (row[0], row[1])
 
     async def touch_session(self, token: str) -> None:
@@ -283,7 +293,11 @@ class Store:
             del self._rooms[room_id]
             raise exists
         now = time.time()
-        await self._write([("room", (room_id, body, owner, invite, now, now))], room=room_id)
+        statements = [("room", (room_id, body, owner, invite, now, now))]
+        if self.lease is not None:
+            statements.append(("own", (self.lease.node_id, self._db.epoch, room_id)))
+            self._owned.add(room_id)
+        await self._write(statements, room=room_id)
 
     async def drop_unstarted(self, room_id: str) -> None:
         """Forget a room whose game never started (it expired): its row, seats and events go."""
@@ -293,6 +307,7 @@ class Store:
         await self._write([("drop_events", (room_id,)), ("drop_seats", (room_id,)),
                            ("drop_room", (room_id, room_id))], room=room_id)
         self._rooms.pop(room_id, None)
+        self._owned.discard(room_id)
 
     async def set_seat(self, room_id: str, seat: int, token: str | None) -> None:
         """Bind ``seat`` to the session ``token``, or free it with None."""
@@ -347,6 +362,47 @@ class Store:
         A client resyncing over them finds a gap in the versions, as after any event it may skip."""
         await self._write([("drop_chat", (said_before,))])
 
+    # -- cluster mode: claiming rooms, the lease ---------------------------------------------------
+
+    async def claim(self, room_id: str) -> None:
+        """Own the room from now on (``PostgresDatabase.claim``: OwnedElsewhere while another
+        node's lease on it is live), and read its version and move count as committed."""
+        self._check_writable()
+        await self._db.claim(room_id)
+        self._rooms.pop(room_id, None)
+        self._owned.add(room_id)
+        await self._load_room(room_id)
+
+    async def orphans(self, limit: int = 100) -> list[str]:
+        """Unfinished rooms no live node owns, for the sweeper to claim."""
+        self._check_writable()
+        return await self._db.orphans(limit)
+
+    async def release(self) -> None:
+        """Let every room of this node go (a graceful stop, once the rooms are halted): other nodes
+        take them at once instead of waiting for this process to end. Writes queued before this
+        commit first (a batch runs releases last); later writes to those rooms are refused."""
+        self._owned.clear()
+        self._rooms.clear()
+        await self._write([("release", (self.lease.node_id, self._db.epoch))])
+
+    async def rejoin(self) -> None:
+        """After a fence, join again with a new epoch; the node owns no room until it claims them."""
+        self._check_open()
+        await self._db.rejoin()
+        self.fenced = None
+
+    async def _keep_lease(self) -> None:
+        """Renew the lease when no commit has for a third of its length (an empty batch renews it)."""
+        period = self.lease.seconds / 3
+        while True:
+            await asyncio.sleep(max(0.0, self._committed_at + period - time.monotonic()))
+            if self._committed_at + period <= time.monotonic() and self.fenced is None:
+                try:
+                    await self._write([])
+                except StoreError:
+                    pass    # fenced or failed: the commit path has told on_fenced and the metrics
+
     # -- reading -----------------------------------------------------------------------------------
 
     async def events_since(self, room_id: str, version: int) -> list[dict]:
@@ -355,22 +411,28 @@ class Store:
                                (room_id, version))
         return [json.loads(body) for (body,) in rows]
 
-    async def unfinished_rooms(self) -> list[dict]:
-        """Every room without a result, with what a restart needs to rebuild it: settings, seats,
-        all moves in order as ``[seat, move, seq, version]`` (replaying them reproduces the
-        rescissions; seq and version re-acknowledge a resent move), clocks, version."""
+    async def unfinished_rooms(self, only: str | None = None) -> list[dict]:
+        """Every room without a result (or just the room ``only``, if unfinished), with what a
+        restart or a takeover needs to rebuild it: settings, seats, all moves in order as
+        ``[seat, move, seq, version]`` (replaying them reproduces the rescissions; seq and version
+        re-acknowledge a resent move), clocks, version."""
         unfinished = "SELECT room_id FROM rooms WHERE room_id NOT IN (SELECT room_id FROM results)"
+        params: tuple = ()
+        if only is not None:
+            unfinished += " AND room_id = ?"
+            params = (only,)
         rooms = await self._all(
             "SELECT room_id, settings, owner, invite, version, clocks, created_at, updated_at FROM rooms"
-            f" WHERE room_id IN ({unfinished}) ORDER BY created_at, room_id")
+            f" WHERE room_id IN ({unfinished}) ORDER BY created_at, room_id", params)
         seats: dict[str, dict[int, str | None]] = {}
         for room_id, seat, token in await self._all(
-                f"SELECT room_id, seat, token FROM seats WHERE room_id IN ({unfinished}) ORDER BY room_id, seat"):
+                f"SELECT room_id, seat, token FROM seats WHERE room_id IN ({unfinished}) ORDER BY room_id, seat",
+                params):
             seats.setdefault(room_id, {})[seat] = token
         moves: dict[str, list[list[Any]]] = {}
         for room_id, seat, move, seq, version, rescinded in await self._all(
                 "SELECT room_id, seat, move, seq, version, rescinded FROM moves"
-                f" WHERE room_id IN ({unfinished}) ORDER BY room_id, idx"):
+                f" WHERE room_id IN ({unfinished}) ORDER BY room_id, idx", params):
             moves.setdefault(room_id, []).append([seat, move, seq, version, bool(rescinded)])
         out = []
         for room_id, settings, owner, invite, version, clocks, created_at, updated_at in rooms:
@@ -383,6 +445,36 @@ class Store:
                 "version": version, "created_at": created_at, "updated_at": updated_at,
             })
         return out
+
+    async def held_seats(self, token: str, user: str | None) -> list[tuple[str, int, int | None]]:
+        """The seats in unfinished rooms bound to the session ``token`` or to any session of the
+        registered ``user``, as (room, seat, the seat's last acknowledged seq or None)."""
+        whose = "s.token = ?" + (' OR x."user" = ?' if user is not None else "")
+        return await self._all(
+            "SELECT s.room_id, s.seat,"
+            " (SELECT max(m.seq) FROM moves m WHERE m.room_id = s.room_id AND m.seat = s.seat)"
+            f" FROM seats s LEFT JOIN sessions x ON x.token = s.token WHERE ({whose})"
+            " AND s.room_id NOT IN (SELECT room_id FROM results) ORDER BY s.room_id, s.seat",
+            (token,) if user is None else (token, user))
+
+    async def public_rooms(self, limit: int, offset: int) -> tuple[list[dict], int]:
+        """A page of the unfinished rooms without an invitation code, the oldest first, and how
+        many there are: what a node of a cluster lists, whichever node serves them. Each has its
+        settings, version and seats as {seat: (token, the session's name, its user)}."""
+        listed = "invite IS NULL AND room_id NOT IN (SELECT room_id FROM results)"
+        rows = await self._all(f"SELECT room_id, settings, version FROM rooms WHERE {listed}"
+                               " ORDER BY created_at, room_id LIMIT ? OFFSET ?", (limit, offset))
+        (total,) = await self._one(f"SELECT count(*) FROM rooms WHERE {listed}", ())
+        seats: dict[str, dict[int, tuple]] = {}
+        if rows:
+            marks = ", ".join("?" * len(rows))
+            for room_id, seat, token, name, user in await self._all(
+                    'SELECT s.room_id, s.seat, s.token, x.name, x."user" FROM seats s'
+                    f" LEFT JOIN sessions x USING (token) WHERE s.room_id IN ({marks})",
+                    tuple(row[0] for row in rows)):
+                seats.setdefault(room_id, {})[seat] = (token, name, user)
+        return [{"room_id": room_id, "settings": json.loads(settings), "version": version,
+                 "seats": seats.get(room_id, {})} for room_id, settings, version in rows], total
 
     async def finished_games(self, limit: int = 50, offset: int = 0, *, public: bool = False) -> list[dict]:
         """Finished games, the latest first: a summary each (use ``game()`` for the moves).
@@ -397,7 +489,7 @@ class Store:
             raise StoreError("bad-value", f"limit must be 1 to 1000 and offset >= 0, not {limit!r}, {offset!r}.")
         rows = await self._all(
             "SELECT r.room_id, r.settings, r.created_at, f.body, f.finished_at,"
-            " (SELECT count(*) - 2 * coalesce(sum(m.move = 'undo'), 0) FROM moves m WHERE m.room_id = r.room_id)"
+            " (SELECT count(*) - 2 * count(*) FILTER (WHERE m.move = 'undo') FROM moves m WHERE m.room_id = r.room_id)"
             " FROM results f JOIN rooms r USING (room_id)"
             + (" WHERE r.invite IS NULL" if public else "") +
             " ORDER BY f.finished_at DESC, r.room_id LIMIT ? OFFSET ?", (limit, offset))
@@ -432,7 +524,7 @@ class Store:
     # -- the writer --------------------------------------------------------------------------------
 
     async def _write(self, statements: list[tuple[str, tuple]], *, room: str | None = None) -> None:
-        self._check_open()
+        self._check_writable()
         future = asyncio.get_running_loop().create_future()
         self._pending.append(_Write(statements, future, room))
         self._wake.set()
@@ -455,11 +547,14 @@ class Store:
             started = time.perf_counter()
             try:
                 await self._commit(batch)
+            except Fenced as exc:
+                self._fence(batch, exc)
             except Exception as exc:  # noqa: BLE001 -- every failure is handed to the callers
                 self._fail(batch, exc)
                 if self.observer is not None:
                     self.observer.commit_failed()
             else:
+                self._committed_at = time.monotonic()
                 if self.observer is not None:
                     self.observer.committed(len(batch), time.perf_counter() - started)
                 self.stats.transactions += 1
@@ -489,18 +584,44 @@ class Store:
                 error.__cause__ = exc
                 write.future.set_exception(error)
 
+    def _fence(self, batch: list[_Write], fenced: Fenced) -> None:
+        """The lease is gone: nothing of this batch was committed, nothing queued can be. Fail them
+        all, forget every room (other nodes own them now) and tell the server."""
+        doomed, self._pending = batch + self._pending, []
+        self.fenced = fenced
+        self._rooms.clear()
+        self._owned.clear()
+        self.stats.failed += 1
+        for write in doomed:
+            if not write.future.done():
+                write.future.set_exception(fenced)
+        if self.on_fenced is not None:
+            self.on_fenced(fenced)
+
     # -- helpers -----------------------------------------------------------------------------------
 
     def _check_open(self) -> None:
         if self._closing:
             raise StoreError("closed", "The store is closed.")
 
+    def _check_writable(self) -> None:
+        self._check_open()
+        if self.fenced is not None:
+            raise self.fenced
+
     async def _room(self, room_id: str) -> _Room:
-        """The room's version and move count, loaded from the file the first time it is needed."""
+        """The room's version and move count, loaded from the file the first time it is needed.
+        A node of a cluster writes only the rooms it created or claimed."""
         self._check_open()
         room = self._rooms.get(room_id)
         if room is not None:
             return room
+        if self.lease is not None and room_id not in self._owned:
+            raise StoreError("not-owner", f"Room {room_id!r} is not served by node {self.lease.node_id!r}; "
+                                          f"claim it first.")
+        return await self._load_room(room_id)
+
+    async def _load_room(self, room_id: str) -> _Room:
         row = await self._one("SELECT version, (SELECT count(*) FROM moves WHERE room_id = ?)"
                               " FROM rooms WHERE room_id = ?", (room_id, room_id))
         if row is None:
@@ -510,7 +631,7 @@ class Store:
     async def _seats(self, room_id: str) -> tuple[dict[int, str | None], dict[int, str | None],
                                                    dict[int, str | None]]:
         """The room's seats as {seat: token}, {seat: the session's name} and {seat: its user}."""
-        rows = await self._all("SELECT seat, token, name, user FROM seats LEFT JOIN sessions USING (token)"
+        rows = await self._all('SELECT seat, token, name, "user" FROM seats LEFT JOIN sessions USING (token)'
                                " WHERE room_id = ? ORDER BY seat", (room_id,))
         return ({seat: token for seat, token, _, _ in rows}, {seat: name for seat, _, name, _ in rows},
                 {seat: user for seat, _, _, user in rows})
@@ -522,12 +643,11 @@ class Store:
 
     async def _one(self, sql: str, params: tuple) -> tuple | None:
         self._check_open()
-        async with self._reader.execute(sql, params) as cursor:
-            return await cursor.fetchone()
+        return await self._db.one(sql, params)
 
     async def _all(self, sql: str, params: tuple = ()) -> list[tuple]:
         self._check_open()
-        return list(await self._reader.execute_fetchall(sql, params))
+        return await self._db.all(sql, params)
 
 
 def _is_int(value: Any) -> bool:
@@ -546,6 +666,9 @@ def _check_text(what: str, value: Any, *, optional: bool = False) -> None:
         return
     if not isinstance(value, str):
         raise StoreError("bad-value", f"The {what} must be a string, not {value!r}.")
+    if "\x00" in value:
+        raise StoreError("bad-value", f"The {what} holds a NUL character, which PostgreSQL cannot store "
+                                      f"(refused on SQLite too, so both accept the same values): {value!r}.")
     _check_utf8(what, value)
 
 

@@ -17,50 +17,7 @@ from typing import Iterable, Sequence
 
 from protocol.names import skeleton
 
-SCHEMA_VERSION = 2
-
-# Each migration takes the schema from version i to i + 1.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        "CREATE TABLE users (name TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_at REAL NOT NULL)",
-        "CREATE TABLE sessions (token TEXT PRIMARY KEY, name TEXT NOT NULL, user TEXT, created_at REAL NOT NULL)",
-        "CREATE TABLE rooms (room_id TEXT PRIMARY KEY, settings TEXT NOT NULL, owner TEXT NOT NULL,"
-        " invite TEXT, version INTEGER NOT NULL, clocks TEXT, created_at REAL NOT NULL,"
-        " updated_at REAL NOT NULL)",
-        "CREATE TABLE seats (room_id TEXT NOT NULL, seat INTEGER NOT NULL, token TEXT,"
-        " PRIMARY KEY (room_id, seat)) WITHOUT ROWID",
-        "CREATE TABLE moves (room_id TEXT NOT NULL, idx INTEGER NOT NULL, seat INTEGER NOT NULL,"
-        " move TEXT NOT NULL, seq INTEGER, version INTEGER NOT NULL, rescinded INTEGER NOT NULL DEFAULT 0,"
-        " PRIMARY KEY (room_id, idx)) WITHOUT ROWID",
-        "CREATE TABLE events (room_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,"
-        " PRIMARY KEY (room_id, version)) WITHOUT ROWID",
-        "CREATE TABLE results (room_id TEXT PRIMARY KEY, body TEXT NOT NULL, finished_at REAL NOT NULL)",
-        "CREATE INDEX results_by_time ON results (finished_at DESC)",
-    ),
-    (   # 2: look-alike names are found by their skeleton; sessions expire when idle and can be revoked;
-        "ALTER TABLE users ADD COLUMN skeleton TEXT",
-        "UPDATE users SET skeleton = name_skeleton(name)",
-        "CREATE INDEX users_by_skeleton ON users (skeleton)",
-        "ALTER TABLE sessions ADD COLUMN last_seen REAL",
-        "ALTER TABLE sessions ADD COLUMN revoked_at REAL",
-        "UPDATE sessions SET last_seen = created_at",
-        "CREATE INDEX sessions_by_last_seen ON sessions (last_seen) WHERE revoked_at IS NULL",
-        "CREATE INDEX sessions_by_user ON sessions (user) WHERE user IS NOT NULL",
-        # chat lines are kept for a while only: when each was said (NULL for the other events)
-        "ALTER TABLE events ADD COLUMN chat_at REAL",
-        "UPDATE events SET chat_at = (SELECT updated_at FROM rooms WHERE rooms.room_id = events.room_id)"
-        " WHERE json_extract(body, '$.kind') = 'chat'",
-        "CREATE INDEX events_by_chat_at ON events (chat_at) WHERE chat_at IS NOT NULL",
-    ),
-)
-
-
-class SchemaTooNew(Exception):
-    """The file was written by a newer polygo; the store turns this into its own error."""
-
-    def __init__(self, found: int) -> None:
-        super().__init__(found)
-        self.found = found
+from .schema import SCHEMA_VERSION, SQLITE_MIGRATIONS, SchemaTooNew
 
 
 class Writer:
@@ -126,7 +83,7 @@ def _migrate(db: sqlite3.Connection) -> None:
         current = 0 if row is None else row[0]
         if current > SCHEMA_VERSION:
             raise SchemaTooNew(current)
-        for statements in MIGRATIONS[current:]:
+        for statements in SQLITE_MIGRATIONS[current:]:
             for sql in statements:
                 db.execute(sql)
         if row is None:

@@ -3,8 +3,11 @@
 // events go to onEvent(event); the session token lives in localStorage so a reload is the same
 // session (and so the same seats). A dropped connection is retried with backoff; once back, the
 // owner's onReconnect() re-watches its rooms with `since` and resends unacknowledged moves.
+// In cluster mode (docs/cluster.md) a room's request may be answered `moved` (reconnect at the
+// owner node's path) or `unavailable` (reconnect after `retry_after`); either way the page
+// reconnects as after a drop, and any later drop goes back to `/`.
 
-export const PROTOCOL = 2;
+export const PROTOCOL = 3;
 const TOKEN_KEY = "polygo.token";
 const NAME_KEY = "polygo.name";
 
@@ -21,6 +24,8 @@ export class Connection {
     this.attempt = 0;
     this.ready = null;          // Promise resolved at each successful hello
     this.everConnected = false;
+    this.nextPath = null;       // the node a `moved` error named, for the next connection only
+    this.waitAtLeast = 0;       // ms an `unavailable` error asked us to wait before reconnecting
   }
 
   get token() { return localStorage.getItem(TOKEN_KEY); }
@@ -28,7 +33,10 @@ export class Connection {
 
   url() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${scheme}//${location.host}/`;
+    const path = this.nextPath || "/";
+    this.nextPath = null;
+    if (/^wss?:/.test(path)) return path;
+    return `${scheme}//${location.host}${path.startsWith("/") ? path : "/" + path}`;
   }
 
   start() {
@@ -65,7 +73,8 @@ export class Connection {
   _retry() {
     this.attempt += 1;
     this.onStatus("reconnecting", this.attempt);
-    const base = Math.min(10000, 200 * 2 ** Math.min(this.attempt, 6));
+    const base = Math.max(this.waitAtLeast, Math.min(10000, 200 * 2 ** Math.min(this.attempt, 6)));
+    this.waitAtLeast = 0;
     setTimeout(() => this._open(), base / 2 + Math.random() * base / 2);
   }
 
@@ -122,11 +131,27 @@ export class Connection {
     let message;
     try { message = JSON.parse(data); } catch (e) { return; }
     if (message.type === "event") { this.onEvent(message); return; }
+    if (message.type === "error" && (message.code === "moved" || message.code === "unavailable")) {
+      this._elsewhere(message);
+      return;
+    }
     if (message.id !== undefined && this.waiting.has(message.id)) {
       const { resolve, reject } = this.waiting.get(message.id);
       this.waiting.delete(message.id);
       if (message.type === "error") reject(message); else resolve(message);
     }
+  }
+
+  // The room lives on another node, or its node is not answering yet: drop this connection; the
+  // close handler fails what is waiting and reconnects, and onReconnect re-watches and resends.
+  _elsewhere(error) {
+    if (error.code === "moved") {
+      this.nextPath = error.url;
+      this.attempt = 0;
+    } else {
+      this.waitAtLeast = 2000 * (error.retry_after || 1);
+    }
+    if (this.ws) this.ws.close();
   }
 
   _send(type, fields = {}) {

@@ -1,15 +1,25 @@
-"""SIGKILL of a real server process mid-game, then a restart on the same SQLite file: every
-acknowledged move is there, sessions and seats come back, the clock resumes, and play goes on."""
+"""SIGKILL of a real server process mid-game, then a restart on the same database (a SQLite file,
+and a PostgreSQL database through `--db postgresql://...`): every acknowledged move is there,
+sessions and seats come back, the clock resumes, and play goes on."""
 
 from __future__ import annotations
 
 import signal
 
+import pytest
+
 from protocol import PROTOCOL_VERSION
 
 
-async def test_sigkill_mid_game_then_restart_loses_no_acknowledged_move(tmp_path, port, connect_client, spawn_server):
-    db = tmp_path / "crash.db"
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "crash.db")
+    return request.getfixturevalue("postgres_url")
+
+
+async def test_sigkill_mid_game_then_restart_loses_no_acknowledged_move(database, port, connect_client, spawn_server):
+    db = database
     proc = await spawn_server(db, port)
     try:
         black = await connect_client("polygo.msgpack", port=port)

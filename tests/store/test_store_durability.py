@@ -14,9 +14,9 @@ WRITER = Path(__file__).with_name("crash_writer.py")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def writer(db_path: str, rooms: int, mode: str) -> subprocess.Popen:
+def writer(db: str, rooms: int, mode: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.Popen([sys.executable, str(WRITER), db_path, str(rooms), mode],
+    return subprocess.Popen([sys.executable, str(WRITER), db, str(rooms), mode],
                             stdout=subprocess.PIPE, text=True, env=env)
 
 
@@ -30,8 +30,8 @@ def acknowledged(lines: list[str]) -> dict[str, int]:
     return last
 
 
-async def check_nothing_lost(db_path: str, acks: dict[str, int]) -> None:
-    store = await Store.open(db_path)
+async def check_nothing_lost(db: str, acks: dict[str, int]) -> None:
+    store = await Store.open(db)
     try:
         rooms = {room["room_id"]: room for room in await store.unfinished_rooms()}
         for room_id, version in acks.items():
@@ -46,19 +46,19 @@ async def check_nothing_lost(db_path: str, acks: dict[str, int]) -> None:
         await store.close()
 
 
-async def test_killed_by_itself_right_after_an_acknowledgment(db_path):
-    child = writer(db_path, 1, "self-kill")
+async def test_killed_by_itself_right_after_an_acknowledgment(db):
+    child = writer(db, 1, "self-kill")
     out, _ = child.communicate(timeout=60)
     assert child.returncode == -signal.SIGKILL
     lines = out.split()
     assert lines[0] == "ready"
     acks = acknowledged([" ".join(lines[i:i + 3]) for i in range(1, len(lines), 3)])
     assert acks == {"room-0": 25}
-    await check_nothing_lost(db_path, acks)
+    await check_nothing_lost(db, acks)
 
 
-async def test_killed_from_outside_under_load_from_many_rooms(db_path):
-    child = writer(db_path, 50, "run")
+async def test_killed_from_outside_under_load_from_many_rooms(db):
+    child = writer(db, 50, "run")
     assert child.stdout.readline().strip() == "ready"
     lines = []
     while len(lines) < 500:
@@ -69,4 +69,4 @@ async def test_killed_from_outside_under_load_from_many_rooms(db_path):
     assert child.returncode == -signal.SIGKILL
     acks = acknowledged(lines)
     assert len(acks) == 50
-    await check_nothing_lost(db_path, acks)
+    await check_nothing_lost(db, acks)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 
 import pytest
 
@@ -17,8 +16,8 @@ async def rooms(store: Store, count: int) -> list[str]:
     return ids
 
 
-async def test_a_hundred_concurrent_records_share_a_few_transactions(db_path):
-    store = await Store.open(db_path, group_window=0.005)
+async def test_a_hundred_concurrent_records_share_a_few_transactions(db):
+    store = await Store.open(db, group_window=0.005)
     try:
         ids = await rooms(store, 100)
         before = store.stats.transactions
@@ -32,8 +31,8 @@ async def test_a_hundred_concurrent_records_share_a_few_transactions(db_path):
         await store.close()
 
 
-async def test_records_arriving_during_a_commit_join_the_next_transaction(db_path):
-    store = await Store.open(db_path, group_window=0)
+async def test_records_arriving_during_a_commit_join_the_next_transaction(db):
+    store = await Store.open(db, group_window=0)
     try:
         ids = await rooms(store, 60)
         before = store.stats.transactions
@@ -45,8 +44,8 @@ async def test_records_arriving_during_a_commit_join_the_next_transaction(db_pat
         await store.close()
 
 
-async def test_one_transaction_per_record_without_grouping(db_path):
-    store = await Store.open(db_path, max_batch=1)
+async def test_one_transaction_per_record_without_grouping(db):
+    store = await Store.open(db, max_batch=1)
     try:
         ids = await rooms(store, 100)
         before = store.stats.transactions
@@ -56,15 +55,23 @@ async def test_one_transaction_per_record_without_grouping(db_path):
         await store.close()
 
 
-async def test_a_failed_commit_fails_every_caller_in_it_and_the_store_goes_on(db_path):
-    store = await Store.open(db_path, group_window=0.02)
+POISON = {
+    "sqlite": ["CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.room_id = 'poison'"
+               " BEGIN SELECT RAISE(ABORT, 'poisoned'); END"],
+    "postgres": ["CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS"
+                 " $$ BEGIN IF NEW.room_id = 'poison' THEN RAISE 'poisoned'; END IF; RETURN NEW; END $$",
+                 "CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse()"],
+}
+
+
+async def test_a_failed_commit_fails_every_caller_in_it_and_the_store_goes_on(raw):
+    store = await Store.open(raw.target, group_window=0.02)
     try:
         ids = await rooms(store, 20)
         await store.create_room("poison", {}, owner="t", invite=None)
-        # A real SQLite failure inside the transaction: a trigger refuses the poison room's event.
-        with sqlite3.connect(db_path) as db:
-            db.execute("CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.room_id = 'poison'"
-                       " BEGIN SELECT RAISE(ABORT, 'poisoned'); END")
+        # A real failure inside the transaction: a trigger refuses the poison room's event.
+        for sql in POISON[raw.dialect]:
+            raw.execute(sql)
         outcomes = await asyncio.gather(*(store.record(r, 1, {"n": 1}, move=(0, "D4", 1))
                                           for r in [*ids, "poison"]), return_exceptions=True)
         assert all(isinstance(o, StoreError) and o.code == "commit-failed" for o in outcomes), outcomes
@@ -83,8 +90,8 @@ async def test_a_failed_commit_fails_every_caller_in_it_and_the_store_goes_on(db
         await store.close()
 
 
-async def test_records_arriving_within_the_window_share_a_transaction(db_path):
-    store = await Store.open(db_path, group_window=0.2)
+async def test_records_arriving_within_the_window_share_a_transaction(db):
+    store = await Store.open(db, group_window=0.2)
     try:
         ids = await rooms(store, 3)
         await asyncio.gather(store.record(ids[0], 1, {}), store.record(ids[1], 1, {}))  # rooms are busy
@@ -97,8 +104,8 @@ async def test_records_arriving_within_the_window_share_a_transaction(db_path):
         await store.close()
 
 
-async def test_a_lone_room_does_not_wait_for_the_window(db_path):
-    store = await Store.open(db_path, group_window=0.5)
+async def test_a_lone_room_does_not_wait_for_the_window(db):
+    store = await Store.open(db, group_window=0.5)
     try:
         await store.create_room("r", {}, owner="t", invite=None)
         loop = asyncio.get_running_loop()

@@ -1,4 +1,4 @@
-"""The store creates its schema in an empty file, records its version, and refuses a newer schema."""
+"""The store creates its schema in an empty database, records its version, and refuses a newer schema."""
 
 from __future__ import annotations
 
@@ -11,14 +11,10 @@ from server.store import SCHEMA_VERSION, Store, StoreError
 TABLES = {"schema_version", "users", "sessions", "rooms", "seats", "moves", "events", "results"}
 
 
-def tables(path: str) -> set[str]:
-    with sqlite3.connect(path) as db:
-        return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
-def schema_version(path: str) -> list[tuple[int]]:
-    with sqlite3.connect(path) as db:
-        return db.execute("SELECT version FROM schema_version").fetchall()
+def tables(raw) -> set[str]:
+    if raw.dialect == "sqlite":
+        return set(raw.values("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    return set(raw.values("SELECT tablename FROM pg_tables WHERE schemaname = 'public'"))
 
 
 async def test_an_empty_file_gets_the_whole_schema(tmp_path):
@@ -26,35 +22,50 @@ async def test_an_empty_file_gets_the_whole_schema(tmp_path):
     path.write_bytes(b"")
     store = await Store.open(str(path))
     await store.close()
-    assert tables(str(path)) == TABLES
-    assert schema_version(str(path)) == [(SCHEMA_VERSION,)]
     with sqlite3.connect(path) as db:
+        assert {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} == TABLES
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
-async def test_reopening_migrates_nothing_and_keeps_the_data(db_path):
-    store = await Store.open(db_path)
+async def test_an_empty_database_gets_the_whole_schema(raw):
+    store = await Store.open(raw.target)
+    await store.close()
+    assert tables(raw) == (TABLES if raw.dialect == "sqlite" else TABLES | {"nodes"})
+    assert raw.values("SELECT version FROM schema_version") == [str(SCHEMA_VERSION)]
+
+
+async def test_reopening_migrates_nothing_and_keeps_the_data(raw):
+    store = await Store.open(raw.target)
     await store.put_user("ann", "h")
     await store.close()
-    store = await Store.open(db_path)
+    store = await Store.open(raw.target)
     assert await store.get_user("ann") == {"name": "ann", "password_hash": "h"}
     await store.close()
-    assert schema_version(db_path) == [(SCHEMA_VERSION,)]
+    assert raw.values("SELECT version FROM schema_version") == [str(SCHEMA_VERSION)]
 
 
-async def test_a_newer_schema_is_refused_and_left_alone(db_path):
-    store = await Store.open(db_path)
+async def test_a_newer_schema_is_refused_and_left_alone(raw):
+    store = await Store.open(raw.target)
     await store.close()
-    with sqlite3.connect(db_path) as db:
-        db.execute("UPDATE schema_version SET version = 99")
+    raw.execute("UPDATE schema_version SET version = 99")
     with pytest.raises(StoreError) as info:
-        await Store.open(db_path)
+        await Store.open(raw.target)
     assert info.value.code == "schema-too-new" and "99" in str(info.value)
-    assert schema_version(db_path) == [(99,)]
+    assert raw.values("SELECT version FROM schema_version") == ["99"]
 
 
-async def test_bad_options_are_refused(db_path):
+async def test_bad_options_are_refused(db):
     for options in ({"synchronous": "OFF"}, {"group_window": -1}, {"max_batch": 0}):
         with pytest.raises(StoreError) as info:
-            await Store.open(db_path, **options)
+            await Store.open(db, **options)
         assert info.value.code == "bad-value"
+
+
+async def test_an_unreachable_database_is_one_sentence_without_the_password(postgres):
+    url = f"postgresql://postgres:secret@127.0.0.1:{postgres.port}/no_such_database"
+    with pytest.raises(StoreError) as info:
+        await Store.open(url)
+    assert info.value.code == "unreachable"
+    assert "no_such_database" in str(info.value) and "secret" not in str(info.value)
+    assert info.value.message.endswith(".")

@@ -138,8 +138,8 @@ async def test_refused_writes_name_the_problem_and_change_nothing(store):
     assert (await store.game("r1"))["rescinded"] == [0]
 
 
-async def test_everything_survives_reopening(db_path):
-    store = await Store.open(db_path)
+async def test_everything_survives_reopening(db):
+    store = await Store.open(db)
     await store.put_session("tA", "ann")
     await store.create_room("r1", SETTINGS, owner="tA", invite=None)
     await store.set_seat("r1", 0, "tA")
@@ -147,7 +147,7 @@ async def test_everything_survives_reopening(db_path):
     await store.record("r1", 2, {"v": 2}, move=(1, "pass", 3))
     await store.close()
 
-    store = await Store.open(db_path)
+    store = await Store.open(db)
     try:
         [room] = await store.unfinished_rooms()
         assert room["room_id"] == "r1" and room["settings"] == SETTINGS
@@ -165,8 +165,8 @@ async def test_everything_survives_reopening(db_path):
         await store.close()
 
 
-async def test_a_closed_store_refuses_calls(db_path):
-    store = await Store.open(db_path)
+async def test_a_closed_store_refuses_calls(db):
+    store = await Store.open(db)
     await store.close()
     await store.close()
     with pytest.raises(StoreError) as info:
@@ -176,8 +176,8 @@ async def test_a_closed_store_refuses_calls(db_path):
         await store.get_session("t")
 
 
-async def test_close_commits_what_is_queued(db_path):
-    store = await Store.open(db_path, group_window=0.5)
+async def test_close_commits_what_is_queued(db):
+    store = await Store.open(db, group_window=0.5)
     await store.create_room("r1", {}, owner="t", invite=None)
     await store.create_room("r2", {}, owner="t", invite=None)
     await asyncio.gather(store.record("r1", 1, {}), store.record("r2", 1, {}))  # the window is on
@@ -185,6 +185,37 @@ async def test_close_commits_what_is_queued(db_path):
     await asyncio.sleep(0.01)  # the writer waits out the window
     await store.close()
     await pending
-    store = await Store.open(db_path)
+    store = await Store.open(db)
     assert await store.events_since("r1", 1) == [{"late": True}]
     await store.close()
+
+
+async def test_public_rooms_are_the_unfinished_rooms_without_an_invitation_oldest_first(store):
+    await store.put_session("tA", "ann", user="ann")
+    for room_id, invite in (("r1", None), ("secret", "code"), ("r2", None), ("r3", None)):
+        await store.create_room(room_id, {"players": 2}, owner="tA", invite=invite)
+    await store.set_seat("r2", 0, "tA")
+    await store.record("r3", 1, {"end": True}, result={"reason": "passes"})
+    rooms, total = await store.public_rooms(1, 0)
+    assert total == 2 and [r["room_id"] for r in rooms] == ["r1"]
+    [room] = (await store.public_rooms(5, 1))[0]
+    assert room == {"room_id": "r2", "settings": {"players": 2}, "version": 0, "seats": {0: ("tA", "ann", "ann")}}
+    assert await store.public_rooms(5, 2) == ([], 2)
+
+
+async def test_held_seats_by_session_and_by_user_with_the_last_seq(store):
+    await store.put_session("tA", "ann", user="ann")
+    await store.put_session("tA2", "ann", user="ann")      # ann logged in elsewhere too
+    await store.put_session("tB", "bob")
+    for room_id in ("r1", "r2", "done"):
+        await store.create_room(room_id, {}, owner="tA", invite=None)
+    await store.set_seat("r1", 0, "tA")
+    await store.set_seat("r1", 1, "tB")
+    await store.set_seat("r2", 1, "tA2")
+    await store.set_seat("done", 0, "tA")
+    await store.record("r1", 1, {}, move=(0, "D4", 7))
+    await store.record("r1", 2, {}, move=(1, "E5", 3))
+    await store.record("done", 1, {}, result={"reason": "passes"})
+    assert [tuple(r) for r in await store.held_seats("tA", "ann")] == [("r1", 0, 7), ("r2", 1, None)]
+    assert [tuple(r) for r in await store.held_seats("tA", None)] == [("r1", 0, 7)]
+    assert [tuple(r) for r in await store.held_seats("tB", None)] == [("r1", 1, 3)]

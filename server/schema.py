@@ -1,0 +1,99 @@
+"""The store's tables, written once for SQLite and once for PostgreSQL, side by side.
+
+Both databases hold the same tables with the same columns, so one set of queries (``store.py``)
+serves both; only the column types differ where the two disagree: SQLite's ``REAL`` times are
+PostgreSQL's ``double precision``, its ``INTEGER`` (64 bits) is ``bigint``, and PostgreSQL's text
+keys are ``COLLATE "C"`` so that rooms sort by their bytes as in SQLite, whatever the database's
+locale. ``user`` is quoted because PostgreSQL reserves the word.
+
+PostgreSQL also holds cluster mode's leases (``lease.py``): the ``nodes`` table and each room's
+``owner_node``/``owner_epoch``. A SQLite file has one server, so it has neither; since no
+PostgreSQL database predates cluster mode, they are in its first migration.
+
+Each migration takes the schema from version i to i + 1; both lists always have the same length.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 2
+
+SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        "CREATE TABLE users (name TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_at REAL NOT NULL)",
+        'CREATE TABLE sessions (token TEXT PRIMARY KEY, name TEXT NOT NULL, "user" TEXT,'
+        " created_at REAL NOT NULL)",
+        "CREATE TABLE rooms (room_id TEXT PRIMARY KEY, settings TEXT NOT NULL, owner TEXT NOT NULL,"
+        " invite TEXT, version INTEGER NOT NULL, clocks TEXT, created_at REAL NOT NULL,"
+        " updated_at REAL NOT NULL)",
+        "CREATE TABLE seats (room_id TEXT NOT NULL, seat INTEGER NOT NULL, token TEXT,"
+        " PRIMARY KEY (room_id, seat)) WITHOUT ROWID",
+        "CREATE TABLE moves (room_id TEXT NOT NULL, idx INTEGER NOT NULL, seat INTEGER NOT NULL,"
+        " move TEXT NOT NULL, seq INTEGER, version INTEGER NOT NULL, rescinded INTEGER NOT NULL DEFAULT 0,"
+        " PRIMARY KEY (room_id, idx)) WITHOUT ROWID",
+        "CREATE TABLE events (room_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,"
+        " PRIMARY KEY (room_id, version)) WITHOUT ROWID",
+        "CREATE TABLE results (room_id TEXT PRIMARY KEY, body TEXT NOT NULL, finished_at REAL NOT NULL)",
+        "CREATE INDEX results_by_time ON results (finished_at DESC)",
+    ),
+    (   # 2: look-alike names are found by their skeleton; sessions expire when idle and can be revoked;
+        "ALTER TABLE users ADD COLUMN skeleton TEXT",
+        "UPDATE users SET skeleton = name_skeleton(name)",
+        "CREATE INDEX users_by_skeleton ON users (skeleton)",
+        "ALTER TABLE sessions ADD COLUMN last_seen REAL",
+        "ALTER TABLE sessions ADD COLUMN revoked_at REAL",
+        "UPDATE sessions SET last_seen = created_at",
+        "CREATE INDEX sessions_by_last_seen ON sessions (last_seen) WHERE revoked_at IS NULL",
+        'CREATE INDEX sessions_by_user ON sessions ("user") WHERE "user" IS NOT NULL',
+        # chat lines are kept for a while only: when each was said (NULL for the other events)
+        "ALTER TABLE events ADD COLUMN chat_at REAL",
+        "UPDATE events SET chat_at = (SELECT updated_at FROM rooms WHERE rooms.room_id = events.room_id)"
+        " WHERE json_extract(body, '$.kind') = 'chat'",
+        "CREATE INDEX events_by_chat_at ON events (chat_at) WHERE chat_at IS NOT NULL",
+    ),
+)
+
+POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        'CREATE TABLE users (name text COLLATE "C" PRIMARY KEY, password_hash text NOT NULL,'
+        " created_at double precision NOT NULL)",
+        'CREATE TABLE sessions (token text COLLATE "C" PRIMARY KEY, name text NOT NULL, "user" text,'
+        " created_at double precision NOT NULL)",
+        'CREATE TABLE rooms (room_id text COLLATE "C" PRIMARY KEY, settings text NOT NULL, owner text NOT NULL,'
+        " invite text, version bigint NOT NULL, clocks text, created_at double precision NOT NULL,"
+        ' updated_at double precision NOT NULL, owner_node text COLLATE "C", owner_epoch bigint)',
+        'CREATE TABLE seats (room_id text COLLATE "C" NOT NULL, seat bigint NOT NULL, token text,'
+        " PRIMARY KEY (room_id, seat))",
+        'CREATE TABLE moves (room_id text COLLATE "C" NOT NULL, idx bigint NOT NULL, seat bigint NOT NULL,'
+        " move text NOT NULL, seq bigint, version bigint NOT NULL, rescinded integer NOT NULL DEFAULT 0,"
+        " PRIMARY KEY (room_id, idx))",
+        'CREATE TABLE events (room_id text COLLATE "C" NOT NULL, version bigint NOT NULL, body text NOT NULL,'
+        " PRIMARY KEY (room_id, version))",
+        'CREATE TABLE results (room_id text COLLATE "C" PRIMARY KEY, body text NOT NULL,'
+        " finished_at double precision NOT NULL)",
+        "CREATE INDEX results_by_time ON results (finished_at DESC)",
+        'CREATE TABLE nodes (node_id text COLLATE "C" PRIMARY KEY, epoch bigint NOT NULL, url text NOT NULL,'
+        " expires_at timestamptz NOT NULL)",
+        "CREATE INDEX rooms_by_owner ON rooms (owner_node)",
+    ),
+    (   # 2: as SQLite's; no PostgreSQL database with users predates it, so skeletons need no backfill
+        "ALTER TABLE users ADD COLUMN skeleton text",
+        "CREATE INDEX users_by_skeleton ON users (skeleton)",
+        "ALTER TABLE sessions ADD COLUMN last_seen double precision",
+        "ALTER TABLE sessions ADD COLUMN revoked_at double precision",
+        "UPDATE sessions SET last_seen = created_at",
+        "CREATE INDEX sessions_by_last_seen ON sessions (last_seen) WHERE revoked_at IS NULL",
+        'CREATE INDEX sessions_by_user ON sessions ("user") WHERE "user" IS NOT NULL',
+        "ALTER TABLE events ADD COLUMN chat_at double precision",
+        "UPDATE events SET chat_at = (SELECT updated_at FROM rooms WHERE rooms.room_id = events.room_id)"
+        " WHERE body::json->>'kind' = 'chat'",
+        "CREATE INDEX events_by_chat_at ON events (chat_at) WHERE chat_at IS NOT NULL",
+    ),
+)
+
+
+class SchemaTooNew(Exception):
+    """The database was written by a newer polygo; the store turns this into its own error."""
+
+    def __init__(self, found: int) -> None:
+        super().__init__(found)
+        self.found = found
