@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from protocol import PROTOCOL_VERSION
+from server.schema import SQLITE_MIGRATIONS
 from server.store import Store
 
 from .conftest import Client
@@ -96,8 +97,7 @@ async def test_a_guest_who_sat_then_registered_holds_the_seat_logging_in_elsewhe
 async def test_names_registered_before_the_upgrade_are_found_by_their_look_alikes(tmp_path):
     path = str(tmp_path / "old.db")
     with sqlite3.connect(path) as db:        # the schema of version 1, with a registered "Alice"
-        from server.writer import MIGRATIONS
-        db.executescript(";".join(MIGRATIONS[0]) + ";CREATE TABLE schema_version (version INTEGER NOT NULL);"
+        db.executescript(";".join(SQLITE_MIGRATIONS[0]) + ";CREATE TABLE schema_version (version INTEGER NOT NULL);"
                          "INSERT INTO schema_version VALUES (1);"
                          "INSERT INTO users VALUES ('Alice', 'h', 0);"
                          "INSERT INTO sessions VALUES ('t', 'Alice', 'Alice', 0);")
