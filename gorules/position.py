@@ -63,13 +63,16 @@ _new_probe = tuple.__new__
 class Position:
     """Whose stone is on each point; colours are 1..N (seat + 1), 0 is empty."""
 
-    __slots__ = ("board", "stones", "chain", "hash", "_z", "_nbrs")
+    __slots__ = ("board", "stones", "chain", "hash", "freed", "_z", "_nbrs")
 
     def __init__(self, board: Board, colours: int, stones: list[int] | None = None):
         self.board = board
         self._nbrs = board.neighbour_indices
         self._z = zobrist_table(len(board), colours)
         self.stones = list(stones) if stones is not None else [EMPTY] * len(board)
+        # per colour, the points a stone of that colour was taken off since the set-up: only there
+        # can a play that captures nothing bring back an earlier board (see :meth:`suspects`)
+        self.freed: list[set[int]] = [set() for _ in range(colours + 1)]
         self.chain: list[Chain | None] = [None] * len(board)
         self.hash = 0
         self._rebuild()
@@ -104,6 +107,7 @@ class Position:
         other.board, other._nbrs, other._z = self.board, self._nbrs, self._z
         other.stones = self.stones[:]
         other.hash = self.hash
+        other.freed = [set(points) for points in self.freed]
         chain = self.chain[:]
         clones: dict[int, Chain] = {}
         for p, c in enumerate(chain):
@@ -202,9 +206,33 @@ class Position:
             self._remove(c)
         return captured
 
+    def suspects(self, colour: int) -> set[int]:
+        """The empty points where ``colour``'s stone play may be anything but a plain one.
+
+        A plain play has an empty neighbour and captures nothing, so it is no suicide, and its
+        position is this one plus its stone: a position that cannot have stood before unless a
+        stone of ``colour`` was taken off that point since (:attr:`freed`). The rest are the
+        points with no empty neighbour, the last liberties of chains and those freed points. A
+        scan of the board, but no probe: the legal-move lists probe only these.
+        """
+        stones, nbrs = self.stones, self._nbrs
+        out = {p for p in self.freed[colour] if stones[p] == EMPTY}
+        for p, s in enumerate(stones):
+            if s == EMPTY:
+                for q in nbrs[p]:
+                    if stones[q] == EMPTY:
+                        break
+                else:
+                    out.add(p)
+        for c in self.chain:
+            if c is not None and len(c.libs) == 1:
+                out.update(c.libs)
+        return out
+
     def _remove(self, c: Chain) -> None:
         stones, chain, nbrs = self.stones, self.chain, self._nbrs
         self.hash ^= c.hash
+        self.freed[c.colour].update(c.stones)
         for s in c.stones:
             stones[s] = EMPTY
             chain[s] = None
@@ -217,6 +245,7 @@ class Position:
     def remove_points(self, points: list[int]) -> None:
         """Take stones off without a capture (agreed dead stones); chains are rebuilt."""
         for p in points:
+            self.freed[self.stones[p]].add(p)
             self.stones[p] = EMPTY
         self._rebuild()
 

@@ -84,6 +84,10 @@ class NewKoRules(RepetitionRule):
             return Reason.PROHIBITION if p in self._now[seat] else None
         return self._facts(seat, p, probe).reason
 
+    def suspects(self, seat: int) -> list[int]:
+        """The points of the ko positions (R1-R3) and the points R4 prohibits now."""
+        return [*self.analysis.ko_at, *(a for a in self._now[seat] if type(a) is int)]
+
     def _facts(self, seat: int, p: int, probe: Probe) -> Facts:
         facts = self._memo.get((seat, p))
         if facts is None:
