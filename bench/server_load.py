@@ -234,6 +234,7 @@ async def run_load(kind: str, games: int, moves_per_player: int, sync: str, wher
     latencies = sorted(x for g in states for x in g.latencies)
     moves = sum(g.delivered for g in states)
     return {"moves": moves, "seconds": elapsed, "rate": moves / elapsed, "server_cpu": server_cpu / elapsed,
+            "cpu_per_move": server_cpu / moves * 1e6,
             "client_cpu": client_cpu / elapsed,
             "p50": latencies[len(latencies) // 2] * 1000, "p99": latencies[int(len(latencies) * 0.99)] * 1000}
 
@@ -249,17 +250,19 @@ async def main() -> None:
     args = parser.parse_args()
     print(f"SQLite synchronous={args.synchronous}, databases in {args.dir or tempfile.gettempdir()}")
     print(f"{'server':8} {'games':>5} {'moves':>7} {'seconds':>8} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7}"
-          f" {'server CPU':>10} {'client CPU':>10}")
+          f" {'server CPU':>10} {'client CPU':>10} {'µs/move':>8}")
     for games in args.games:
         results = {}
         for kind in ("baseline", "polygo"):
             r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous, args.dir)
             print(f"{kind:8} {games:5d} {r['moves']:7d} {r['seconds']:8.2f} {r['rate']:9.0f} {r['p50']:7.2f} {r['p99']:7.2f}"
-                  f" {r['server_cpu']:10.0%} {r['client_cpu']:10.0%}",
+                  f" {r['server_cpu']:10.0%} {r['client_cpu']:10.0%} {r['cpu_per_move']:8.0f}",
                   flush=True)
         b, p = results["baseline"], results["polygo"]
         print(f"{'ratio':8} {games:5d}   polygo/baseline: moves/s x{p['rate'] / b['rate']:.2f}, "
               f"p50 x{p['p50'] / b['p50']:.2f}, p99 x{p['p99'] / b['p99']:.2f}", flush=True)
+        print(f"{'ratio':8} {games:5d}   server CPU per move polygo/baseline x{p['cpu_per_move'] / b['cpu_per_move']:.2f}",
+              flush=True)
 
 
 if __name__ == "__main__":
