@@ -26,6 +26,7 @@ SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "ora
 
 # NamedTuple's own constructor is a Python function; plays and live entries are built per move.
 _new_tuple = tuple.__new__
+_STONE = Action.STONE   # a global, not an enum attribute lookup, on the path of every stone play
 
 
 class Play(NamedTuple):
@@ -88,6 +89,7 @@ class Game:
         self._watch_stones = self._ending.watches_stones
         self._watch_before = self._rule.watches_before_stone
         self._move_cap = ruleset.move_cap_per_point * len(board)
+        self._no_suicide = ruleset.suicide is Suicide.FORBIDDEN
         self._phase = self._ending.first_phase
         self._phase_start = 0
         self._proposal: tuple[int, ...] | None = None
@@ -277,7 +279,7 @@ class Game:
         pos = self._pos
         if probe is None:
             probe = pos.probe(p, seat + 1)
-        if probe.suicide and (self.rules.suicide is Suicide.FORBIDDEN or probe.hash == pos.hash):
+        if probe.suicide and (self._no_suicide or probe.hash == pos.hash):
             return Reason.SUICIDE
         return self._rule.refuse(seat, p, probe)
 
@@ -429,8 +431,11 @@ class Game:
         pos = self._pos
         if p is None or self._phase in ("scoring", "ended") or pos.stones[p] != EMPTY:
             return None
-        probe = pos.probe(p, self._turn + 1)
-        return None if self._stone_reason(self._turn, p, probe) is not None else (p, probe)
+        turn = self._turn
+        probe = pos.probe(p, turn + 1)
+        if probe.suicide and (self._no_suicide or probe.hash == pos.hash):
+            return None
+        return None if self._rule.refuse(turn, p, probe) is not None else (p, probe)
 
     def _do_stone(self, raw: int, seat: int, move: Move) -> None:
         self._captures[raw] = self._apply_stone(raw, seat, move.point)
@@ -461,8 +466,11 @@ class Game:
         if phase_2:
             self._top_up()
         index = len(self._live)
-        self._live.append(_new_tuple(LiveEntry, (raw, seat, Action.STONE, p)))
-        self._pass_turn(seat)
+        self._live.append(_new_tuple(LiveEntry, (raw, seat, _STONE, p)))
+        if self._free_left:
+            self._pass_turn(seat)
+        else:
+            self._turn = self._following[seat]
         self._rule.stone_played(index, seat, p)
         if self._move_cap and index + 1 >= self._move_cap:
             self._finish("no-result")
