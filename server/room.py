@@ -1,8 +1,10 @@
-"""One room: its seats, its game, its clocks and its versioned events, owned by one asyncio task.
+"""One room: its seats, its game, its clocks and its versioned events, one request at a time.
 
 Every request that reads or changes the room (sit, watch, move, undo, chat, a clock's deadline)
-is queued to the room's task and runs to completion before the next, so the game needs no locks,
-and a snapshot never shows a move that is not yet committed. A change becomes an event with the
+runs to completion before the next, in arrival order, under the room's lock: the game itself
+needs no other locking, and a snapshot never shows a move that is not yet committed. A request
+runs in the task that made it (the connection's), not handed to a task of the room's own: the
+hop there and back cost a queue, a future and two task switches per move (issue 13). A change becomes an event with the
 next version; it is sent to the watchers and acknowledged only after `Store.record` returns, i.e.
 after its COMMIT. If the commit fails, the room is rebuilt from the rows it had committed.
 """
@@ -87,43 +89,41 @@ class Room:
         if all(self.seats):
             self.status = "ended" if self.game.result is not None else "playing"
         self._timer: asyncio.TimerHandle | None = None
+        self._ticking: asyncio.Task[None] | None = None
         self._halted = False
-        self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, asyncio.Future | None]] = \
-            asyncio.Queue()
-        self._task = asyncio.create_task(self._run(), name=f"room-{room_id}")
+        self._lock = asyncio.Lock()
 
-    # -- the task ----------------------------------------------------------------------------------
+    # -- one request at a time -----------------------------------------------------------------------
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
-        """Run `fn(*args)` in the room's task, after the requests queued before it."""
+        """Run `fn(*args)` once the requests that came before it are done (the lock is first come,
+        first served); refused once the graceful stop has begun."""
         if self._halted:
             raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
-        future = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((fn, args, future))
-        return await future
-
-    async def _run(self) -> None:
-        while True:
-            fn, args, future = await self._queue.get()
+        async with self._lock:
             if self._halted:
-                if future is not None and not future.done():
-                    future.set_exception(ProtocolError(ErrorCode.INTERNAL, RESTARTING))
-                continue
-            try:
-                result = await fn(*args)
-            except Exception as exc:
-                if future is None:
-                    log.exception("room %s: %s failed", self.id, getattr(fn, "__name__", fn))
-                elif not future.done():
-                    future.set_exception(exc)
-            else:
-                if future is not None and not future.done():
-                    future.set_result(result)
+                raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            return await fn(*args)
+
+    def _deadline(self) -> None:
+        """The running clock's deadline passed: a task of its own takes its turn at the lock."""
+        self._timer = None
+        self._ticking = asyncio.get_running_loop().create_task(self._tick_logged(), name=f"room-{self.id}-clock")
+
+    async def _tick_logged(self) -> None:
+        """`tick` has no caller to hand a failure to: it is logged."""
+        try:
+            await self.call(self.tick)
+        except ProtocolError:
+            pass    # the server is stopping: the flag falls after the restart if it must
+        except Exception:
+            log.exception("room %s: the clock's deadline failed", self.id)
 
     async def halt(self) -> None:
-        """Graceful stop: once the requests queued before this one are done (and committed), cancel
-        the clock timer, so no flag falls while the server drains, and refuse every later request.
-        The stored clocks stay as of the last committed change: a restart charges nobody the wait."""
+        """Graceful stop: once the requests that came before this one are done (and committed),
+        cancel the clock timer, so no flag falls while the server drains, and refuse every later
+        request. The stored clocks stay as of the last committed change: a restart charges nobody
+        the wait."""
         await self.call(self._halt)
 
     async def _halt(self) -> None:
@@ -133,14 +133,17 @@ class Room:
             self._timer = None
 
     async def close(self) -> None:
-        """Stop the task and the clock timer (server shutdown)."""
+        """Stop the clock timer and a deadline being handled (server shutdown)."""
         if self._timer:
             self._timer.cancel()
-        self._task.cancel()
-        try:
-            await self._task
-        except asyncio.CancelledError:
-            pass
+            self._timer = None
+        ticking, self._ticking = self._ticking, None
+        if ticking is not None and not ticking.done():
+            ticking.cancel()
+            try:
+                await ticking
+            except asyncio.CancelledError:
+                pass
 
     def resume_clocks(self, saved: dict[str, Any] | None) -> None:
         """After a restart: the clocks as last committed, the running one restarted now."""
@@ -450,8 +453,7 @@ class Room:
         self._derive()
 
     async def tick(self) -> None:
-        """A clock's deadline passed (queued by the timer)."""
-        self._timer = None
+        """A clock's deadline passed (run by the timer, under the lock)."""
         await self._flag_fell(self._now())
         if self.status == "playing":
             self._schedule()
@@ -528,7 +530,7 @@ class Room:
         deadline = self.clocks.deadline(self.clocks.running)
         if deadline is not None:
             loop = asyncio.get_running_loop()
-            self._timer = loop.call_at(deadline + 0.001, self._queue.put_nowait, (self.tick, (), None))
+            self._timer = loop.call_at(deadline + 0.001, self._deadline)
 
     def _derive(self) -> None:
         """Recompute what the room keeps beside a game it replaced wholesale (built, replayed, undone):
