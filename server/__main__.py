@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import sqlite3
@@ -13,7 +12,7 @@ import sys
 from typing import Sequence
 
 from . import backup
-from .app import run
+from .app import run_sync
 from .config import parse_config
 from .logs import setup_logging
 
@@ -26,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(config.log_level, config.log_format)
     log = logging.getLogger("polygo.server")
     try:
-        finished = asyncio.run(run(config))
+        finished = run_sync(config)
     except OSError as exc:
         log.error("cannot start: %s", exc)
         return 1
