@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import aiosqlite
+import msgspec
 
 from .writer import SCHEMA_VERSION, SchemaTooNew, Writer
 
@@ -485,9 +486,21 @@ def _check_utf8(what: str, text: str) -> None:
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_FAST_ENCODER = msgspec.json.Encoder()
+_FAST_DECODER = msgspec.json.Decoder()
 
 
 def _dumps(value: Any, what: str) -> str:
+    """``value`` as JSON text, or StoreError. msgspec writes it several times quicker than ``json``
+    (every move's event is stored: 14 µs became 4, issue 13); its text is kept when it reads back as
+    the same value. It does not for NaN and infinities (msgspec writes null), tuples and keys that
+    are not strings: those take ``json``'s path, which refuses what it always refused."""
+    try:
+        data = _FAST_ENCODER.encode(value)
+        if _FAST_DECODER.decode(data) == value:
+            return data.decode()
+    except (TypeError, ValueError):   # a lone surrogate is a UnicodeEncodeError, a ValueError
+        pass
     try:
         text = _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
