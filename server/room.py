@@ -189,8 +189,10 @@ class Room:
             self.watchers.add(conn)
             conn.watching.add(self)
 
-    def _clocks_view(self) -> dict[str, Any] | None:
-        return None if self.clocks is None else clocks_view(self.clocks, self.players, self._now())
+    def _clocks_view(self, now: float | None = None) -> dict[str, Any] | None:
+        if self.clocks is None:
+            return None
+        return clocks_view(self.clocks, self.players, self._now() if now is None else now)
 
     # -- requests (each runs in the room's task) -----------------------------------------------------
 
@@ -298,11 +300,14 @@ class Room:
 
     def _playing_seat(self, session: Session) -> int:
         seat = self._held_seat(session)
+        self._check_playing()
+        return seat
+
+    def _check_playing(self) -> None:
         if self.status == "waiting":
             raise ProtocolError(ErrorCode.NOT_STARTED, "the game starts when every seat is taken")
         if self.status == "ended":
             raise ProtocolError(ErrorCode.GAME_OVER, "this game is over")
-        return seat
 
     async def move(self, session: Session, move: str, seq: int, after: int | None = None) -> Ack:
         seat = self._held_seat(session)
@@ -314,7 +319,7 @@ class Room:
             raise ProtocolError(ErrorCode.STALE_SEQ, f"seq {seq} is not above your last move's {last}", field="seq")
         if self.status != "waiting" and self._timed_out(seat):
             raise ProtocolError(ErrorCode.TIMEOUT, "your time ran out before this move")
-        self._playing_seat(session)
+        self._check_playing()
         if move.strip().lower() in SERVER_ONLY_MOVES:
             raise ProtocolError(ErrorCode.ILLEGAL_MOVE, f"{move!r} is not a move a player sends", reason="bad-move")
         if after is not None and after < self.marks_version and move.strip().lower() == "done":
@@ -355,7 +360,7 @@ class Room:
             self.rescinded.update(newly)
             data["rescinded"] = newly
         self._sync_clocks(now, mover=seat if turn else None)
-        data.update(self._state())
+        data.update(self._state(now))
         if point is None:
             data.update(dead=self.game.dead, disputed=self.game.disputed, accepted=self.game.accepted,
                         proposal=proposal_view(self.game), dropped=dropped(self.game))
@@ -366,7 +371,7 @@ class Room:
         marks = [self.row_index[i] if i < index else row for i in newly]
         try:
             await self._commit("move", data, move=(seat, play.move, seq), rescinded=marks,
-                               clocks=True, result=result)
+                               clocks=True, result=result, now=now)
         except Exception:
             await self._rebuild()
             raise
@@ -488,9 +493,10 @@ class Room:
 
     # -- the machinery ---------------------------------------------------------------------------------
 
-    def _state(self) -> dict[str, Any]:
+    def _state(self, now: float | None = None) -> dict[str, Any]:
+        """What every change event tells of the game; the clocks as of `now` (default: the clock now)."""
         state = {"to_move": self.game.to_move, "phase": self.game.phase, "prisoners": self.game.prisoners,
-                 "clocks": self._clocks_view(), "legal": legal_view(self.game)}
+                 "clocks": self._clocks_view(now), "legal": legal_view(self.game)}
         kos = ko_view(self.game)
         if kos is not None:
             state["kos"] = kos
@@ -546,15 +552,19 @@ class Room:
         self.seqs[seat][seq] = (version, move)
 
     async def _commit(self, kind: str, data: dict[str, Any], *, move: tuple[int, str, int | None] | None = None,
-                      rescinded: Sequence[int] = (), clocks: bool = False, result: dict | None = None) -> None:
-        """Store the change as the next event and, once committed, send it to the watchers.
+                      rescinded: Sequence[int] = (), clocks: bool = False, result: dict | None = None,
+                      now: float | None = None) -> None:
+        """Store the change as the next event and, once committed, send it to the watchers; the
+        clocks are stored as of `now` (default: the clock now), the time the change was made at.
 
         Raises only if the commit failed: callers roll back on an exception, and a change that is in
         the store must stay in the room, so a failure to send it is logged (watchers resync).
         """
         version = self.version + 1
         event = {"version": version, "kind": kind, **data}
-        saved = self.clocks.to_json(self._now()) if clocks and self.clocks is not None else None
+        saved = None
+        if clocks and self.clocks is not None:
+            saved = self.clocks.to_json(self._now() if now is None else now)
         await self.hub.store.record(self.id, version, event, move=move, rescinded=rescinded,
                                     clocks=saved, result=result)
         self.version = version
