@@ -29,13 +29,14 @@ sys.path.insert(0, str(ROOT))
 from protocol import PROTOCOL_VERSION  # noqa: E402
 
 SERVER = """
-import asyncio, logging, sys
+import logging, sys
 sys.path.insert(0, {root!r})
-from server.app import run
+from server.app import run_sync
 from server.config import Config
 logging.basicConfig(level="WARNING")
-asyncio.run(run(Config(port={port}, db={db!r})))
+run_sync(Config(port={port}, db={db!r}))
 """
+"""polygo as `polygo-server` runs it: on uvloop when it is installed."""
 
 
 def rss_kib(pid: int) -> int:
