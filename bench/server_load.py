@@ -31,6 +31,7 @@ from pathlib import Path
 import msgpack
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
+from websockets.exceptions import InvalidStatus
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -142,7 +143,7 @@ async def wait_ready(port: int) -> None:
         try:
             async with connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"]):
                 return
-        except OSError:
+        except (OSError, InvalidStatus):   # not listening yet, or 503 while it rebuilds its rooms
             await asyncio.sleep(0.025)
     raise RuntimeError(f"no server on port {port}")
 
