@@ -22,6 +22,7 @@ from pathlib import Path
 
 import msgpack
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -80,7 +81,7 @@ async def main() -> None:
                 try:
                     (await open_one(port, -1)).transport.abort()
                     break
-                except OSError:
+                except (OSError, InvalidStatus):   # not listening yet, or 503 while it starts
                     await asyncio.sleep(0.025)
             await asyncio.sleep(0.5)
             before = rss_kib(proc.pid)
