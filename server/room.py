@@ -4,7 +4,9 @@ Every request that reads or changes the room (sit, watch, move, undo, chat, a cl
 runs to completion before the next, in arrival order, under the room's lock: the game itself
 needs no other locking, and a snapshot never shows a move that is not yet committed. A request
 runs in the task that made it (the connection's), not handed to a task of the room's own: the
-hop there and back cost a queue, a future and two task switches per move (issue 13). A change becomes an event with the
+hop there and back cost a queue, a future and two task switches per move (issue 13). Those tasks
+are cancelled only when the server closes (websockets never cancels a connection's handler), so
+a request is not cut off halfway while the room lives on. A change becomes an event with the
 next version; it is sent to the watchers and acknowledged only after `Store.record` returns, i.e.
 after its COMMIT. If the commit fails, the room is rebuilt from the rows it had committed.
 """
