@@ -90,7 +90,8 @@ def test_opponents_actions_marking_and_result_are_shown(server, tmp_path, tmux):
     term.wait_for(r"B ann takes back B2 \(undo\)")
     term.wait_for(r"YOUR TURN")
     term.type("b2")
-    term.wait_for(r"2 W bot1 (passes|\S+)")
+    # the bot's new answer: its first one, taken back, is still in the log above
+    term.wait_until(lambda screen: screen.count(" 2 W bot1 ") == 2)
     term.keys("Up")
     term.wait_for(r"> b2")                            # the history, not a move sent to the server
     term.keys("C-u")
