@@ -391,7 +391,7 @@ def _turn_lines(view: RoomView, mine: list[int], style: Style) -> list[str]:
         waiting = [s for s, active in enumerate(game.active) if active and s not in game.accepted]
         if any(s in mine for s in waiting):
             return [style.paint("MARKING: type 'done' to accept the count,", "1;7"),
-                    "'dead P' to mark a chain dead or alive,", "'resume' to dispute and play on"]
+                    "'dead P' marks a chain dead, 'alive P' unmarks it,", "'resume' to dispute and play on"]
         return ["marking: waiting for " + ", ".join(game.players[s] for s in waiting)]
     if game.to_move is None:
         return []

@@ -144,7 +144,8 @@ def _point(text: str, game: Game | None) -> str | None:
 
 
 class CommandCompleter(Completer):
-    """Completes the first word from the commands, and point names after `appeal`/`dead` or alone."""
+    """Completes the first word from the commands, and point names after a word that names a point
+    (`appeal`, `dead`, `alive`, `dispute`) or alone."""
 
     def __init__(self, points: Iterable[str]) -> None:
         self.points = sorted(points)
@@ -154,7 +155,7 @@ class CommandCompleter(Completer):
         current = words[-1]
         if len(words) == 1:
             choices: Iterable[str] = [*WORDS, *self.points]
-        elif len(words) == 2 and words[0].lower() in ("appeal", "dead"):
+        elif len(words) == 2 and words[0].lower() in ("appeal", "dead", "alive", "dispute"):
             choices = self.points
         else:
             return
@@ -384,7 +385,7 @@ class TerminalApp:
             self._done.set()
         elif kind == "move" and command.arg == "pass" and game.phase == "scoring":
             self.message = ("the passes are over: this is the marking phase, not the end. Type 'done' to "
-                            "accept the count shown, 'dead P' to mark a chain dead or alive, 'resume' to play on")
+                            "accept the count shown, 'dead P' / 'alive P' to mark a chain dead or unmark it, 'resume' to play on")
         elif kind == "move":
             self.message = f"sent {command.arg}"
             self._redraw()

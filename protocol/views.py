@@ -284,8 +284,20 @@ class AnalysisEvent(EventBody, tag="analysis", kw_only=True):
     pv: list[str] | None = None
 
 
+class PresenceEvent(EventBody, tag="presence", kw_only=True):
+    """Who is in the room: `online` per seat (a connection of its session watches the room; the
+    house bot always does), `spectators` (people watching without a seat: a guest session, or a
+    registered user's sessions together) and the first 32 of
+    their `names`, sorted. Not a change of the game: it carries the version of the room's latest
+    event, is never stored, and is not among the events `watch` with `since` replays."""
+
+    online: list[bool]
+    spectators: int
+    names: list[str]
+
+
 EVENT_KINDS = (SeatEvent, StartEvent, MoveEvent, UndoRequestEvent, UndoReplyEvent, UndoEvent, TimeoutEvent,
-               ChatEvent, AnalysisEvent)
+               ChatEvent, AnalysisEvent, PresenceEvent)
 AnyEvent = Union[EVENT_KINDS]
 
 

@@ -23,6 +23,7 @@ from protocol import SUBPROTOCOLS
 from .config import Config
 from .connection import Connection
 from .http import Endpoints, Phase
+from .webfiles import WebFiles
 from .hub import Hub
 from .metrics import make_metrics
 from .sessions import Sessions
@@ -75,7 +76,8 @@ class Server:
         try:
             self._ws = await serve(
                 self._handler, config.host, config.port,
-                process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None),
+                process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
+                                          web=WebFiles()),
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8,
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,

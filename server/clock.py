@@ -232,11 +232,15 @@ class Clocks:
         return st.since + (0.0 if st.flagged else self._budget(st))
 
     def flagged(self, seat: int, now: float) -> bool:
+        """Whether ``seat``'s flag has fallen by ``now``: the test `stop` applies (time used against
+        the time left), not ``now >= deadline``, which float rounding can answer differently at the
+        very instant of the deadline; the deadline only schedules the check."""
         st = self._seat(seat)
         if st.flagged:
             return True
-        deadline = self.deadline(seat)
-        return deadline is not None and now >= deadline
+        if self.settings.kind == "none" or st.since is None:
+            return False
+        return max(0.0, now - st.since) >= self._budget(st)
 
     def to_json(self, now: float) -> dict:
         """The clocks as of ``now``, the running seat charged up to ``now`` and marked as running."""

@@ -20,8 +20,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
-                      GetGame, Hello, Leave, ListGames, ListRooms, Move, Ok, ProtocolError, Register, SeatName,
-                      ServerMessage, Sit, Undo, UndoReply, Watch, Welcome, decode_client, encode)
+                      Events, GetGame, Hello, Leave, ListGames, ListRooms, Move, Ok, ProtocolError, Register,
+                      SeatName, ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, decode_client, encode)
 
 from .ratelimit import TokenBucket
 from .sessions import Session
@@ -66,6 +66,7 @@ class Connection:
             self.closed = True
             for room in self.watching:
                 room.watchers.discard(self)
+                room.presence.changed()
             self.watching.clear()
 
     # -- sending -------------------------------------------------------------------------------------
@@ -134,7 +135,12 @@ class Connection:
                             ref=exc.ref))
             return
         if type(message) is not Move:
-            self.send(await self._handle(message))
+            reply = await self._handle(message)
+            self.send(reply)
+            if isinstance(reply, (Snapshot, Events)):     # the reply to sit or watch: now a watcher
+                room = self.hub.rooms.get(reply.room)
+                if room is not None and room in self.watching:
+                    room.presence.send_to(self)
             return
         self._held = []
         try:
@@ -182,6 +188,8 @@ class Connection:
                                     field="password" if m.password is None else "user")
             session = await sessions.login(m.user, m.password)
         self.session = session
+        for room in self.watching:       # the same connection may now hold other seats
+            room.presence.changed()
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
                        seats=self.hub.seats_of(session), limits=self.hub.config.limits(), server=SERVER_NAME)
 

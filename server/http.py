@@ -1,9 +1,11 @@
-"""Plain HTTP GETs on the websocket's port: /healthz, /readyz and /metrics for probes and Prometheus.
+"""Plain HTTP GETs on the websocket's port: /healthz, /readyz and /metrics for probes and Prometheus,
+and the web client's files (`server/webfiles.py`) for any other GET that is not a websocket upgrade.
 
 websockets hands every opening request to `process_request` before the handshake; a response
 returned there is sent instead of upgrading. So probes and scrapes need no second server and no
-web framework, and a load balancer checks the very port the players use. Any other path goes on
-to the websocket handshake (or websockets' own 426 for a GET that is not an upgrade).
+web framework, and a load balancer checks the very port the players use. A GET that asks for a
+websocket upgrade goes on to the handshake, whatever its path; any other GET is the web client's
+(a file of server/web/, or 404).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from .metrics import CONTENT_TYPE, NullMetrics
+from .webfiles import WebFiles
 
 RETRY_AFTER = "5"
 """Seconds a refused client (starting or draining server) is told to wait before trying again."""
@@ -43,11 +46,12 @@ class Endpoints:
     """The `process_request` of the game port (and of the metrics port when it has its own)."""
 
     def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
-                 game_port: bool = True) -> None:
+                 game_port: bool = True, web: WebFiles | None = None) -> None:
         self._phase = phase
         self._metrics = metrics
         self._metrics_here = metrics_here
         self._game_port = game_port
+        self._web = web
 
     def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
@@ -66,6 +70,8 @@ class Endpoints:
             return response(HTTPStatus.OK, self._metrics.render(), CONTENT_TYPE)
         if not self._game_port:
             return response(HTTPStatus.NOT_FOUND, b"this port serves /metrics, /healthz and /readyz\n")
+        if self._web is not None and self._web.wants(request):
+            return self._web.respond(request)
         phase = self._phase()
         if phase is not Phase.READY:
             return response(HTTPStatus.SERVICE_UNAVAILABLE,

@@ -25,6 +25,7 @@ from protocol import Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, S
 from .clock import Clocks
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
                     game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
+from .presence import Presence
 from .sessions import Session
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class Room:
         self._derive()
         self.events: deque[dict[str, Any]] = deque(maxlen=hub.config.resync_events)
         self.watchers: set[Connection] = set()
+        self.presence = Presence(self, hub.config.presence_interval)
         self.clock_settings = clock_of(settings.get("clock"))
         self.clocks: Clocks | None = None
         self.undo: dict[str, Any] | None = None
@@ -135,7 +137,8 @@ class Room:
             self._timer = None
 
     async def close(self) -> None:
-        """Stop the clock timer and a deadline being handled (server shutdown)."""
+        """Stop the presence timer, the clock timer and a deadline being handled (server shutdown)."""
+        self.presence.close()
         if self._timer:
             self._timer.cancel()
             self._timer = None
@@ -190,13 +193,14 @@ class Room:
         if not conn.closed:
             self.watchers.add(conn)
             conn.watching.add(self)
+            self.presence.changed()
 
     def _clocks_view(self, now: float | None = None) -> dict[str, Any] | None:
         if self.clocks is None:
             return None
         return clocks_view(self.clocks, self.players, self._now() if now is None else now)
 
-    # -- requests (each runs in the room's task) -----------------------------------------------------
+    # -- requests (each runs under the room's lock) --------------------------------------------------
 
     def _check_invite(self, session: Session, invite: str | None) -> None:
         if self.invite is None or session.token == self.owner or self.seat_of(session) is not None:
@@ -259,6 +263,7 @@ class Room:
     async def leave(self, conn: Connection, session: Session) -> Ok:
         self.watchers.discard(conn)
         conn.watching.discard(self)
+        self.presence.changed()
         seat = self.seat_of(session)
         if seat is not None and self.status == "waiting":
             held = self.seats[seat]

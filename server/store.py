@@ -25,7 +25,7 @@ Why it looks like this:
   and its JSON functions; like any JSON, dict keys come back as strings and tuples as lists.
 - Moves are numbered per room from 0 in the order recorded, the same order as ``Game.history``:
   ``rescinded`` names moves by that number. Per room, callers await ``record()`` before the next one
-  (the room's task does), so the numbering and the versions follow the game.
+  (the room, one request at a time, does), so the numbering and the versions follow the game.
 """
 
 from __future__ import annotations

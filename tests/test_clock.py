@@ -271,9 +271,10 @@ def test_a_move_is_in_time_exactly_when_it_comes_before_the_deadline(text, think
     for used in thinking:
         c.start(0, now)
         deadline = c.deadline(0)
-        assert c.flagged(0, now + used) == (now + used >= deadline)
+        flagged = c.flagged(0, now + used)
+        assert flagged == (now + used >= deadline) or now + used == pytest.approx(deadline, abs=1e-9)
         in_time = c.stop(0, now + used)
-        assert in_time == (now + used < deadline)
+        assert in_time == (not flagged)
         if not in_time:
             assert c.flagged(0, now + used + 1)
             return
@@ -310,3 +311,19 @@ def test_stop_without_credit_charges_time_but_gives_no_increment():
     clocks.start(0, 5.0)
     assert clocks.stop(0, 10.0)
     assert clocks.remaining(0, 10.0)["main"] == 60
+
+
+def test_flagged_and_stop_agree_at_the_deadline_itself():
+    """At the very instant of a deadline, `flagged` (then: now >= since + budget) said the flag had
+    fallen and `stop` (now - since >= budget) took the move as in time: the room recorded a timeout
+    and then credited the clock. Found by the property test above."""
+    c = clocks("byoyomi:30+3x10", seats=1)
+    now = 0.0
+    for used in (1.0, 39.04043536588889):
+        c.start(0, now)
+        assert c.stop(0, now + used)
+        now += used + 1000
+    c.start(0, now)
+    at = now + 20.0
+    assert at == c.deadline(0)
+    assert c.flagged(0, at) is (not c.stop(0, at))

@@ -66,7 +66,8 @@ def test_play_starts_a_local_server_and_a_restart_rejoins(tmp_path, tmux):
 
     again = tmux([*POLYGO, "play", "--server", url, "--name", "ann"], env)
     assert again.wait_for(r"room (\S+) +kee").group(1) == room
-    again.wait_for(r"3 \. \. B")
+    again.wait_for(r"1 B ann C3")
+    again.wait_for(r" 3 [.WR][ ()][.WR][ ()]B")
     again.type("quit")
     again.wait_for(r"EXIT=0")
     assert not answers(port)

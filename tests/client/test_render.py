@@ -107,6 +107,7 @@ def test_scoring_and_result_are_shown(make_view):
     lines = screen(view, [1], 0.0, Style(color=False))
     text = "\n".join(lines)
     assert "MARKING: type 'done' to accept the count" in text and "phase: scoring" in text
+    assert "'alive P' unmarks it" in text    # marks are idempotent: a second 'dead P' is no toggle
     assert "count now: B 9, W 0.5" in text and "territory (lower case): B 8, W 0" in text
     assert lines[1].startswith(" 3 b b b 3")          # the territory on the board
     game.play("dead B2", seat=0)

@@ -472,3 +472,14 @@ def test_a_capture_restricts_the_opponent_not_the_player_placing_free_handicap_s
     assert cycle_set(g) == ["C3", "D3"] and g.to_move == BLACK
     run(g, ["C3", "A1"])
     assert g.to_move == WHITE
+
+
+def test_a_game_stopped_by_the_move_cap_exports_as_void() -> None:
+    """No result is SGF's RE[Void], not a draw (RE[0]); the record replays to the same result."""
+    from gorules.sgf import to_sgf
+
+    g = Game(Board.grid(3, 3), rules="hansen-sst", move_cap_per_point=1)
+    run(g, ["A1", "C3", "B2", "A3", "C1", "pass", "A2", "B3", "C2"])
+    assert g.result.reason == "no-result"
+    assert "RE[Void]" in to_sgf(g.to_record())
+    assert Game.from_record(g.to_record()).result == g.result

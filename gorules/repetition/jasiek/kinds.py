@@ -294,10 +294,14 @@ def disturbing(board: Scratch, after: Scratch, shapes: Shapes, ko: KoPosition, k
     move, J-A11) disturbing it? ``after`` is the board after the move."""
     nbrs = shapes.nbrs
     if kind.stable_life:
-        opponents = [n for n in nbrs[p] if after[n] == 3 - colour]
-        if opponents:
-            triple = any(shapes.in_mouth(after, n) and len(string(after, nbrs, n)[0]) == 3 for n in opponents)
-            own_ko = any(after[n] == colour and shapes.in_mouth(after, n) for n in nbrs[p])
+        # (a): it takes a breath from an opponent string that stays on the board ...
+        if any(after[n] == 3 - colour for n in nbrs[p]):
+            # ... unless it is next to opposing triple ko stones and to no ko stone of its own,
+            # judged before the move (J-A11): a triple ko string's one breath is the point of the
+            # mouth it is next to, so a stone there captures it and after the move it is gone
+            triple = any(board[n] == 3 - colour and shapes.in_mouth(board, n)
+                         and len(string(board, nbrs, n)[0]) == 3 for n in nbrs[p])
+            own_ko = any(board[n] == colour and shapes.in_mouth(board, n) for n in nbrs[p])
             if not triple or own_ko:
                 return True
     if kind.single_life:
