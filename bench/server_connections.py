@@ -22,6 +22,7 @@ from pathlib import Path
 
 import msgpack
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -29,13 +30,14 @@ sys.path.insert(0, str(ROOT))
 from protocol import PROTOCOL_VERSION  # noqa: E402
 
 SERVER = """
-import asyncio, logging, sys
+import logging, sys
 sys.path.insert(0, {root!r})
-from server.app import run
+from server.app import run_sync
 from server.config import Config
 logging.basicConfig(level="WARNING")
-asyncio.run(run(Config(port={port}, db={db!r})))
+run_sync(Config(port={port}, db={db!r}))
 """
+"""polygo as `polygo-server` runs it: on uvloop when it is installed."""
 
 
 def rss_kib(pid: int) -> int:
@@ -79,7 +81,7 @@ async def main() -> None:
                 try:
                     (await open_one(port, -1)).transport.abort()
                     break
-                except OSError:
+                except (OSError, InvalidStatus):   # not listening yet, or 503 while it starts
                     await asyncio.sleep(0.025)
             await asyncio.sleep(0.5)
             before = rss_kib(proc.pid)

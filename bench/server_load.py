@@ -31,6 +31,7 @@ from pathlib import Path
 import msgpack
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
+from websockets.exceptions import InvalidStatus
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -119,17 +120,19 @@ async def baseline_main(port: int, db: str, sync: str) -> None:
 POLYGO = """
 import asyncio, logging, sys
 sys.path.insert(0, {root!r})
-from server.app import run
+from server.app import run, run_sync
 from server.config import Config
 logging.basicConfig(level="WARNING")
-asyncio.run(run(Config(port={port}, db={db!r}, rate=1e9, burst=1e9, rooms_per_session=10**6,
-                        synchronous={sync!r})))
+config = Config(port={port}, db={db!r}, rate=1e9, burst=1e9, rooms_per_session=10**6, synchronous={sync!r})
+asyncio.run(run(config)) if {stock!r} else run_sync(config)
 """
 
 
-def start(kind: str, port: int, db: str, sync: str) -> subprocess.Popen:
+def start(kind: str, port: int, db: str, sync: str, stock: bool) -> subprocess.Popen:
+    """A server process; polygo runs as `polygo-server` does (on uvloop when installed) unless
+    ``stock``, the baseline always on asyncio's own loop."""
     if kind == "polygo":
-        argv = [sys.executable, "-c", POLYGO.format(root=str(ROOT), port=port, db=db, sync=sync)]
+        argv = [sys.executable, "-c", POLYGO.format(root=str(ROOT), port=port, db=db, sync=sync, stock=stock)]
     else:
         argv = [sys.executable, __file__, "--baseline-server", str(port), db, sync]
     return subprocess.Popen(argv, cwd=ROOT)
@@ -140,7 +143,7 @@ async def wait_ready(port: int) -> None:
         try:
             async with connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"]):
                 return
-        except OSError:
+        except (OSError, InvalidStatus):   # not listening yet, or 503 while it rebuilds its rooms
             await asyncio.sleep(0.025)
     raise RuntimeError(f"no server on port {port}")
 
@@ -221,10 +224,11 @@ async def close_games(opened: list, tasks: list[asyncio.Task]) -> None:
             await ws.close()
 
 
-async def run_load(kind: str, games: int, moves_per_player: int, sync: str, where: str | None) -> dict:
+async def run_load(kind: str, games: int, moves_per_player: int, sync: str, where: str | None,
+                   stock: bool = False) -> dict:
     port = free_port()
     with tempfile.TemporaryDirectory(dir=where) as tmp:
-        proc = start(kind, port, os.path.join(tmp, f"{kind}.db"), sync)
+        proc = start(kind, port, os.path.join(tmp, f"{kind}.db"), sync, stock)
         try:
             await wait_ready(port)
             states = [Game(script(moves_per_player)) for _ in range(games)]
@@ -243,6 +247,7 @@ async def run_load(kind: str, games: int, moves_per_player: int, sync: str, wher
     latencies = sorted(x for g in states for x in g.latencies)
     moves = sum(g.delivered for g in states)
     return {"moves": moves, "seconds": elapsed, "rate": moves / elapsed, "server_cpu": server_cpu / elapsed,
+            "cpu_per_move": server_cpu / moves * 1e6,
             "client_cpu": client_cpu / elapsed,
             "p50": latencies[len(latencies) // 2] * 1000, "p99": latencies[int(len(latencies) * 0.99)] * 1000}
 
@@ -255,20 +260,28 @@ async def main() -> None:
                         help="SQLite sync mode of both servers' stores (NORMAL survives a killed process, "
                              "not a power cut)")
     parser.add_argument("--dir", help="where the databases go (default: the system's temporary directory)")
+    parser.add_argument("--stock-loop", action="store_true",
+                        help="run polygo on asyncio's own loop even when uvloop is installed")
     args = parser.parse_args()
-    print(f"SQLite synchronous={args.synchronous}, databases in {args.dir or tempfile.gettempdir()}")
+    from server.app import loop_factory
+    loop = "asyncio" if args.stock_loop or loop_factory() is None else "uvloop"
+    print(f"SQLite synchronous={args.synchronous}, databases in {args.dir or tempfile.gettempdir()}; "
+          f"event loop: polygo {loop}, baseline asyncio")
     print(f"{'server':8} {'games':>5} {'moves':>7} {'seconds':>8} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7}"
-          f" {'server CPU':>10} {'client CPU':>10}")
+          f" {'server CPU':>10} {'client CPU':>10} {'µs/move':>8}")
     for games in args.games:
         results = {}
         for kind in ("baseline", "polygo"):
-            r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous, args.dir)
+            r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous, args.dir,
+                                               args.stock_loop)
             print(f"{kind:8} {games:5d} {r['moves']:7d} {r['seconds']:8.2f} {r['rate']:9.0f} {r['p50']:7.2f} {r['p99']:7.2f}"
-                  f" {r['server_cpu']:10.0%} {r['client_cpu']:10.0%}",
+                  f" {r['server_cpu']:10.0%} {r['client_cpu']:10.0%} {r['cpu_per_move']:8.0f}",
                   flush=True)
         b, p = results["baseline"], results["polygo"]
         print(f"{'ratio':8} {games:5d}   polygo/baseline: moves/s x{p['rate'] / b['rate']:.2f}, "
               f"p50 x{p['p50'] / b['p50']:.2f}, p99 x{p['p99'] / b['p99']:.2f}", flush=True)
+        print(f"{'ratio':8} {games:5d}   server CPU per move polygo/baseline x{p['cpu_per_move'] / b['cpu_per_move']:.2f}",
+              flush=True)
 
 
 if __name__ == "__main__":

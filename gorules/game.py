@@ -26,6 +26,7 @@ SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "ora
 
 # NamedTuple's own constructor is a Python function; plays and live entries are built per move.
 _new_tuple = tuple.__new__
+_STONE = Action.STONE   # a global, not an enum attribute lookup, on the path of every stone play
 
 
 class Play(NamedTuple):
@@ -88,6 +89,7 @@ class Game:
         self._watch_stones = self._ending.watches_stones
         self._watch_before = self._rule.watches_before_stone
         self._move_cap = ruleset.move_cap_per_point * len(board)
+        self._no_suicide = ruleset.suicide is Suicide.FORBIDDEN
         self._phase = self._ending.first_phase
         self._phase_start = 0
         self._proposal: tuple[int, ...] | None = None
@@ -222,20 +224,52 @@ class Game:
         seat = self.to_move
         if seat is None:
             return []
+        refused = self._refused(seat)
         names = self.board.points
-        appealable = self._rule.appealable
-        moves, appeals = [], []
-        for p, s in enumerate(self._pos.stones):
-            if s == EMPTY:
-                reason = self._stone_reason(seat, p)
-                if reason is None:
-                    moves.append(names[p])
-                elif reason is appealable:
-                    appeals.append("appeal " + names[p])
-        if not self._free_left or self.rules.passes_any_time:
-            moves.extend(self._ending.turn_words(seat))
-            moves.extend(appeals)
+        moves = [names[p] for p, s in enumerate(self._pos.stones) if s == EMPTY and p not in refused]
+        moves.extend(self._turn_words(seat, refused))
         return moves
+
+    def legal_turn(self) -> tuple[dict[str, str], list[str]]:
+        """What the player to move may play, in two parts: the empty points it may not play, each
+        with its reason code (as :meth:`why_illegal` gives it), and its legal turn plays that are
+        not stone plays (``pass``, the ending procedure's words, valid appeals). Every other empty
+        point is a legal stone play. ``({}, [])`` when nobody is to move.
+
+        One computation for both parts, cheaper than :meth:`legal_moves`: a server sends it with
+        every move so that clients need no rules engine.
+        """
+        seat = self.to_move
+        if seat is None:
+            return {}, []
+        refused, names = self._refused(seat), self.board.points
+        return {names[p]: reason.value for p, reason in refused.items()}, self._turn_words(seat, refused)
+
+    def _turn_words(self, seat: int, refused: dict[int, Reason]) -> list[str]:
+        if self._free_left and not self.rules.passes_any_time:
+            return []
+        appealable, names = self._rule.appealable, self.board.points
+        words = list(self._ending.turn_words(seat))
+        words.extend("appeal " + names[p] for p, reason in refused.items() if reason is appealable)
+        return words
+
+    def _refused(self, seat: int) -> dict[int, Reason]:
+        """Every empty point ``seat`` may not play now, with its reason, in the board's order.
+
+        Only suspects are probed: a play the position calls plain (no capture, no possible
+        suicide, no board that stood before) is refused only where the repetition rule names the
+        point itself. The same answer as asking :meth:`_stone_reason` about every empty point, at a
+        fraction of the cost: the server sends it with every move.
+        """
+        suspects = self._pos.suspects(seat + 1)
+        suspects.update(self._rule.suspects(seat))
+        stones, refused = self._pos.stones, {}
+        for p in sorted(suspects):
+            if stones[p] == EMPTY:
+                reason = self._stone_reason(seat, p)
+                if reason is not None:
+                    refused[p] = reason
+        return refused
 
     def _stone_reason(self, seat: int, p: int, probe: Probe | None = None) -> Reason | None:
         """Why ``seat`` may not place a stone on empty point ``p`` now, or None.
@@ -245,7 +279,7 @@ class Game:
         pos = self._pos
         if probe is None:
             probe = pos.probe(p, seat + 1)
-        if probe.suicide and (self.rules.suicide is Suicide.FORBIDDEN or probe.hash == pos.hash):
+        if probe.suicide and (self._no_suicide or probe.hash == pos.hash):
             return Reason.SUICIDE
         return self._rule.refuse(seat, p, probe)
 
@@ -397,8 +431,11 @@ class Game:
         pos = self._pos
         if p is None or self._phase in ("scoring", "ended") or pos.stones[p] != EMPTY:
             return None
-        probe = pos.probe(p, self._turn + 1)
-        return None if self._stone_reason(self._turn, p, probe) is not None else (p, probe)
+        turn = self._turn
+        probe = pos.probe(p, turn + 1)
+        if probe.suicide and (self._no_suicide or probe.hash == pos.hash):
+            return None
+        return None if self._rule.refuse(turn, p, probe) is not None else (p, probe)
 
     def _do_stone(self, raw: int, seat: int, move: Move) -> None:
         self._captures[raw] = self._apply_stone(raw, seat, move.point)
@@ -429,8 +466,11 @@ class Game:
         if phase_2:
             self._top_up()
         index = len(self._live)
-        self._live.append(_new_tuple(LiveEntry, (raw, seat, Action.STONE, p)))
-        self._pass_turn(seat)
+        self._live.append(_new_tuple(LiveEntry, (raw, seat, _STONE, p)))
+        if self._free_left:
+            self._pass_turn(seat)
+        else:
+            self._turn = self._following[seat]
         self._rule.stone_played(index, seat, p)
         if self._move_cap and index + 1 >= self._move_cap:
             self._finish("no-result")

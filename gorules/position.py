@@ -63,13 +63,20 @@ _new_probe = tuple.__new__
 class Position:
     """Whose stone is on each point; colours are 1..N (seat + 1), 0 is empty."""
 
-    __slots__ = ("board", "stones", "chain", "hash", "_z", "_nbrs")
+    __slots__ = ("board", "stones", "chain", "hash", "freed", "_z", "_nbrs", "_dirty", "_cramped", "_short")
 
     def __init__(self, board: Board, colours: int, stones: list[int] | None = None):
         self.board = board
         self._nbrs = board.neighbour_indices
         self._z = zobrist_table(len(board), colours)
         self.stones = list(stones) if stones is not None else [EMPTY] * len(board)
+        # per colour, the points a stone of that colour was taken off since the set-up: only there
+        # can a play that captures nothing bring back an earlier board (see :meth:`suspects`)
+        self.freed: list[set[int]] = [set() for _ in range(colours + 1)]
+        # kept for :meth:`suspects`, brought up to date around the points changed since its last call
+        self._dirty: set[int] = set()
+        self._cramped: set[int] = set()   # empty points with no empty neighbour
+        self._short: set[int] = set()     # the only liberty of some chain
         self.chain: list[Chain | None] = [None] * len(board)
         self.hash = 0
         self._rebuild()
@@ -78,6 +85,7 @@ class Position:
         """Chains, liberties and hash from the stones alone (after setup or a roll-back)."""
         stones, nbrs, z = self.stones, self._nbrs, self._z
         self.chain = [None] * len(stones)
+        self._dirty = set(range(len(stones)))
         self.hash = 0
         for start, colour in enumerate(stones):
             if colour == EMPTY or self.chain[start] is not None:
@@ -104,6 +112,8 @@ class Position:
         other.board, other._nbrs, other._z = self.board, self._nbrs, self._z
         other.stones = self.stones[:]
         other.hash = self.hash
+        other.freed = [set(points) for points in self.freed]
+        other._dirty, other._cramped, other._short = set(self._dirty), set(self._cramped), set(self._short)
         chain = self.chain[:]
         clones: dict[int, Chain] = {}
         for p, c in enumerate(chain):
@@ -193,6 +203,7 @@ class Position:
         chain[p] = merged
         self.stones[p] = colour
         self.hash ^= key
+        self._dirty.add(p)
         if suicide:
             # Kee rule 9: the stone's whole chain goes, and nothing else (no capture happened)
             self._remove(merged)
@@ -202,9 +213,66 @@ class Position:
             self._remove(c)
         return captured
 
+    def suspects(self, colour: int) -> set[int]:
+        """The empty points where ``colour``'s stone play may be anything but a plain one.
+
+        A plain play has an empty neighbour and captures nothing, so it is no suicide, and its
+        position is this one plus its stone: a position that cannot have stood before unless a
+        stone of ``colour`` was taken off that point since (:attr:`freed`). The rest are the
+        points with no empty neighbour, the last liberties of chains and those freed points.
+        Kept up to date lazily, around the points plays changed: no scan of the board.
+        """
+        if self._dirty:
+            self._refresh()
+        stones = self.stones
+        out = {p for p in self.freed[colour] if stones[p] == EMPTY}
+        out |= self._cramped
+        out |= self._short
+        return out
+
+    def _refresh(self) -> None:
+        """Bring the cramped points and the last liberties up to date after plays and captures.
+
+        Whether a point is cramped depends on it and its neighbours; a chain's liberties change
+        only where a stone came or went on it or beside it. So the points changed and their
+        neighbours are all there is to look at, and a last liberty no chain has any more is
+        dropped.
+        """
+        stones, nbrs, chain = self.stones, self._nbrs, self.chain
+        near = set(self._dirty)
+        for d in self._dirty:
+            near.update(nbrs[d])
+        self._dirty = set()
+        cramped, short = self._cramped, self._short
+        for p in near:
+            if stones[p] == EMPTY:
+                for q in nbrs[p]:
+                    if stones[q] == EMPTY:
+                        cramped.discard(p)
+                        break
+                else:
+                    cramped.add(p)
+            else:
+                cramped.discard(p)
+                c = chain[p]
+                if len(c.libs) == 1:
+                    short.update(c.libs)
+        self._short = {p for p in short if stones[p] == EMPTY and self._last_liberty(p)}
+
+    def _last_liberty(self, p: int) -> bool:
+        """Is empty point ``p`` the only liberty of a chain beside it?"""
+        chain = self.chain
+        for q in self._nbrs[p]:
+            c = chain[q]
+            if c is not None and len(c.libs) == 1:
+                return True
+        return False
+
     def _remove(self, c: Chain) -> None:
         stones, chain, nbrs = self.stones, self.chain, self._nbrs
         self.hash ^= c.hash
+        self.freed[c.colour].update(c.stones)
+        self._dirty.update(c.stones)
         for s in c.stones:
             stones[s] = EMPTY
             chain[s] = None
@@ -217,6 +285,7 @@ class Position:
     def remove_points(self, points: list[int]) -> None:
         """Take stones off without a capture (agreed dead stones); chains are rebuilt."""
         for p in points:
+            self.freed[self.stones[p]].add(p)
             self.stones[p] = EMPTY
         self._rebuild()
 

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import faulthandler
 import logging
 import os
@@ -14,7 +13,7 @@ import sys
 from typing import NoReturn, Sequence
 
 from . import backup
-from .app import run
+from .app import run_sync
 from .config import parse_config
 from .lockfile import LockError
 from .logs import setup_logging
@@ -31,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(config.log_level, config.log_format)
     log = logging.getLogger("polygo.server")
     try:
-        finished = asyncio.run(run(config))
+        finished = run_sync(config)
     except (OSError, LockError) as exc:
         log.error("cannot start: %s", exc)
         _exit(1)

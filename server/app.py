@@ -12,7 +12,7 @@ import gc
 import logging
 import signal
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -206,6 +206,23 @@ class Server:
             await self.store.close()
         if self._lock is not None:
             self._lock.release()
+
+
+def run_sync(config: Config) -> bool:
+    """`run` on a new event loop: uvloop's when it is installed (`pip install polygo[fast]`), else
+    asyncio's. uvloop's sockets and scheduling are compiled, and under load they took a fifth or
+    more off the server's CPU time per move (issue 13, docs/speed.md)."""
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        return runner.run(run(config))
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop constructor if uvloop is installed, else None (asyncio's default loop)."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 async def run(config: Config) -> bool:

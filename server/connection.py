@@ -17,6 +17,7 @@ import msgspec
 from websockets.asyncio.connection import broadcast
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
                       Events, GetGame, Hello, Leave, ListGames, ListRooms, Logout, Move, Ok, ProtocolError,
@@ -56,6 +57,7 @@ class Connection:
         self.session: Session | None = None
         self.closed = False
         self.watching: set[Any] = set()
+        self._held: list[bytes | str] | None = None   # frames kept for one write, during a move (`_on_frame`)
         config = hub.config
         self._bucket = TokenBucket(config.rate, config.burst, _now())
 
@@ -85,8 +87,33 @@ class Connection:
 
     def send_frame(self, frame: bytes | str) -> None:
         """Queue a frame on the socket without waiting; cut off a peer that stopped reading."""
-        if self.writable():
+        if self.writable() and not self.hold(frame):
             broadcast([self.ws], frame)
+
+    def hold(self, frame: bytes | str) -> bool:
+        """Keep `frame` for the write that ends this connection's move in progress, if there is one:
+        the mover's own event and its ack then leave in one write (one system call, one segment),
+        not two (issue 13). The order of the frames is kept."""
+        if self._held is None:
+            return False
+        self._held.append(frame)
+        return True
+
+    def _write(self, frames: list[bytes | str]) -> None:
+        """Several frames in one write to the socket, as `broadcast` would send them one by one."""
+        ws = self.ws
+        if not frames or not self.writable() or ws.protocol.state is not State.OPEN:
+            return
+        protocol = ws.protocol
+        try:
+            for frame in frames:
+                if isinstance(frame, str):
+                    protocol.send_text(frame.encode())
+                else:
+                    protocol.send_binary(frame)
+            ws.transport.write(b"".join(protocol.data_to_send()))
+        except Exception as exc:   # as broadcast does: the peer is going away, its reader ends
+            log.warning("%s: skipped a write: %s", ws.remote_address, exc)
 
     def writable(self) -> bool:
         """Whether frames may be queued for this peer; a peer over the outbound limit is cut off."""
@@ -116,12 +143,20 @@ class Connection:
             self.send(Error(id=exc.request_id, code=exc.code.value, message=exc.message, field=exc.field,
                             ref=exc.ref))
             return
-        reply = await self._handle(message)
-        self.send(reply)
-        if isinstance(reply, (Snapshot, Events)):     # the reply to sit or watch: now a watcher
-            room = self.hub.rooms.get(reply.room)
-            if room is not None and room in self.watching:
-                room.presence.send_to(self)
+        if type(message) is not Move:
+            reply = await self._handle(message)
+            self.send(reply)
+            if isinstance(reply, (Snapshot, Events)):     # the reply to sit or watch: now a watcher
+                room = self.hub.rooms.get(reply.room)
+                if room is not None and room in self.watching:
+                    room.presence.send_to(self)
+            return
+        self._held = []
+        try:
+            self.send(await self._handle(message))
+        finally:
+            held, self._held = self._held, None
+            self._write(held)
 
     async def _handle(self, message: ClientMessage) -> ServerMessage:
         try:

@@ -190,12 +190,9 @@ def legal_view(game: Game) -> dict[str, Any] | None:
     seat = game.to_move
     if seat is None:
         return None
-    legal = game.legal_moves()
-    allowed = set(legal)
-    stones = game.stones()
-    prohibited = {p: game.why_illegal(p, seat) for p in game.board.points if p not in allowed and p not in stones}
-    appeals = [m[7:] for m in legal if m.startswith("appeal ")]
-    return {"seat": seat, "pass": "pass" in allowed, "prohibited": prohibited, "appeals": appeals}
+    prohibited, words = game.legal_turn()
+    appeals = [m[7:] for m in words if m.startswith("appeal ")]
+    return {"seat": seat, "pass": "pass" in words, "prohibited": prohibited, "appeals": appeals}
 
 
 def proposal_view(game: Game) -> dict[str, Any] | None:

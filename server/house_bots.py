@@ -8,7 +8,7 @@ A room created with `bots: N` gets the house bot in its last N seats, named bot1
 The bot's seats are bound to tokens that begin with `house:`. No client can present one: the
 server issues every session token itself, and `hello` refuses a token it did not issue. The bot is
 nudged after every committed event of its room (`changed`) and for every room restored at start-up,
-and it acts through the room's queue like a client, one action at a time, after a short pause so a
+and it acts through `Room.call` like a client, one action at a time, after a short pause so a
 human sees the moves come one by one. It answers undo requests with yes (its policy: a player who
 asks a bot to take back a move gets it); the room lets a player ask to take back a move that only
 the house bot has answered since, and takes the bot's answers back with it.
@@ -103,7 +103,7 @@ class HouseBots:
             self._driving.pop(room.id, None)
 
     async def _act(self, room: Room) -> bool:
-        """One action of one of the room's bots (in the room's task); False when none has any."""
+        """One action of one of the room's bots (under the room's lock); False when none has any."""
         if room.status != "playing":
             return False
         for seat in bot_seats(room.settings):

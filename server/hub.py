@@ -349,12 +349,13 @@ class Hub:
 
     def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
         """Send one message to many connections, encoding it once per codec."""
-        groups: dict[str, list[Any]] = {}
+        groups: dict[str, list[Connection]] = {}
         for conn in watchers:
             if conn.writable():
-                groups.setdefault(conn.codec, []).append(conn.ws)
-        for codec, sockets in groups.items():
-            broadcast(sockets, encode(message, codec))
+                groups.setdefault(conn.codec, []).append(conn)
+        for codec, conns in groups.items():
+            frame = encode(message, codec)
+            broadcast([conn.ws for conn in conns if not conn.hold(frame)], frame)
 
     # -- finished games ------------------------------------------------------------------------------------
 

@@ -1,8 +1,12 @@
-"""One room: its seats, its game, its clocks and its versioned events, owned by one asyncio task.
+"""One room: its seats, its game, its clocks and its versioned events, one request at a time.
 
 Every request that reads or changes the room (sit, watch, move, undo, chat, a clock's deadline)
-is queued to the room's task and runs to completion before the next, so the game needs no locks,
-and a snapshot never shows a move that is not yet committed. A change becomes an event with the
+runs to completion before the next, in arrival order, under the room's lock: the game itself
+needs no other locking, and a snapshot never shows a move that is not yet committed. A request
+runs in the task that made it (the connection's), not handed to a task of the room's own: the
+hop there and back cost a queue, a future and two task switches per move (issue 13). Those tasks
+are cancelled only when the server closes (websockets never cancels a connection's handler), so
+a request is not cut off halfway while the room lives on. A change becomes an event with the
 next version; it is sent to the watchers and acknowledged only after `Store.record` returns, i.e.
 after its COMMIT. If the commit fails, the room is rebuilt from the rows it had committed.
 """
@@ -93,44 +97,42 @@ class Room:
         if all(self.seats):
             self.status = "ended" if self.game.result is not None else "playing"
         self._timer: asyncio.TimerHandle | None = None
+        self._ticking: asyncio.Task[None] | None = None
         self._halted = False
         self._chat = TokenBucket(hub.config.chat_rate, CHAT_BURST, self._now())
-        self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, asyncio.Future | None]] = \
-            asyncio.Queue()
-        self._task = asyncio.create_task(self._run(), name=f"room-{room_id}")
+        self._lock = asyncio.Lock()
 
-    # -- the task ----------------------------------------------------------------------------------
+    # -- one request at a time -----------------------------------------------------------------------
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
-        """Run `fn(*args)` in the room's task, after the requests queued before it."""
+        """Run `fn(*args)` once the requests that came before it are done (the lock is first come,
+        first served); refused once the graceful stop has begun."""
         if self._halted:
             raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
-        future = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((fn, args, future))
-        return await future
-
-    async def _run(self) -> None:
-        while True:
-            fn, args, future = await self._queue.get()
+        async with self._lock:
             if self._halted:
-                if future is not None and not future.done():
-                    future.set_exception(ProtocolError(ErrorCode.INTERNAL, RESTARTING))
-                continue
-            try:
-                result = await fn(*args)
-            except Exception as exc:
-                if future is None:
-                    log.exception("room %s: %s failed", self.id, getattr(fn, "__name__", fn))
-                elif not future.done():
-                    future.set_exception(exc)
-            else:
-                if future is not None and not future.done():
-                    future.set_result(result)
+                raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            return await fn(*args)
+
+    def _deadline(self) -> None:
+        """The running clock's deadline passed: a task of its own takes its turn at the lock."""
+        self._timer = None
+        self._ticking = asyncio.get_running_loop().create_task(self._tick_logged(), name=f"room-{self.id}-clock")
+
+    async def _tick_logged(self) -> None:
+        """`tick` has no caller to hand a failure to: it is logged."""
+        try:
+            await self.call(self.tick)
+        except ProtocolError:
+            pass    # the server is stopping: the flag falls after the restart if it must
+        except Exception:
+            log.exception("room %s: the clock's deadline failed", self.id)
 
     async def halt(self) -> None:
-        """Graceful stop: once the requests queued before this one are done (and committed), cancel
-        the clock timer, so no flag falls while the server drains, and refuse every later request.
-        The stored clocks stay as of the last committed change: a restart charges nobody the wait."""
+        """Graceful stop: once the requests that came before this one are done (and committed),
+        cancel the clock timer, so no flag falls while the server drains, and refuse every later
+        request. The stored clocks stay as of the last committed change: a restart charges nobody
+        the wait."""
         await self.call(self._halt)
 
     async def _halt(self) -> None:
@@ -140,15 +142,18 @@ class Room:
             self._timer = None
 
     async def close(self) -> None:
-        """Stop the task and the clock timer (server shutdown)."""
+        """Stop the presence timer, the clock timer and a deadline being handled (server shutdown)."""
+        self.presence.close()
         if self._timer:
             self._timer.cancel()
-        self.presence.close()
-        self._task.cancel()
-        try:
-            await self._task
-        except asyncio.CancelledError:
-            pass
+            self._timer = None
+        ticking, self._ticking = self._ticking, None
+        if ticking is not None and not ticking.done():
+            ticking.cancel()
+            try:
+                await ticking
+            except asyncio.CancelledError:
+                pass
 
     def resume_clocks(self, saved: dict[str, Any] | None) -> None:
         """After a restart: the clocks as last committed, the running one restarted now."""
@@ -195,10 +200,12 @@ class Room:
             conn.watching.add(self)
             self.presence.changed()
 
-    def _clocks_view(self) -> dict[str, Any] | None:
-        return None if self.clocks is None else clocks_view(self.clocks, self.players, self._now())
+    def _clocks_view(self, now: float | None = None) -> dict[str, Any] | None:
+        if self.clocks is None:
+            return None
+        return clocks_view(self.clocks, self.players, self._now() if now is None else now)
 
-    # -- requests (each runs in the room's task) -----------------------------------------------------
+    # -- requests (each runs under the room's lock) --------------------------------------------------
 
     def _check_invite(self, session: Session, invite: str | None) -> None:
         if self.invite is None or session.token == self.owner or self.seat_of(session) is not None:
@@ -320,11 +327,14 @@ class Room:
 
     def _playing_seat(self, session: Session) -> int:
         seat = self._held_seat(session)
+        self._check_playing()
+        return seat
+
+    def _check_playing(self) -> None:
         if self.status == "waiting":
             raise ProtocolError(ErrorCode.NOT_STARTED, "the game starts when every seat is taken")
         if self.status == "ended":
             raise ProtocolError(ErrorCode.GAME_OVER, "this game is over")
-        return seat
 
     async def move(self, session: Session, move: str, seq: int, after: int | None = None) -> Ack:
         seat = self._held_seat(session)
@@ -336,7 +346,7 @@ class Room:
             raise ProtocolError(ErrorCode.STALE_SEQ, f"seq {seq} is not above your last move's {last}", field="seq")
         if self.status != "waiting" and self._timed_out(seat):
             raise ProtocolError(ErrorCode.TIMEOUT, "your time ran out before this move")
-        self._playing_seat(session)
+        self._check_playing()
         if move.strip().lower() in SERVER_ONLY_MOVES:
             raise ProtocolError(ErrorCode.ILLEGAL_MOVE, f"{move!r} is not a move a player sends", reason="bad-move")
         if after is not None and after < self.marks_version and move.strip().lower() == "done":
@@ -377,7 +387,7 @@ class Room:
             self.rescinded.update(newly)
             data["rescinded"] = newly
         self._sync_clocks(now, mover=seat if turn else None)
-        data.update(self._state())
+        data.update(self._state(now))
         if point is None:
             data.update(dead=self.game.dead, disputed=self.game.disputed, accepted=self.game.accepted,
                         proposal=proposal_view(self.game), dropped=dropped(self.game))
@@ -388,7 +398,7 @@ class Room:
         marks = [self.row_index[i] if i < index else row for i in newly]
         try:
             await self._commit("move", data, move=(seat, play.move, seq), rescinded=marks,
-                               clocks=True, result=result)
+                               clocks=True, result=result, now=now)
         except Exception:
             await self._rebuild()
             raise
@@ -475,8 +485,7 @@ class Room:
         self._derive()
 
     async def tick(self) -> None:
-        """A clock's deadline passed (queued by the timer)."""
-        self._timer = None
+        """A clock's deadline passed (run by the timer, under the lock)."""
         await self._flag_fell(self._now())
         if self.status == "playing":
             self._schedule()
@@ -511,9 +520,10 @@ class Room:
 
     # -- the machinery ---------------------------------------------------------------------------------
 
-    def _state(self) -> dict[str, Any]:
+    def _state(self, now: float | None = None) -> dict[str, Any]:
+        """What every change event tells of the game; the clocks as of `now` (default: the clock now)."""
         state = {"to_move": self.game.to_move, "phase": self.game.phase, "prisoners": self.game.prisoners,
-                 "clocks": self._clocks_view(), "legal": legal_view(self.game)}
+                 "clocks": self._clocks_view(now), "legal": legal_view(self.game)}
         kos = ko_view(self.game)
         if kos is not None:
             state["kos"] = kos
@@ -553,7 +563,7 @@ class Room:
         deadline = self.clocks.deadline(self.clocks.running)
         if deadline is not None:
             loop = asyncio.get_running_loop()
-            self._timer = loop.call_at(deadline + 0.001, self._queue.put_nowait, (self.tick, (), None))
+            self._timer = loop.call_at(deadline + 0.001, self._deadline)
 
     def _derive(self) -> None:
         """Recompute what the room keeps beside a game it replaced wholesale (built, replayed, undone):
@@ -569,15 +579,19 @@ class Room:
         self.seqs[seat][seq] = (version, move)
 
     async def _commit(self, kind: str, data: dict[str, Any], *, move: tuple[int, str, int | None] | None = None,
-                      rescinded: Sequence[int] = (), clocks: bool = False, result: dict | None = None) -> None:
-        """Store the change as the next event and, once committed, send it to the watchers.
+                      rescinded: Sequence[int] = (), clocks: bool = False, result: dict | None = None,
+                      now: float | None = None) -> None:
+        """Store the change as the next event and, once committed, send it to the watchers; the
+        clocks are stored as of `now` (default: the clock now), the time the change was made at.
 
         Raises only if the commit failed: callers roll back on an exception, and a change that is in
         the store must stay in the room, so a failure to send it is logged (watchers resync).
         """
         version = self.version + 1
         event = {"version": version, "kind": kind, **data}
-        saved = self.clocks.to_json(self._now()) if clocks and self.clocks is not None else None
+        saved = None
+        if clocks and self.clocks is not None:
+            saved = self.clocks.to_json(self._now() if now is None else now)
         await self.hub.store.record(self.id, version, event, move=move, rescinded=rescinded,
                                     clocks=saved, result=result)
         self.version = version

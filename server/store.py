@@ -28,7 +28,7 @@ Why it looks like this:
   and its JSON functions; like any JSON, dict keys come back as strings and tuples as lists.
 - Moves are numbered per room from 0 in the order recorded, the same order as ``Game.history``:
   ``rescinded`` names moves by that number. Per room, callers await ``record()`` before the next one
-  (the room's task does), so the numbering and the versions follow the game.
+  (the room, one request at a time, does), so the numbering and the versions follow the game.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ import json
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence
+
+import msgspec
 
 from .lease import Fenced, Lease
 from .postgres_db import PostgresDatabase, is_postgres
@@ -682,9 +684,21 @@ def _check_utf8(what: str, text: str) -> None:
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_FAST_ENCODER = msgspec.json.Encoder()
+_FAST_DECODER = msgspec.json.Decoder()
 
 
 def _dumps(value: Any, what: str) -> str:
+    """``value`` as JSON text, or StoreError. msgspec writes it several times quicker than ``json``
+    (every move's event is stored: 14 µs became 4, issue 13); its text is kept when it reads back as
+    the same value. It does not for NaN and infinities (msgspec writes null), tuples and keys that
+    are not strings: those take ``json``'s path, which refuses what it always refused."""
+    try:
+        data = _FAST_ENCODER.encode(value)
+        if _FAST_DECODER.decode(data) == value:
+            return data.decode()
+    except (TypeError, ValueError):   # a lone surrogate is a UnicodeEncodeError, a ValueError
+        pass
     try:
         text = _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:

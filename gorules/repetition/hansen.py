@@ -92,6 +92,13 @@ class CycleSets(RepetitionRule):
             return Reason.TKO
         return None
 
+    def suspects(self, seat: int) -> frozenset[int] | set[int]:
+        """H9's cycle set while it binds ``seat``, else the points of its disallowed signatures
+        (A3' refuses only captures, which the position suspects anyway)."""
+        if self._cycle_set and seat != self._capture[0]:
+            return self._cycle_set
+        return self._banned_points[seat]
+
     @staticmethod
     def signature(p: int, probe: Probe) -> frozenset[int]:
         """H14: the stone's point, the points it captures, the stones of the strings it threatens."""

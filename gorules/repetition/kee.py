@@ -43,6 +43,10 @@ class CycleProhibition(RepetitionRule):
                 return Reason.RESCINDED
         return None
 
+    def suspects(self, seat: int) -> set[int]:
+        """Rule 14: the points rescinded here (a repeated position is the position's to find)."""
+        return self._excluded.get(len(self.game._live), set()) if self._excluded else set()
+
     def prohibited(self, seat: int, position: int) -> bool:
         """Rule 11: may ``seat`` not produce ``position``, which has appeared, by a stone play now?
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from ..errors import Reason
 from ..position import Probe
@@ -34,6 +34,12 @@ class RepetitionRule:
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         """Why ``seat`` may not place a stone on empty point ``p`` now (``probe`` is that play)."""
         raise NotImplementedError
+
+    def suspects(self, seat: int) -> Iterable[int]:
+        """The points where :meth:`refuse` may refuse ``seat`` a plain play (one with an empty
+        neighbour that captures nothing and makes a board never seen): the points the rule names
+        itself. Legal-move lists probe only these beside the position's own suspects."""
+        return ()
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
         """``seat`` is about to place a stone on ``p`` (only where :attr:`watches_before_stone`):

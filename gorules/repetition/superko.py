@@ -40,7 +40,8 @@ class Superko(RepetitionRule):
         return Reason.SUPERKO if key in self._seen else None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        self._seen.add(self._key(self.game._pos.hash, self.game._turn))
+        game = self.game
+        self._seen.add(game._pos.hash ^ TURN_KEYS[game._turn] if self.situational else game._pos.hash)
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.SUPERKO:

@@ -2,9 +2,12 @@
 (NKR J1-J5), their types (J6-J15) and the prohibition rule's class of the position (R4).
 
 Kept up to date play by play: a play changes the stones on a few points (the stone and what it
-captured); only the mouth templates near those points are matched again, the ko positions are
-regrouped (there are few mouths), and a ko position's type is computed again only when a
-changed point is among the points its last classification read.
+captured); only the mouth templates near those points are matched again, and a ko position's
+type is computed again only when a changed point is among the points its last classification
+read. The ko positions are regrouped only when the play could have changed them: when a mouth
+came or went, or it changed a point of the *guard* (the mouths, their neighbours, and the
+stones and liberties of the strings beside them: what the grouping reads). Most plays of a
+game with a ko on the board are elsewhere, and then only the class key moves on.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ class Analysis:
         self.class_key: tuple[frozenset[int], int] = (frozenset(), 0)
         self._cache: dict[tuple, tuple[Kind, set[int]]] = {}
         self.classified = 0                      # classifications computed (not from the cache)
+        self._guard: set[int] = set()            # the points the grouping read (see the module's doc)
+        self._keys: list[tuple] = []             # the cache keys of the current kinds
+        self._rows_seen = 0                      # len(had_two) at the last grouping
 
     def copy(self) -> "Analysis":
         other = object.__new__(Analysis)
@@ -48,14 +54,44 @@ class Analysis:
     def update(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> None:
         """After a play that changed the stones on ``changed``."""
         board = pos.stones   # matching needs no read log: the list itself is quicker
-        templates, near, matched = self.shapes.templates, self.shapes.near, self.matched
-        for i in {i for c in changed for i in near[c]}:
+        templates, matched = self.shapes.templates, self.matched
+        moved = False        # did a mouth come or go?
+        for i in self._candidates(board, changed):
             if matches(board, templates[i]):
-                matched.add(i)
-            else:
+                if i not in matched:
+                    matched.add(i)
+                    moved = True
+            elif i in matched:
                 matched.discard(i)
-        self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
-        self._derive(pos, had_two)
+                moved = True
+        if self._cache:
+            self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
+        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen \
+                or not all(k in self._cache for k in self._keys):
+            self._derive(pos, had_two)
+        else:
+            self.class_key = (self.union, self._outside(pos))
+
+    def _candidates(self, board: list[int], changed: set[int]) -> set[int]:
+        """The templates whose match a change of the stones on ``changed`` may have changed: those
+        near a changed point, or with two-point templates alone (the default catalogue) only the
+        mouths standing there and the templates holding an empty point with no empty neighbour
+        within two steps (a new mouth's empty point is one): a few instead of sixteen a point."""
+        shapes = self.shapes
+        if not shapes.pairs_only:
+            near = shapes.near
+            return {i for c in changed for i in near[c]}
+        area, nbrs, containing, ball2 = shapes.area, shapes.nbrs, shapes.containing, shapes.ball2
+        out = {i for i in self.matched if not changed.isdisjoint(area[i])}
+        for c in changed:
+            for e in ball2[c]:
+                if board[e] == EMPTY:
+                    for q in nbrs[e]:
+                        if board[q] == EMPTY:
+                            break
+                    else:
+                        out.update(containing[e])
+        return out
 
     def mouths(self) -> dict[frozenset[int], Template]:
         templates = self.shapes.templates
@@ -65,26 +101,34 @@ class Analysis:
         return out
 
     def _derive(self, pos: Position, had_two: set[frozenset[int]]) -> None:
+        self._rows_seen = len(had_two)
+        self._keys = []
         if not self.matched:   # no ko on the board (most positions of a game)
             self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
-            self.union, self.class_key = frozenset(), (frozenset(), pos.hash)
+            self.union, self.class_key, self._guard = frozenset(), (frozenset(), pos.hash), set()
             return
         stones, nbrs, chains = pos.stones, self.shapes.nbrs, pos.chain
         mouths = self.mouths()
         self.ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}
         reps: dict[int, int] = {}
         groups: dict[frozenset[int], list[Template]] = {}
+        guard: set[int] = set()
         for m, t in mouths.items():
             adjacent = set()
             for p in m:
+                guard.add(p)
                 for n in nbrs[p]:
+                    guard.add(n)
                     if n not in m and stones[n] != EMPTY and n not in self.ko_stones:
                         chain = chains[n]
                         rep = reps.get(id(chain))
                         if rep is None:
                             rep = reps[id(chain)] = min(chain.stones)
+                            guard.update(chain.stones)
+                            guard.update(chain.libs)
                         adjacent.add(rep)
             groups.setdefault(frozenset(adjacent), []).append(t)
+        self._guard = guard
         kos: dict[frozenset[int], KoPosition] = {}
         for adjacent, ts in groups.items():
             ts.sort(key=lambda t: sorted(t.points))
@@ -101,16 +145,21 @@ class Analysis:
             for p in k:
                 self.ko_at.setdefault(p, []).append(k)
         self.union = frozenset().union(*kos) if kos else frozenset()
-        z = pos._z
+        self.class_key = (self.union, self._outside(pos))
+
+    def _outside(self, pos: Position) -> int:
+        """R4's class: the hash of the stones outside the ko positions."""
+        stones, z = pos.stones, pos._z
         outside = pos.hash
         for u in self.union:
             if stones[u] != EMPTY:
                 outside ^= z[stones[u]][u]
-        self.class_key = (self.union, outside)
+        return outside
 
     def _kind(self, pos: Position, ko: KoPosition, had_two: set[frozenset[int]]) -> Kind:
         rows = frozenset(m.points for m in ko.mouths if m.row4 and m.points in had_two)
         key = (ko.points, tuple(m.side_a for m in ko.mouths), ko.coupling, rows)
+        self._keys.append(key)
         hit = self._cache.get(key)
         if hit is not None:
             return hit[0]

@@ -44,7 +44,11 @@ class Facts(NamedTuple):
 
 
 def _plain(p: int) -> Facts:
-    return Facts(None, p, None, False, False, False, ())
+    return _new_facts(Facts, (None, p, None, False, False, False, ()))
+
+
+# Facts' own constructor is a Python function; the facts of a plain play are built on every play.
+_new_facts = tuple.__new__
 
 
 @dataclass
@@ -83,6 +87,10 @@ class NewKoRules(RepetitionRule):
             # not in a ko position: no ko stone move in one, and no recapture (R1-R3 pass)
             return Reason.PROHIBITION if p in self._now[seat] else None
         return self._facts(seat, p, probe).reason
+
+    def suspects(self, seat: int) -> list[int]:
+        """The points of the ko positions (R1-R3) and the points R4 prohibits now."""
+        return [*self.analysis.ko_at, *(a for a in self._now[seat] if type(a) is int)]
 
     def _facts(self, seat: int, p: int, probe: Probe) -> Facts:
         facts = self._memo.get((seat, p))

@@ -159,11 +159,21 @@ class Shapes:
         n = len(nbrs)
         self.containing: list[list[int]] = [[] for _ in range(n)]  # templates with p in M
         self.near: list[list[int]] = [[] for _ in range(n)]        # templates with p in M or its walls
+        self.area: list[frozenset[int]] = []                    # per template: M and its walls
         for i, t in enumerate(templates):
             for p in t.points:
                 self.containing[p].append(i)
-            for p in t.points | set(t.out_a) | set(t.out_b):
+            area = t.points | frozenset(t.out_a) | frozenset(t.out_b)
+            self.area.append(area)
+            for p in area:
                 self.near[p].append(i)
+        # Tier 1 alone: a two-point mouth's empty point has no empty neighbour (the other point is
+        # a stone, the rest are walls), so the mouths a change may make hold such a point within
+        # two steps of it (see Analysis.update)
+        self.pairs_only = all(len(t.points) == 2 for t in templates)
+        self.ball2: list[tuple[int, ...]] = [
+            tuple({p, *nbrs[p], *(r for q in nbrs[p] for r in nbrs[q])}) for p in range(n)
+        ] if self.pairs_only else []
 
     def in_mouth(self, board: Scratch, p: int) -> bool:
         """Is ``p`` a point of some ko mouth on ``board``?"""
