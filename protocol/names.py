@@ -13,6 +13,9 @@ apart by the server alone: `Alice`, `alice `, `Аlice` (a Cyrillic А), `Ａｌ�
   dropped, Cyrillic and Greek look-alikes and `0`/`1`/`I` read as the Latin letters they resemble,
   after Unicode TR39's idea of a skeleton with a small table of its most common entries). The
   server refuses a registration, a guest name or a seat name whose skeleton is a registered name's.
+- `house_bot_name` names the server's own bot in its seats (bot1, bot2, ...); `passes_for_house_bot`
+  tells a name that is or looks like one of those, which nobody else may take: the bot's seats
+  carry no registered user, so only its name tells a person from the server's bot.
 
 Pure functions, shared by the server and any Python client that wants to check a name before
 sending it.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import unicodedata
 
 from .errors import ErrorCode, ProtocolError
+from .messages import PLAYERS_MAX
 
 REFUSED_CATEGORIES = {
     "Cc": "a control character",
@@ -99,3 +103,17 @@ def skeleton(name: str) -> str:
     for pair, single in LOOK_ALIKE_PAIRS:
         key = key.replace(pair, single)
     return key
+
+
+def house_bot_name(n: int) -> str:
+    """The name of the house bot in the `n`th of a room's bot seats (from 1)."""
+    return f"bot{n}"
+
+
+HOUSE_BOT_SKELETONS = frozenset(skeleton(house_bot_name(n)) for n in range(1, PLAYERS_MAX))
+"""The look-alike keys of every name the house bot can have (a room has at most PLAYERS_MAX - 1 bots)."""
+
+
+def passes_for_house_bot(name: str) -> bool:
+    """Whether `name` is, or looks like, a name of the server's house bot (reserved for it)."""
+    return skeleton(name) in HOUSE_BOT_SKELETONS

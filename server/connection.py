@@ -270,7 +270,7 @@ class Connection:
     async def _seat_name(self, m: SeatName) -> ServerMessage:
         room = await self._room(m.room)
         name = clean_name(m.name)
-        await self.hub.sessions.check_unregistered(name, mine=self.session.user)
+        await self.hub.sessions.check_name_free(name, mine=self.session.user)
         return await room.call(room.seat_name, self.session, name)
 
     async def _room(self, room_id: str) -> Room:

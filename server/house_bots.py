@@ -22,6 +22,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from protocol import ProtocolError
+from protocol.names import house_bot_name
 
 from .house_play import choose
 from .room import Seat
@@ -48,7 +49,7 @@ def bot_name(token: str, settings: dict[str, Any]) -> str | None:
     if not token.startswith(PREFIX):
         return None
     seat = int(token.rsplit(":", 1)[1])
-    return f"bot{seat - bot_seats(settings).start + 1}"
+    return house_bot_name(seat - bot_seats(settings).start + 1)
 
 
 class HouseBots:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from protocol import ErrorCode, ProtocolError
+from protocol.names import passes_for_house_bot
 
 from .logins import FAILURE_DELAY, FailureCounter
 from .passwords import check_password, hash_password
@@ -76,8 +77,8 @@ class Sessions:
 
     async def new(self, name: str) -> Session:
         """A guest session named `name` (already `clean_name`d), or name-taken if that is or looks
-        like a registered name: a guest must not pass for a registered user."""
-        await self.check_unregistered(name)
+        like a registered name or the house bot's: a guest must not pass for a registered user."""
+        await self.check_name_free(name)
         session = Session(secrets.token_urlsafe(24), name)
         await self._store.put_session(session.token, name)
         return self._remember(session)
@@ -145,7 +146,7 @@ class Sessions:
         """Register `user` with `password` and make `session` that user's, or name-taken."""
         if session.user is not None:
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"this session is already registered as {session.user!r}")
-        await self.check_unregistered(user, field="user")
+        await self.check_name_free(user, field="user")
         digest = await asyncio.to_thread(hash_password, password)
         try:
             await self._store.put_user(user, digest)
@@ -156,9 +157,13 @@ class Sessions:
         await self._store.put_session(session.token, user, user)
         session.name, session.user = user, user
 
-    async def check_unregistered(self, name: str, *, mine: str | None = None, field: str = "name") -> None:
+    async def check_name_free(self, name: str, *, mine: str | None = None, field: str = "name") -> None:
         """Name-taken (for the request's `field`) if `name` is, or looks like, a registered name
-        other than `mine`."""
+        other than `mine`, or a name of the house bot: the bot's seats carry no registered user, so a
+        person named "bot1" would pass for the server's bot."""
+        if passes_for_house_bot(name):
+            raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name!r} is, or looks like, a name of the server's house "
+                                                      f"bot (bot1, bot2, ...); choose another", field=field)
         like = await self._store.registered_like(name)
         if like is None or like == mine:
             return

@@ -107,3 +107,20 @@ async def test_names_registered_before_the_upgrade_are_found_by_their_look_alike
         assert await store.get_session("t") == {"token": "t", "name": "Alice", "user": "Alice"}
     finally:
         await store.close()
+
+
+async def test_no_one_may_pass_for_the_house_bot(connect_client):
+    """The house bot's seats are named bot1, bot2, ... and carry no registered user, like a guest's:
+    a guest, a registration or a seat name "bot1" (or a look-alike) would pass for the server's bot."""
+    host = await connect_client()
+    await host.hello("host")
+    room = (await host.ok("create", settings={"rules": "chinese", "board": "9", "bots": 1}))["room"]
+    await host.ok("sit", room=room, seat=0)
+    for like in ("bot1", "Bot 1", "B0T1", "bot7"):
+        guest = await connect_client()
+        refused = await guest.request("hello", protocol=PROTOCOL_VERSION, name=like)
+        assert refused["code"] == "name-taken" and "house bot" in refused["message"], refused
+        assert (await host.request("register", user=like, password="x"))["code"] == "name-taken"
+        assert (await host.request("seat_name", room=room, name=like))["code"] == "name-taken"
+    await host.ok("seat_name", room=room, name="bot fan")
+    await host.ok("register", user="robot1", password="x")
