@@ -132,9 +132,10 @@ class Server:
         return None if self._metrics_ws is None else self._metrics_ws.sockets[0].getsockname()[1]
 
     async def housekeep(self) -> None:
-        """Expire the sessions idle for `session_idle` and delete chat older than `chat_retention`."""
+        """Expire the sessions idle for `session_idle` and delete chat older than `chat_retention`,
+        from the store and from the live rooms' resync windows."""
         expired = await self.hub.sessions.expire(self.config.session_idle)
-        await self.store.drop_chat(time.time() - self.config.chat_retention)
+        self.hub.chat_dropped(await self.store.drop_chat(time.time() - self.config.chat_retention))
         if expired:
             log.info("%d sessions idle for %g s expired", expired, self.config.session_idle)
 

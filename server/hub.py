@@ -312,6 +312,15 @@ class Hub:
                                 f"{len(mine)} rooms created from your address wait for players, the limit; "
                                 f"start or leave them first")
 
+    def chat_dropped(self, through: dict[str, int]) -> None:
+        """The store deleted old chat, up to version `through[room]` of each room: a live room
+        forgets its window of recent events up to there, so a resync over the gap gets a snapshot
+        (as from the store) rather than a deleted line."""
+        for room_id, version in through.items():
+            room = self.rooms.get(room_id)
+            if room is not None:
+                room.forget_events(version)
+
     async def room(self, room_id: str) -> Room:
         """The room a request names. A node of a cluster takes over a room it does not serve, or
         answers where it is served (cluster.py)."""

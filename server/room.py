@@ -265,6 +265,12 @@ class Room:
                 return Events(room=self.id, events=events)   # no gap (chat past its retention leaves one)
         return self.snapshot(session)
 
+    def forget_events(self, through: int) -> None:
+        """Drop the window's events up to version `through` (a chat line there passed its retention).
+        The window stays a run of consecutive versions, which `watch` serves from without a check."""
+        while self.events and self.events[0]["version"] <= through:
+            self.events.popleft()
+
     async def leave(self, conn: Connection, session: Session) -> Ok:
         self.watchers.discard(conn)
         conn.watching.discard(self)

@@ -359,10 +359,16 @@ class Store:
         room.version, room.moves = version, moves
         await self._write(statements, room=room_id)
 
-    async def drop_chat(self, said_before: float) -> None:
+    async def drop_chat(self, said_before: float) -> dict[str, int]:
         """Forget the chat lines said before ``said_before`` (a time.time()): the retention of chat.
-        A client resyncing over them finds a gap in the versions, as after any event it may skip."""
-        await self._write([("drop_chat", (said_before,))])
+        A client resyncing over them finds a gap in the versions, as after any event it may skip.
+        Returns each room's last version dropped, so that live rooms can drop them from memory too
+        (a line said now is never before the cutoff, so the rows read are the rows deleted)."""
+        rows = await self._all("SELECT room_id, max(version) FROM events WHERE chat_at < ? GROUP BY room_id",
+                               (said_before,))
+        if rows:
+            await self._write([("drop_chat", (said_before,))])
+        return {room_id: version for room_id, version in rows}
 
     # -- cluster mode: claiming rooms, the lease ---------------------------------------------------
 

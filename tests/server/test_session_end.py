@@ -125,3 +125,24 @@ async def test_a_seat_keeps_its_name_after_its_session_logged_out_and_a_restart(
     await again.hello("reader")
     snapshot = await again.ok("watch", room=room)
     assert [s["name"] for s in snapshot["seats"]] == ["gina", "hal"]
+
+
+async def test_chat_past_its_retention_leaves_a_live_rooms_resync_window(server, connect_client):
+    """The room is not restarted: its in-memory window of recent events must lose the line too, or
+    a resync would serve a line the store deleted."""
+    black, white, room = await game(connect_client, "black", "white")
+    await black.ok("chat", room=room, text="an old line")
+    old = (await black.event("chat"))["version"]
+    await black.move(room, "E5", 1)
+    await white.ok("chat", room=room, text="a new line")
+    age(server.config.db, "UPDATE events SET chat_at = chat_at - ? WHERE body LIKE '%an old line%'",
+        server.config.chat_retention + 60)
+    await server.housekeep()
+    again = await connect_client()
+    await again.ok("hello", protocol=PROTOCOL_VERSION, token=black.token)
+    for since in (0, old - 1):
+        resync = await again.ok("watch", room=room, since=since)
+        assert resync["type"] == "snapshot", f"a resync from {since} served a deleted line: {resync}"
+    after = await again.ok("watch", room=room, since=old)
+    assert [e["kind"] for e in after["events"]] == ["move", "chat"]
+    assert after["events"][-1]["text"] == "a new line"
