@@ -15,12 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import Counter
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
-from .ratelimit import TokenBucket
+from .ratelimit import Tally, TokenBucket
 
 log = logging.getLogger("polygo.gate")
 
@@ -40,24 +39,23 @@ class Gate:
         self.total = total
         self.per_address = per_address
         self.open = 0
-        self._by_address: Counter[str] = Counter()
+        self.by_address = Tally()
+        """Open connections by address (an address with none is forgotten)."""
         self._polite = TokenBucket(POLITE_REFUSALS, 2 * POLITE_REFUSALS, time.monotonic())
 
     def enter(self, address: str) -> str | None:
         """Count a new connection; the sentence to refuse it with, or None to serve it."""
         self.open += 1
-        self._by_address[address] += 1
+        mine = self.by_address.add(address)
         if self.open > self.total:
             return f"the server holds its limit of {self.total} connections; try again in a few seconds"
-        if self._by_address[address] > self.per_address:
+        if mine > self.per_address:
             return f"{self.per_address} connections from your address are open, the limit; close one first"
         return None
 
     def leave(self, address: str) -> None:
         self.open -= 1
-        self._by_address[address] -= 1
-        if self._by_address[address] <= 0:
-            del self._by_address[address]
+        self.by_address.remove(address)
 
     def answerable(self, now: float) -> bool:
         """Whether a refused connection gets its 503: not when so far over the total that the

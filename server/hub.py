@@ -28,7 +28,7 @@ from .games import SettingsError, effective_options, effective_settings, normali
 from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
-from .ratelimit import TokenBucket
+from .ratelimit import Buckets, Tally
 from .room import RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
@@ -47,7 +47,8 @@ CREATE_BURST = 20
 """Creates one address may send at once before `Config.create_rate` applies."""
 
 ADDRESSES_TRACKED = 10_000
-"""Addresses whose create rate is remembered before those with a full bucket are forgotten."""
+"""Addresses whose create rate is remembered at most (those whose bucket refilled are forgotten
+sooner, at the next create)."""
 
 
 def code(length: int) -> str:
@@ -71,8 +72,9 @@ class Hub:
         self._closing: set[asyncio.Task[None]] = set()
         self._evictions: dict[str, asyncio.TimerHandle] = {}             # ended room -> its next check
         self._expiries: dict[str, asyncio.TimerHandle] = {}              # unstarted room -> its expiry
-        self._by_address: dict[str, set[str]] = defaultdict(set)         # IP address -> rooms created there
-        self._create_buckets: dict[str, TokenBucket] = {}                # IP address -> its create rate
+        self.waiting_by_address = Tally()                                # IP address -> unstarted rooms made there
+        self._made_from: dict[str, str] = {}                             # unstarted room -> that IP address
+        self.create_rates = Buckets(config.create_rate, CREATE_BURST, ADDRESSES_TRACKED)  # IP address -> bucket
         self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
         self.cluster: Cluster | None = None if store.lease is None else Cluster(self)
@@ -142,11 +144,14 @@ class Hub:
     def _index(self, token: str, user: str | None, room_id: str, seat: int, *, add: bool) -> None:
         keys = ["t:" + token] + ([] if user is None else ["u:" + user])
         for key in keys:
-            (self._seats[key].add if add else self._seats[key].discard)((room_id, seat))
+            if add:
+                self._seats[key].add((room_id, seat))
+            else:
+                _discard(self._seats, key, (room_id, seat))
 
     def seated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
         self._index(token, user, room_id, seat, add=True)
-        self._owned[token].discard(room_id)
+        _discard(self._owned, token, room_id)
 
     def registered(self, session: Session) -> None:
         """A guest session became a registered user's: the seats it holds become the user's too, so
@@ -248,7 +253,8 @@ class Hub:
         for i, seat in enumerate(room.seats):
             if seat is not None:
                 self._index(seat.token, seat.user, room.id, i, add=False)
-        self._owned[room.owner].discard(room.id)
+        _discard(self._owned, room.owner, room.id)
+        self.no_longer_waiting(room)
         del self.rooms[room.id]
         self.lobby.forget(room.id)
         self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
@@ -275,7 +281,8 @@ class Hub:
         await self.store.create_room(room_id, stored, owner=session.token, invite=invite)
         self.rooms[room_id] = Room(self, room_id, stored, owner=session.token, invite=invite)
         self._owned[session.token].add(room_id)
-        self._by_address[address].add(room_id)
+        self._made_from[room_id] = address
+        self.waiting_by_address.add(address)
         self._expire_later(room_id)
         self.lobby.changed()
         await self.house_bots.seat(self.rooms[room_id])
@@ -285,13 +292,7 @@ class Hub:
         """At most `create_rate` creates a second from one address (after a burst of
         `CREATE_BURST`), refused or not: checking a 4,096-point graph costs milliseconds of the
         loop, and a flood of refused creates took another room's p99 to half a second."""
-        now = time.monotonic()
-        bucket = self._create_buckets.get(address)
-        if bucket is None:
-            if len(self._create_buckets) >= ADDRESSES_TRACKED:
-                self._create_buckets = {a: b for a, b in self._create_buckets.items() if not b.full(now)}
-            bucket = self._create_buckets[address] = TokenBucket(self.config.create_rate, CREATE_BURST, now)
-        if not bucket.allow(now):
+        if not self.create_rates.allow(address, time.monotonic()):
             raise ProtocolError(ErrorCode.RATE_LIMITED, f"over {self.config.create_rate:g} creates a second "
                                                         f"from your address; try again in a moment")
 
@@ -301,16 +302,18 @@ class Hub:
         if len(self.rooms) >= self.config.max_rooms:
             raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
                                 f"the server holds {len(self.rooms)} rooms, its limit; try again later")
-        mine = self._by_address.get(address)
-        if mine is None or len(mine) < self.config.rooms_per_address:
-            return
-        # only at the limit are the rooms that started or went away counted out: done at every create,
-        # this walk over thousands of rooms (under a raised limit) cost 5 ms of the loop per create
-        mine.intersection_update(r for r in mine if r in self.rooms and self.rooms[r].status == "waiting")
-        if len(mine) >= self.config.rooms_per_address:
+        mine = self.waiting_by_address[address]
+        if mine >= self.config.rooms_per_address:
             raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
-                                f"{len(mine)} rooms created from your address wait for players, the limit; "
+                                f"{mine} rooms created from your address wait for players, the limit; "
                                 f"start or leave them first")
+
+    def no_longer_waiting(self, room: Room) -> None:
+        """The room no longer waits for players (its game started, or it went): it no longer counts
+        against the address it was created from, which is forgotten once it has no such room."""
+        address = self._made_from.pop(room.id, None)
+        if address is not None:
+            self.waiting_by_address.remove(address)
 
     def chat_dropped(self, through: dict[str, int]) -> None:
         """The store deleted old chat, up to version `through[room]` of each room: a live room
@@ -342,6 +345,8 @@ class Hub:
         self.rooms.clear()
         self._seats.clear()
         self._owned.clear()
+        self._made_from.clear()
+        self.waiting_by_address = Tally()
         self.lobby.changed()
         for room in rooms:
             self.lobby.forget(room.id)
@@ -419,6 +424,16 @@ class Hub:
         except ValueError as exc:
             raise ProtocolError(ErrorCode.NOT_EXPORTABLE, str(exc)) from None
         return GameRecord(room=room_id, format=fmt, record=text)
+
+
+def _discard(table: dict[str, set[Any]], key: str, item: Any) -> None:
+    """Take `item` out of `table[key]`, and `key` out once its set is empty: the keys are sessions,
+    which guests make for free, so empty entries would pile up without end."""
+    held = table.get(key)
+    if held is not None:
+        held.discard(item)
+        if not held:
+            del table[key]
 
 
 def _time_left(event: dict[str, Any]) -> list[Any] | None:

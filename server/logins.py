@@ -15,11 +15,14 @@ FAILURE_DELAY = 1.0
 """Seconds a failed login waits before its answer."""
 
 TRACKED = 100_000
-"""Names and addresses remembered at most; past this, those with no recent failure are forgotten."""
+"""Names and addresses remembered at most; past this, the one whose last failure is oldest is
+forgotten (it may try again as if new). Sooner than that, at each failure, those whose window has
+passed are forgotten: names and addresses are free to an attacker."""
 
 
 class FailureCounter:
-    """Recent failures by key (a user name or an address), at most `limit` per `window` seconds."""
+    """Recent failures by key (a user name or an address), at most `limit` per `window` seconds;
+    keys in order of their last failure, so the ones whose window passed are found at the front."""
 
     def __init__(self, limit: int, window: float) -> None:
         self.limit = limit
@@ -36,9 +39,11 @@ class FailureCounter:
     def failed(self, key: str, now: float) -> None:
         recent = self._recent(key, now)
         if recent is None:
-            if len(self._failures) >= TRACKED:
-                self._prune(now)
-            recent = self._failures[key] = deque(maxlen=self.limit)
+            recent = deque(maxlen=self.limit)
+        else:
+            del self._failures[key]         # put back last: the order is of last failures
+        self._forget_passed(now)
+        self._failures[key] = recent
         recent.append(now)
 
     def succeeded(self, key: str) -> None:
@@ -55,6 +60,17 @@ class FailureCounter:
             return None
         return recent
 
-    def _prune(self, now: float) -> None:
-        for key in [k for k, times in self._failures.items() if times[-1] <= now - self.window]:
+    def _forget_passed(self, now: float) -> None:
+        """Forget the keys whose last failure left the window (they hold nothing), and the oldest
+        beyond `TRACKED`."""
+        while self._failures:
+            key, times = next(iter(self._failures.items()))
+            if len(self._failures) < TRACKED and times[-1] > now - self.window:
+                return
             del self._failures[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._failures
+
+    def __len__(self) -> int:
+        return len(self._failures)

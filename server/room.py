@@ -243,6 +243,7 @@ class Room:
     async def _start(self) -> None:
         now = self._now()
         self.status = "playing"
+        self.hub.no_longer_waiting(self)
         if self.clock_settings is not None:
             self.clocks = Clocks(self.clock_settings, self.players)
         self._sync_clocks(now, mover=None)

@@ -64,8 +64,8 @@ class Sessions:
         self._store = store
         self._cached = cached
         self._cache: OrderedDict[str, Session] = OrderedDict()
-        self._by_name = FailureCounter(failures_per_name, window)
-        self._by_address = FailureCounter(failures_per_address, window)
+        self.failures_by_name = FailureCounter(failures_per_name, window)
+        self.failures_by_address = FailureCounter(failures_per_address, window)
         self._touches: set[asyncio.Task[None]] = set()
 
     def _remember(self, session: Session) -> Session:
@@ -124,7 +124,7 @@ class Sessions:
         """A new session of the registered `user`, or bad-login; rate-limited after too many
         failures for the name or from the address (`logins.py`)."""
         now = time.monotonic()
-        wait = max(self._by_name.wait(user, now), self._by_address.wait(address, now))
+        wait = max(self.failures_by_name.wait(user, now), self.failures_by_address.wait(address, now))
         if wait > 0:
             raise ProtocolError(ErrorCode.RATE_LIMITED, f"too many failed logins for this name or from your "
                                                         f"address; try again in {math.ceil(wait)} s")
@@ -133,11 +133,11 @@ class Sessions:
         ok = await asyncio.to_thread(check_password, password, stored)
         if row is None or not ok:
             now = time.monotonic()
-            self._by_name.failed(user, now)
-            self._by_address.failed(address, now)
+            self.failures_by_name.failed(user, now)
+            self.failures_by_address.failed(address, now)
             await asyncio.sleep(FAILURE_DELAY)
             raise ProtocolError(ErrorCode.BAD_LOGIN, "unknown user or wrong password")
-        self._by_name.succeeded(user)
+        self.failures_by_name.succeeded(user)
         session = Session(secrets.token_urlsafe(24), user, user)
         await self._store.put_session(session.token, user, user)
         return self._remember(session)
