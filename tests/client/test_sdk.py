@@ -30,7 +30,7 @@ async def create_room(url: str, **settings) -> str:
 
 async def play_bots(url: str, room: str, bots: list[Bot]) -> list[dict]:
     async def one(seat: int, bot: Bot) -> dict:
-        return await run_bot(bot, url, room=room, seat=seat, name=f"{bot.name}{seat}")
+        return await run_bot(bot, url, room=room, seat=seat, name=f"{bot.name}-{seat}")  # not "bot1": reserved
     return await asyncio.wait_for(asyncio.gather(*(one(s, b) for s, b in enumerate(bots))), GUARD)
 
 
