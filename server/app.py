@@ -75,7 +75,7 @@ class Server:
         self._heartbeat: asyncio.Task[None] | None = None
         self._housekeeping: asyncio.Task[None] | None = None
         self._lock: DatabaseLock | None = None
-        self.gate = Gate(config.connection_limit(), config.connections_per_address)
+        self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies)
 
     async def start(self) -> "Server":
         config = self.config

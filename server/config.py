@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from protocol import MAX_FRAME
 from protocol.messages import CHAT_MAX, LIST_MAX
 
+from .addresses import Networks, parse_networks
 from .lease import Lease
 
 
@@ -64,6 +65,7 @@ class Config:
     chat_rate: float = 2.0                # chat lines per second per room, sustained (burst 10)
     chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
+    trusted_proxies: Networks = ()        # reverse proxies whose X-Forwarded-For names the client (addresses.py)
     # cluster mode (a postgresql:// db; docs/cluster.md)
     node_id: str | None = None            # this node's name in the cluster; None: the host's name
     node_url: str | None = None           # where clients reach this node; None: /n/<node_id>/
@@ -146,6 +148,11 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                         default=env.get("POLYGO_LEASE", str(default.lease)),
                         help="cluster mode: seconds a renewal of this node's lease holds; a paused node's rooms "
                              "wait this long, a killed node's none (POLYGO_LEASE, default %(default)s)")
+    parser.add_argument("--trusted-proxies", type=_networks, metavar="ADDRESSES",
+                        default=env.get("POLYGO_TRUSTED_PROXIES", ""),
+                        help="reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For "
+                             "names the client the per-address limits count; their own connections count in "
+                             "the total only (POLYGO_TRUSTED_PROXIES, default none)")
     for field, kind, about in PROTECTIONS:
         flag = "--" + field.replace("_", "-")
         variable = "POLYGO_" + field.upper()
@@ -166,6 +173,7 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                   node_id=args.node_id, node_url=args.node_url, lease=args.lease,
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
                   metrics_host=args.metrics_host, metrics_port=args.metrics_port,
+                  trusted_proxies=args.trusted_proxies,
                   **{field: _parsed(getattr(args, field), kind) for field, kind, _ in PROTECTIONS})
 
 
@@ -191,6 +199,14 @@ def _rate(text: str) -> float:
     """A rate: a positive, finite number per second."""
     return checked_number(text, float, "a rate", lambda v: math.isfinite(v) and v > 0,
                           "a positive, finite number per second", "a number per second")
+
+
+def _networks(text: str) -> Networks:
+    """Addresses or networks, comma-separated (--trusted-proxies)."""
+    try:
+        return parse_networks(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"trusted proxies are IP addresses or networks: {exc}") from None
 
 
 def _count(text: str) -> int:

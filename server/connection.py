@@ -25,6 +25,7 @@ from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMes
                       encode)
 from protocol.names import clean_name
 
+from .addresses import Networks, client_address
 from .cluster import RETRY
 from .lease import Fenced
 from .ratelimit import TokenBucket
@@ -53,7 +54,7 @@ class Connection:
         self.hub = hub
         self.ws = ws
         self.codec = JSON if ws.subprotocol == JSON else MSGPACK
-        self.address = address_of(ws)
+        self.address = address_of(ws, hub.config.trusted_proxies)
         self.session: Session | None = None
         self.closed = False
         self.watching: set[Any] = set()
@@ -290,10 +291,12 @@ class Connection:
         return await self.hub.record(m.room, m.format)
 
 
-def address_of(ws: ServerConnection) -> str:
-    """The peer's IP address (the key of the per-address limits)."""
+def address_of(ws: ServerConnection, trusted: Networks) -> str:
+    """The key of the per-address limits: the client's address, as a trusted proxy forwards it
+    (`server/addresses.py`)."""
     remote = ws.remote_address
-    return str(remote[0]) if remote else ""
+    forwarded = ws.request.headers.get("X-Forwarded-For") if ws.request is not None else None
+    return client_address(str(remote[0]) if remote else "", forwarded, trusted)
 
 
 def _refusal(refused: ProtocolError, message: ClientMessage) -> Error:

@@ -19,6 +19,7 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
+from .addresses import Networks, is_trusted, limit_key
 from .ratelimit import Tally, TokenBucket
 
 log = logging.getLogger("polygo.gate")
@@ -35,27 +36,32 @@ are dropped at once."""
 class Gate:
     """Counts open connections by address; says whether a new one is over a limit."""
 
-    def __init__(self, total: int, per_address: int) -> None:
+    def __init__(self, total: int, per_address: int, trusted: Networks = ()) -> None:
         self.total = total
         self.per_address = per_address
+        self.trusted = trusted
+        """Reverse proxies (`Config.trusted_proxies`): their connections count in the total only,
+        since each carries some client's; the proxy bounds its clients' connections itself."""
         self.open = 0
         self.by_address = Tally()
         """Open connections by address (an address with none is forgotten)."""
         self._polite = TokenBucket(POLITE_REFUSALS, 2 * POLITE_REFUSALS, time.monotonic())
 
-    def enter(self, address: str) -> str | None:
-        """Count a new connection; the sentence to refuse it with, or None to serve it."""
+    def enter(self, address: str | None) -> str | None:
+        """Count a new connection (`address` None: from a trusted proxy); the sentence to refuse it
+        with, or None to serve it."""
         self.open += 1
-        mine = self.by_address.add(address)
+        mine = 0 if address is None else self.by_address.add(address)
         if self.open > self.total:
             return f"the server holds its limit of {self.total} connections; try again in a few seconds"
         if mine > self.per_address:
             return f"{self.per_address} connections from your address are open, the limit; close one first"
         return None
 
-    def leave(self, address: str) -> None:
+    def leave(self, address: str | None) -> None:
         self.open -= 1
-        self.by_address.remove(address)
+        if address is not None:
+            self.by_address.remove(address)
 
     def answerable(self, now: float) -> bool:
         """Whether a refused connection gets its 503: not when so far over the total that the
@@ -74,7 +80,8 @@ class GatedConnection(ServerConnection):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername")
-        self._address = str(peer[0]) if peer else ""
+        address = str(peer[0]) if peer else ""
+        self._address = None if is_trusted(address, self.gate.trusted) else limit_key(address)
         self.refusal = self.gate.enter(self._address)
         super().connection_made(transport)
         if self.refusal is not None and not self.gate.answerable(time.monotonic()):
