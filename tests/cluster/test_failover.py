@@ -39,6 +39,7 @@ class Player:
         self.token: str | None = None
         self.room = ""
         self.ws: ClientConnection | None = None
+        self.reader: asyncio.Task | None = None    # held, so that the loop does not lose it
         self.replies: asyncio.Queue[dict | None] = asyncio.Queue()
         self.changed = asyncio.Event()
         self.seen: dict[int, dict] = {}        # version -> the event as first seen
@@ -53,7 +54,7 @@ class Player:
             await self.ws.close()
         self.ws = await connect(f"{self.base}{path}", subprotocols=["polygo.json"])
         self.replies = asyncio.Queue()
-        asyncio.ensure_future(self._read(self.ws, self.replies))
+        self.reader = asyncio.create_task(self._read(self.ws, self.replies))
         who = {"token": self.token} if self.token else {"name": self.name}
         welcome = await self.request("hello", protocol=PROTOCOL_VERSION, **who)
         assert welcome["type"] == "welcome", welcome
@@ -191,6 +192,7 @@ async def test_a_killed_nodes_rooms_go_on_with_every_acknowledged_move_once(clus
     assert all(p.rejoins for p, node in zip(players, HOMES) if node == "a")
     for player in players:
         check_store(postgres, database, player)
+        await player.ws.close()
 
 
 def owners(postgres, database: str, players: list[Player]) -> list[str]:
