@@ -51,7 +51,7 @@ def test_the_image_runs_unprivileged_in_exec_form_with_a_health_check_and_a_volu
     env = dict(re.findall(r"(\w+)=(\S+)", final["ENV"]))
     assert env["POLYGO_DB"].startswith("/data/") and env["POLYGO_HOST"] == "0.0.0.0"
     assert final["EXPOSE"] == env["POLYGO_PORT"] == "8765"
-    assert "[metrics]" in " ".join(v for op, v in instructions(DOCKER / "Dockerfile") if op == "RUN")
+    assert "[metrics,postgres]" in " ".join(v for op, v in instructions(DOCKER / "Dockerfile") if op == "RUN")
 
 
 def test_the_health_check_command_works_against_a_real_server(tmp_path):
@@ -118,3 +118,24 @@ def test_compose_runs_the_server_behind_caddy_with_time_to_drain():
     mounted = [v.split(":")[0] for v in caddy["volumes"] if v.endswith(":/etc/caddy/Caddyfile:ro")]
     assert mounted and (DOCKER / mounted[0]).resolve() == ROOT / "deploy" / "caddy" / "Caddyfile"
     assert set(compose["volumes"]) >= {"polygo-data", "caddy-data"}
+
+
+def test_the_cluster_compose_file_runs_three_nodes_on_postgresql_behind_haproxy():
+    compose = yaml.safe_load((DOCKER / "compose.cluster.yaml").read_text())
+    services = compose["services"]
+    nodes = {name: services[f"node-{name}"] for name in "abc"}
+    haproxy = services["haproxy"]
+    for name, node in nodes.items():
+        assert node["environment"]["POLYGO_NODE_ID"] == name
+        assert node["environment"]["POLYGO_DB"].startswith("postgresql://polygo:${POLYGO_PG_PASSWORD")
+        assert node["environment"]["POLYGO_DB"].endswith("@postgres/polygo")
+        assert "ports" not in node and node["expose"] == ["8765"]
+        assert haproxy["environment"][f"POLYGO_NODE_{name.upper()}"] == f"node-{name}:8765"
+        assert int(node["stop_grace_period"].rstrip("s")) > int(node["environment"]["POLYGO_DRAIN_TIMEOUT"])
+        assert node["depends_on"]["postgres"]["condition"] == "service_healthy"
+    mounted = [v.split(":")[0] for v in haproxy["volumes"] if v.endswith(":/usr/local/etc/haproxy/haproxy.cfg:ro")]
+    assert mounted and (DOCKER / mounted[0]).resolve() == ROOT / "deploy" / "haproxy" / "haproxy.cfg"
+    assert services["caddy"]["environment"]["POLYGO_UPSTREAM"] == f"haproxy:{haproxy['environment']['POLYGO_LISTEN'][1:]}"
+    published = [name for name, service in services.items() if "ports" in service]
+    assert published == ["caddy"]                               # PostgreSQL and the nodes stay inside
+    assert "pg_isready" in services["postgres"]["healthcheck"]["test"]

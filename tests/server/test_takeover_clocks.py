@@ -1,0 +1,43 @@
+"""A clocked game on a node killed with SIGKILL is not charged for the outage when another node
+takes it over: as after a restart, the clocks resume as last committed. The outage is made longer
+than the main time, so a charged clock would have flagged; the stopped clock is exactly as stored."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+
+from protocol import PROTOCOL_VERSION
+
+from .conftest import free_port
+
+MAIN = 5.0
+OUTAGE = MAIN + 1.0
+"""Seconds between the kill and the other node's start: more than the running player has left."""
+
+
+async def test_a_taken_over_clock_is_charged_only_up_to_the_last_commit(postgres, postgres_url, spawn_server,
+                                                                        players, seat, connect_client):
+    node_a, node_b = free_port(), free_port()
+    a = await spawn_server(postgres_url, node_a, "--node-id", "a", "--lease", "3")
+    black, white = await players(2, port=node_a)
+    room = await seat([black, white], {"rules": "chinese", "board": "9", "clock": f"absolute:{MAIN:g}"})
+    assert (await black.move(room, "E5", 1))["type"] == "ack"       # white's clock runs from this commit
+    a.send_signal(signal.SIGKILL)
+    await asyncio.to_thread(a.wait, 30)
+    database = postgres_url.rsplit("/", 1)[1]
+    stored = json.loads(postgres.psql(f"SELECT clocks FROM rooms WHERE room_id = '{room}'", database))
+    assert stored["running"] == 1
+
+    await asyncio.sleep(OUTAGE)
+    await spawn_server(postgres_url, node_b, "--node-id", "b", "--lease", "3")
+    back = await connect_client(port=node_b)
+    await back.ok("hello", protocol=PROTOCOL_VERSION, token=white.token)
+    snapshot = await back.ok("watch", room=room)                     # b takes the room over
+    assert snapshot["status"] == "playing" and snapshot["clocks"]["running"] == 1
+    assert 0 < snapshot["clocks"]["seats"][1]["main"] <= stored["seats"][1]["main"]
+    assert snapshot["clocks"]["seats"][0]["main"] == stored["seats"][0]["main"]
+    assert (await back.move(room, "C3", 1))["type"] == "ack"         # white still has time to play
+    timeouts = postgres.psql(f"SELECT count(*) FROM moves WHERE room_id = '{room}' AND move = 'timeout'", database)
+    assert timeouts.strip() == "0"
