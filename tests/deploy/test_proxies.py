@@ -20,6 +20,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from protocol import PROTOCOL_VERSION
+from server.addresses import parse_networks
 from server.app import Server
 from server.config import Config
 
@@ -188,3 +189,15 @@ async def test_a_websocket_game_through_nginx_with_tls(tool, tmp_path):
 class NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):
         return None
+
+
+def test_every_shipped_trusted_proxies_setting_is_a_list_of_networks():
+    """Each deployment that puts a proxy in front trusts it, in a form the server accepts."""
+    found = {}
+    for path in DEPLOY.rglob("*"):
+        if path.is_file():
+            for value in re.findall(r"POLYGO_TRUSTED_PROXIES[=:]\s*(\S+)", path.read_text()):
+                found[path.name] = parse_networks(value)
+    assert set(found) == {"polygo.env.example", "polygo-cluster.env.example", "compose.yaml",
+                          "compose.cluster.yaml"}
+    assert all(found.values())
