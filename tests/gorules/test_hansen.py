@@ -17,6 +17,8 @@ import pytest
 
 from gorules import Board, Game, IllegalMove
 
+from .conftest import run
+
 BLACK, WHITE = 0, 1
 
 
@@ -61,19 +63,6 @@ def grid(rows: list[str], **options: Any) -> Game:
             if mark != ".":
                 setup[f"{'ABCDEFGHJ'[c]}{height - r}"] = BLACK if mark == "X" else WHITE
     return Game(board, rules="hansen-sst", setup=setup, **options)
-
-
-def run(game: Game, steps: list) -> Game:
-    for number, step in enumerate(steps, 1):
-        if isinstance(step, tuple):
-            move, reason = step
-            assert game.why_illegal(move) == reason, (
-                f"step {number}: {move!r} should be refused for {reason!r}, got {game.why_illegal(move)!r}")
-        else:
-            assert game.why_illegal(step) is None, (
-                f"step {number}: {step!r} should be legal, got {game.why_illegal(step)!r}")
-            game.play(step)
-    return game
 
 
 def disallowed(game: Game, seat: int) -> list[list[str]]:

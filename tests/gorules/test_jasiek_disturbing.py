@@ -27,56 +27,7 @@ import pytest
 
 from gorules import Board, Game, IllegalMove
 
-BLACK, WHITE = 0, 1
-
-
-class Gadget:
-    """A graph board built from main strings, eyes, kos and spare points."""
-
-    def __init__(self) -> None:
-        self.points: list[str] = []
-        self.edges: list[tuple[str, str]] = []
-        self.setup: dict[str, int] = {}
-
-    def node(self, name: str, seat: int | None = None) -> str:
-        if name not in self.points:
-            self.points.append(name)
-        if seat is not None:
-            self.setup[name] = seat
-        return name
-
-    def edge(self, a: str, b: str) -> None:
-        self.edges.append((self.node(a), self.node(b)))
-
-    def string(self, name: str, seat: int, eyes: int = 0) -> None:
-        self.node(name, seat)
-        self.node(name + "'", seat)
-        self.edge(name, name + "'")
-        for i in range(1, eyes + 1):
-            self.edge(name, f"e{name}{i}")
-
-    def ko(self, k: int, b: str, w: str, held: int) -> None:
-        x, y = f"x{k}", f"y{k}"
-        self.edge(b, x)
-        self.edge(x, y)
-        self.edge(y, w)
-        self.node(x if held == WHITE else y, held)
-
-    def spares(self, n: int) -> None:
-        for k in range(1, n + 1):
-            self.edge(f"t{k}", f"l{k}")
-            self.edge(f"s{k}", f"m{k}")
-
-    def open_space(self) -> None:
-        """A path f1-f2-f3 of empty points: a stone on f2 changes the stones outside every ko
-        position and makes no ko mouth (f2 keeps two liberties), so it changes the class of R4
-        and nothing else."""
-        self.edge("f1", "f2")
-        self.edge("f2", "f3")
-
-    def game(self, **options) -> Game:
-        return Game(Board(self.points, self.edges), rules="jasiek-nkr", setup=self.setup, **options)
-
+from .ko_gadgets import BLACK, WHITE, Gadget
 
 def refused(g: Game, move: str) -> IllegalMove:
     """The refusal of ``move`` (``why_illegal`` must agree with ``play``)."""

@@ -14,50 +14,7 @@ import pytest
 
 from gorules import Board, Game, IllegalMove, Reason, Ruleset, RulesetError
 
-BLACK, WHITE = 0, 1
-
-
-class Gadget:
-    """A graph board built from main strings, eyes, kos and spare moves."""
-
-    def __init__(self) -> None:
-        self.points: list[str] = []
-        self.edges: list[tuple[str, str]] = []
-        self.setup: dict[str, int] = {}
-
-    def node(self, name: str, seat: int | None = None) -> str:
-        if name not in self.points:
-            self.points.append(name)
-        if seat is not None:
-            self.setup[name] = seat
-        return name
-
-    def edge(self, a: str, b: str) -> None:
-        self.edges.append((self.node(a), self.node(b)))
-
-    def string(self, name: str, seat: int, eye: bool = False) -> None:
-        self.node(name, seat)
-        self.node(name + "'", seat)
-        self.edge(name, name + "'")
-        if eye:
-            self.edge(name, "e" + name)
-
-    def ko(self, k: int, b: str, w: str, held: int) -> None:
-        x, y = f"x{k}", f"y{k}"
-        self.edge(b, x)
-        self.edge(x, y)
-        self.edge(y, w)
-        self.node(x if held == WHITE else y, held)
-
-    def spares(self, n: int) -> None:
-        for k in range(1, n + 1):
-            self.edge(f"t{k}", f"l{k}")
-            self.edge(f"s{k}", f"m{k}")
-
-    def game(self, **options) -> Game:
-        board = Board(self.points, self.edges)
-        return Game(board, rules="jasiek-nkr", setup=self.setup, **options)
-
+from .ko_gadgets import BLACK, WHITE, Gadget
 
 def refused(g: Game, move: str) -> str:
     with pytest.raises(IllegalMove) as info:
@@ -99,7 +56,7 @@ def dko() -> Gadget:
 def robin() -> Gadget:
     gad = Gadget()
     for name, seat in (("B1", BLACK), ("W1", WHITE), ("B2", BLACK), ("W2", WHITE)):
-        gad.string(name, seat, eye=True)
+        gad.string(name, seat, eyes=1)
     gad.ko(1, "B1", "W1", WHITE)
     gad.ko(2, "B2", "W1", BLACK)
     gad.ko(3, "B2", "W2", WHITE)
@@ -216,7 +173,7 @@ def coupled(*held: int, eye_w: bool = False) -> Gadget:
     """Main strings b and w coupled by one ko per entry of ``held`` (the seat holding it)."""
     gad = Gadget()
     gad.string("b", BLACK)
-    gad.string("w", WHITE, eye=eye_w)
+    gad.string("w", WHITE, eyes=int(eye_w))
     for k, seat in enumerate(held, 1):
         gad.ko(k, "b", "w", seat)
     gad.spares(1)
@@ -368,7 +325,7 @@ def test_block_of_4_mouth_with_triple_ko_stones() -> None:
 
 def two_kos_b_with_an_eye(*held: int) -> Game:
     gad = Gadget()
-    gad.string("b", BLACK, eye=True)
+    gad.string("b", BLACK, eyes=1)
     gad.string("w", WHITE)
     for k, seat in enumerate(held, 1):
         gad.ko(k, "b", "w", seat)
