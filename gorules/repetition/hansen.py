@@ -176,19 +176,23 @@ class CycleSets(RepetitionRule):
         return found
 
     def _counteract(self, seat: int) -> None:
-        """H13: does ``seat``'s move just made counteract a pending move of the opponent?"""
+        """H13: does ``seat``'s move just made counteract a pending move of the opponent?
+
+        Checked after every stone play, the mover's own included: a pending move lapses as soon
+        as its stone or one of its threatened strings leaves the board, whoever took it, so a
+        stone later played where a threatened string stood is not that string restored (A-7's
+        "while the threatened strings are still there")."""
         pos, kept = self.game._pos, []
         for pending in self._pending:
+            chains = [pos.chain[r] for r in pending.threatened]
+            if pos.stones[pending.point] != pending.seat + 1 or any(c is None for c in chains):
+                continue
             if pending.seat == seat:
                 kept.append(pending)
-                continue
-            chains = [pos.chain[r] for r in pending.threatened]
-            present = (pos.stones[pending.point] == pending.seat + 1
-                       and all(c is not None and c.colour == seat + 1 for c in chains))
-            if present and all(len(c.libs) >= 2 for c in chains):
+            elif all(len(c.libs) >= 2 for c in chains):
                 self._banned[pending.seat].add(pending.signature)
                 self._banned_points[pending.seat].update(pending.signature)
-            elif present and self.later:
+            elif self.later:
                 kept.append(pending)
         self._pending = kept
 

@@ -329,6 +329,19 @@ def test_han_19_counteraction_by_any_later_reply() -> None:
     run(g, [("yA", "disallowed")])
 
 
+def test_later_reply_counteracts_only_while_the_threatened_string_is_there() -> None:
+    """W D2 threatens E1-E2 (pending under ``counter="later"``); W C2 then captures that string
+    itself; B E1 is a new stone with two liberties, not the threatened string restored (spec
+    A-7's "while the threatened strings are still there"). A hypothesis counterexample."""
+    g = run(grid([". O . . X",
+                  "X O X . X"], counter="later"), ["pass", "D2"])
+    assert pending(g) == ["D2"]
+    run(g, ["D1", "C2"])            # C2 captures C1-D1-E1-E2
+    assert pending(g) == []
+    run(g, ["E1"])
+    assert disallowed(g, WHITE) == []
+
+
 ROBIN_CYCLE = ["y1", "x2", "y3", "x4", "y2", "x1", "y4", "x3"]
 
 

@@ -410,27 +410,21 @@ class HansenModel:
             signature, threatened, rescued = self.judge(s, point, before, after)
             if not threatened or rescued or point not in after:
                 continue
-            for j, other, _, _, now in (self.replies(i, seat)):
-                present = now.get(point) == seat and all(all(now.get(q) == other for q in t) for t in threatened)
-                if present and all(len(self.chain(now, next(iter(t)))[1]) >= 2 for t in threatened):
+            for kind, mover, now in self.moves_after(i):
+                if now.get(point) != seat or not all(all(now.get(q) not in (None, seat) for q in t) for t in threatened):
+                    break       # the stone or a threatened string has left the board: nothing to counteract
+                if mover == seat:
+                    continue
+                if kind == "stone" and all(len(self.chain(now, next(iter(t)))[1]) >= 2 for t in threatened):
                     out.add(signature)
-                if not present or self.rules.counter == "immediate" or signature in out:
+                    break
+                if self.rules.counter == "immediate":
                     break
         return out
 
-    def replies(self, i: int, seat: int) -> list[tuple[int, int, str | None, None, dict[str, int]]]:
-        """The opponent's moves after live index i, in order (a pass is (j, other, None, None, position))."""
-        out = []
-        for j in range(i + 1, len(self.m.live)):
-            kind, other, point, after, _ = self.m.live[j]
-            if other == seat:
-                continue
-            if kind != "stone":
-                if self.rules.counter == "immediate":
-                    return out
-                continue
-            out.append((j, other, point, None, after))
-        return out
+    def moves_after(self, i: int) -> list[tuple[str, int, dict[str, int]]]:
+        """Every move after live index i, both players': (kind, seat, the position after it)."""
+        return [(kind, mover, after) for kind, mover, _, after, _ in self.m.live[i + 1:]]
 
     def reason(self, seat: int, point: str, before: dict[str, int], after: dict[str, int]) -> str | None:
         restricting = self.last_set(len(self.m.live), seat)
