@@ -228,6 +228,8 @@ class Client:
         deadline = time.monotonic() + self.reconnect_for
         room = getattr(message, "room", None)
         while True:
+            if self._closing:                # no connection is opened for a closed client
+                raise ConnectionFailed("the client is closed")
             url = self.url_of(room) if room else self.home
             link = await self._link(url, deadline)
             if link.failed:                  # that node's path is gone: its rooms are asked at home
