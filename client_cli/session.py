@@ -7,11 +7,13 @@ it reconnects, presents its token, asks each room for the events it missed (`wat
 and resends every move the server has not acknowledged, with the same `seq` so that none is applied
 twice. Whoever uses it reads `changes`, a queue of the room ids whose view just changed.
 
-In a cluster (docs/cluster.md) a room is served by one node: a request answered `moved` makes
-the client reconnect at that node's path and ask again (moves are resent with their `seq`), one
-answered `unavailable` is asked again after the `retry_after` it names, jittered; after any other
-disconnect the client reconnects to the address it was given, where any node may take it. One
-connection serves every room of a client, so a client in rooms on two nodes follows the last one.
+In a cluster (docs/cluster.md) a room is served by one node: a request answered `moved` is asked
+again at that node's path, on a connection of its own (moves are resent with their `seq`), and
+that room's requests go there from then on; the session keeps one connection per node serving
+one of its rooms, beside the one to the address it was given (`home`), which answers everything
+else. One answered `unavailable` is asked again after the `retry_after` it names, jittered. A lost
+connection home is reconnected; a lost connection to a node is let go, and its rooms are asked
+for at home again, where any live node may take them (or says where they went).
 """
 
 from __future__ import annotations
@@ -66,6 +68,9 @@ BACKOFF_FIRST, BACKOFF_CAP = 0.2, 10.0
 all of it (jitter), so a server's many clients do not all come back at the same instant."""
 
 
+NODE_ATTEMPTS = 3
+"""Tries at a node's path (backing off) before its rooms are asked for at home again."""
+
 CLUSTER_CODES = ("moved", "unavailable")
 """Refusals that say where or when to ask again, not that the request was wrong (protocol 3)."""
 
@@ -109,15 +114,30 @@ class TokenStore:
         os.replace(tmp, self.path)
 
 
+class Link:
+    """One of the session's connections: to the address it was given (`home`), or to the path of
+    one node of a cluster that a `moved` named. `ready` is set while `conn` has said hello."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.conn: Connection | None = None
+        self.ready = asyncio.Event()
+        self.failed = False            # a node's path that could not be reached: ask home again
+        self.task: asyncio.Task[None] | None = None
+
+
 class Client:
-    """One session on one server, reconnecting as needed. Use as an async context manager."""
+    """One session on one server or cluster, reconnecting as needed. Use as an async context manager.
+
+    A request about a room goes to the connection of the node serving it (the one its last `moved`
+    named), every other request to `home`; a session seated in rooms on several nodes keeps one
+    connection to each of them."""
 
     def __init__(self, url: str = DEFAULT_URL, *, name: str = "player", token: str | None = None,
                  tokens: TokenStore | None = None, profile: str | None = None, codec: str = MSGPACK,
                  program: str = "polygo", reconnect_for: float = RECONNECT_FOR) -> None:
-        self.url = url                 # where the connection is now (a node's path after a `moved`)
-        self.home = url                # where it reconnects after a disconnect
-        self._next_url: str | None = None
+        self.url = url                 # where the last connection was opened (a node's path after a `moved`)
+        self.home = url                # where requests go that no `moved` sent elsewhere
         self.name = name
         self.codec = codec
         self.program = program
@@ -128,10 +148,9 @@ class Client:
         self.welcome: Welcome | None = None
         self.rooms: dict[str, RoomView] = {}
         self.changes: asyncio.Queue[str | None] = asyncio.Queue()
-        self._conn: Connection | None = None
-        self._connected = asyncio.Event()
+        self._links: dict[str, Link] = {}
+        self._where: dict[str, str] = {}     # room -> the url of the node serving it, after a `moved`
         self._closing = False
-        self._pump: asyncio.Task[None] | None = None
         self._seq = 0
         self._unacked: dict[tuple[str, int], tuple[str, asyncio.Future[Ack]]] = {}
         self._after: dict[tuple[str, int], int] = {}
@@ -151,39 +170,49 @@ class Client:
         """The seats this session holds in `room`."""
         return sorted(seat for r, seat in self.held if r == room)
 
+    def url_of(self, room: str) -> str:
+        """Where requests about `room` go: the node a `moved` named, else `home`."""
+        return self._where.get(room, self.home)
+
+    @property
+    def connections(self) -> dict[str, bool]:
+        """Each connection's url and whether it is up (one per node serving a room of the session)."""
+        return {url: link.ready.is_set() for url, link in self._links.items()}
+
     async def connect(self) -> Welcome:
-        """Open the connection and say hello (with the known token, else as a new session)."""
-        self._conn = await Connection.open(self.url, codec=self.codec)
-        welcome = await self._hello()
-        self._connected.set()
-        self._pump = asyncio.create_task(self._run())
+        """Open the connection to `home` and say hello (with the known token, else as a new session)."""
+        link = self._links[self.home] = Link(self.home)
+        link.conn = await Connection.open(self.home, codec=self.codec)
+        welcome = await self._hello(link.conn)
+        link.ready.set()
+        link.task = spawn(self._pump(link))
         return welcome
 
     async def close(self) -> None:
         self._closing = True
-        if self._pump is not None:
-            self._pump.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._pump
-        if self._conn is not None:
-            await self._conn.close()
+        for link in list(self._links.values()):
+            if link.task is not None and link.task is not asyncio.current_task():
+                link.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await link.task
+            if link.conn is not None:
+                await link.conn.close()
         for _, future in self._unacked.values():
             if not future.done():
                 future.set_exception(ConnectionFailed("the client was closed before the server acknowledged"))
         self.changes.put_nowait(None)
 
-    async def _hello(self) -> Welcome:
-        assert self._conn is not None
+    async def _hello(self, conn: Connection) -> Welcome:
         reply: ServerMessage
         if self.token:
             try:
-                reply = await self._conn.request(Hello(protocol=PROTOCOL_VERSION, token=self.token, client=self.program))
+                reply = await conn.request(Hello(protocol=PROTOCOL_VERSION, token=self.token, client=self.program))
             except ServerRefused as exc:
                 if exc.code != "bad-token":
                     raise
                 self.token = None
         if not self.token:
-            reply = await self._conn.request(Hello(protocol=PROTOCOL_VERSION, name=self.name, client=self.program))
+            reply = await conn.request(Hello(protocol=PROTOCOL_VERSION, name=self.name, client=self.program))
         assert isinstance(reply, Welcome)
         self.welcome = reply
         self.held.update((entry["room"], entry["seat"]) for entry in reply.seats)
@@ -194,36 +223,81 @@ class Client:
         return reply
 
     async def request(self, message: Any) -> ServerMessage:
-        """Send a request once connected; waits out a reconnection instead of failing at once."""
+        """Send a request where its room is served, once connected there; waits out a reconnection
+        and follows `moved` and `unavailable` instead of failing at once."""
         deadline = time.monotonic() + self.reconnect_for
+        room = getattr(message, "room", None)
         while True:
+            if self._closing:                # no connection is opened for a closed client
+                raise ConnectionFailed("the client is closed")
+            url = self.url_of(room) if room else self.home
+            link = await self._link(url, deadline)
+            if link.failed:                  # that node's path is gone: its rooms are asked at home
+                continue
+            assert link.conn is not None
             try:
-                await asyncio.wait_for(self._connected.wait(), max(0.1, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
-                raise ConnectionFailed(f"no connection to {self.url}") from None
-            assert self._conn is not None
-            try:
-                return await self._conn.request(message)
+                return await link.conn.request(message)
             except ConnectionFailed:
                 if self._closing or time.monotonic() > deadline:
                     raise
-                self._connected.clear()
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)          # until its pump has seen the end and reconnected
             except ServerRefused as refused:
                 if refused.code not in CLUSTER_CODES or self._closing or time.monotonic() > deadline:
                     raise
-                await self._follow(refused)
+                await self._follow(refused, room)
 
-    async def _follow(self, refused: ServerRefused) -> None:
-        """A cluster's answer: `moved`, reconnect at the node's path (the pump does, and resends
-        the unacknowledged moves there); `unavailable`, wait the time it names, jittered."""
-        if refused.code == "unavailable":
+    async def _follow(self, refused: ServerRefused, room: str | None) -> None:
+        """A cluster's answer: `moved`, the room's requests go to the node's path from now on (a
+        connection is opened there when first needed); `unavailable`, wait the time it names, jittered."""
+        if refused.code == "unavailable" or room is None:
             await asyncio.sleep((refused.retry_after or 1.0) * (1 + self._rng.random() / 2))
             return
-        if self._conn is not None and self._connected.is_set():
-            self._next_url = urljoin(self.home, refused.url or "/")
-            self._connected.clear()
-            await self._conn.close()
+        url = urljoin(self.home, refused.url or "/")
+        if url == self.home:
+            self._where.pop(room, None)
+        else:
+            self._where[room] = url
+
+    async def _link(self, url: str, deadline: float) -> Link:
+        """The connection to `url`, opened (with a hello) if there is none yet; waits while it
+        reconnects. A node's path that cannot be reached is forgotten (`failed`)."""
+        link = self._links.get(url)
+        if link is None:
+            link = self._links[url] = Link(url)
+            link.task = spawn(self._open(link))
+        try:
+            await asyncio.wait_for(link.ready.wait(), max(0.1, deadline - time.monotonic()))
+        except asyncio.TimeoutError:
+            raise ConnectionFailed(f"no connection to {url}") from None
+        return link
+
+    async def _open(self, link: Link) -> None:
+        """Connect a node's path, backing off a few times; then pump its events."""
+        for attempt in range(1, NODE_ATTEMPTS + 1):
+            try:
+                link.conn = await Connection.open(link.url, codec=self.codec)
+                await self._hello(link.conn)
+            except (ConnectionFailed, ServerRefused):
+                await asyncio.sleep(backoff(attempt, self._rng))
+                continue
+            self.url = link.url
+            link.ready.set()
+            await self._pump(link)
+            return
+        self._forget(link)
+
+    def _forget(self, link: Link) -> None:
+        """A node's connection is lost for good: its rooms go back to `home`, where a live node
+        serves them (or says where), and are caught up there; moves waiting on it are resent."""
+        link.failed = True
+        link.ready.set()                 # wakes its waiters, who ask home instead
+        if self._links.get(link.url) is link:
+            del self._links[link.url]
+        rooms = [room for room, url in self._where.items() if url == link.url]
+        for room in rooms:
+            del self._where[room]
+            if room in self.rooms:
+                self._resync(room)
 
     # --- rooms ---------------------------------------------------------------------------
 
@@ -316,20 +390,15 @@ class Client:
             self._after.pop((room, seq), None)
 
     async def _send_move(self, room: str, seq: int, move: str) -> None:
+        """Send the move until the server answers it: after a reconnection, and at the node a
+        `moved` names, it goes again with the same seq (acknowledged once, whatever the count)."""
         entry = self._unacked.get((room, seq))
-        if entry is None or self._conn is None:
+        if entry is None:
             return
         future = entry[1]
         try:
-            reply = await self._conn.request(Move(room=room, move=move, seq=seq, after=self._after.get((room, seq))))
-        except ConnectionFailed:
-            return
-        except ServerRefused as exc:
-            if exc.code in CLUSTER_CODES and not self._closing:
-                await self._follow(exc)
-                if exc.code == "unavailable":
-                    spawn(self._send_move(room, seq, move))
-                return          # moved: the reconnection resends it at the room's node
+            reply = await self.request(Move(room=room, move=move, seq=seq, after=self._after.get((room, seq))))
+        except (ConnectionFailed, ServerRefused) as exc:
             if not future.done():
                 future.set_exception(exc)
             return
@@ -337,17 +406,22 @@ class Client:
             assert isinstance(reply, Ack)
             future.set_result(reply)
 
-    # --- the event pump and reconnection ----------------------------------------------------
+    # --- the event pumps and reconnection ---------------------------------------------------
 
-    async def _run(self) -> None:
+    async def _pump(self, link: Link) -> None:
+        """Apply the events that arrive on `link`; when it ends, reconnect home or let a node's
+        path go (`_forget`)."""
         while True:
-            assert self._conn is not None
-            message = await self._conn.events.get()
+            assert link.conn is not None
+            message = await link.conn.events.get()
             if message is None:
-                self._connected.clear()
+                link.ready.clear()
                 if self._closing:
                     return
-                await self._reconnect()
+                if link.url != self.home:
+                    self._forget(link)
+                    return
+                await self._reconnect(link)
                 continue
             if isinstance(message, Event):
                 view = self.rooms.get(message.room)
@@ -381,32 +455,32 @@ class Client:
         finally:
             self._resyncing.discard(room)
 
-    async def _reconnect(self) -> None:
-        """Reconnect with the token (backing off, with jitter), catch up every room, resend the
-        unacknowledged moves. `status` says what is going on, and each change wakes `changes`."""
+    async def _reconnect(self, link: Link) -> None:
+        """Reconnect home with the token (backing off, with jitter) and catch up the rooms served
+        there; the unacknowledged moves are resent by their own tasks. `status` says what is going
+        on, and each change wakes `changes`."""
         deadline = time.monotonic() + self.reconnect_for
         attempt = 0
         while True:
             attempt += 1
             self._set_status(f"lost the server; reconnecting… (attempt {attempt})")
-            self.url, self._next_url = self._next_url or self.home, None
             try:
-                self._conn = await Connection.open(self.url, codec=self.codec)
-                await self._hello()
+                link.conn = await Connection.open(link.url, codec=self.codec)
+                await self._hello(link.conn)
                 break
             except (ConnectionFailed, ServerRefused):
                 if time.monotonic() > deadline:
                     self._set_status("lost the server")
-                    self._fail_all(ConnectionFailed(f"lost the server at {self.url} and could not reconnect"))
+                    self._fail_all(ConnectionFailed(f"lost the server at {link.url} and could not reconnect"))
                     self.changes.put_nowait(None)
                     raise
                 await asyncio.sleep(backoff(attempt, self._rng))
-        self._connected.set()
+        self.url = link.url
+        link.ready.set()
         for room in list(self.rooms):
-            await self._resync_room(room)
+            if self.url_of(room) == link.url:
+                await self._resync_room(room)
         self._set_status("connected")
-        for (room, seq), (move, _) in list(self._unacked.items()):
-            spawn(self._send_move(room, seq, move))
 
     def _set_status(self, status: str) -> None:
         self.status = status

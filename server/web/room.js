@@ -48,6 +48,9 @@ export class Room {
       const snap = await this.conn.request("watch", { room: this.id, ...(this.invite ? { invite: this.invite } : {}) });
       this.load(snap);
     } catch (e) {
+      // moved (the page reconnects at the room's node) or a dropped connection: reconnected()
+      // opens the room once the connection is back
+      if (e.code === "disconnected") return;
       this.root.replaceChildren(h("p.error", {}, `cannot open room ${this.id}: ${e.message || e.code}`),
         h("a", { href: "#/" }, "back to the lobby"));
     }
@@ -145,6 +148,7 @@ export class Room {
 
   // After a gap or a reconnection: the events since our version, or a fresh snapshot.
   async resync() {
+    if (!this.s) return this.open();       // never opened: the first watch was cut off
     try {
       const reply = await this.conn.request("watch", { room: this.id, since: this.s ? this.s.version : 0,
         ...(this.invite ? { invite: this.invite } : {}) });

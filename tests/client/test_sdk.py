@@ -99,7 +99,7 @@ class DroppingBot(BuiltinBot):
     async def choose_move(self, turn: Turn) -> str:
         self.turns += 1
         if self.turns % 4 == 0:
-            await self.client_box[0]._conn.ws.close()
+            await self.client_box[0]._links[self.client_box[0].home].conn.ws.close()
         return super().choose_move(turn)
 
 

@@ -1,16 +1,19 @@
-"""The failover test of issue 15 behind the shipped HAProxy config: house-bot games spread over
+"""The failover test of issue 15 behind the shipped HAProxy config: 24 house-bot games spread over
 three nodes, most of them on node a; a is killed with SIGKILL while the games play on. Every
 player reconnects to `/` as a client does, follows `moved`, resyncs with `watch since` and resends
 its unacknowledged move with the same seq. Checked: a's rooms are taken over (the time it takes is
 the benchmark's, bench/cluster_failover.py: no timed assertion on a shared machine), every
-acknowledged move is stored exactly once, and the versions each player saw have no gap and agree
-with the store."""
+acknowledged move is stored exactly once, the versions each player saw have no gap and agree with
+the store, every seq acknowledged before the kill is acknowledged again with its first version,
+a clocked game is not charged for the outage, and node a started again takes none of the rooms
+that live on elsewhere."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import random
+import time
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -19,7 +22,13 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from protocol import PROTOCOL_VERSION
 
 WAIT = 20.0
-HOMES = ("a", "a", "a", "a", "b", "c")         # the node each game is created at: a owns most
+HOMES = ("a",) * 16 + ("b",) * 4 + ("c",) * 4    # the node each of the 24 games is created at: a owns most
+CLOCKED = {0, 5, 10, 15, 20}                       # games with a clock: four at a, one at b
+CLOCK = "absolute:600"
+HOLD = 1.0
+"""Seconds the clocked games wait at their player's turn before the kill: were the time since the
+last commit or the outage charged, the move after the kill would cost more than the kill took."""
+SWEEP = 1.0                                   # seconds between two sweeps of a node: a third of its 3 s lease
 BEFORE, AFTER = 3, 3                          # acknowledged moves of each player before and after the kill
 POINTS = [f"{c}{r}" for c in "ABCDEFGHJ" for r in range(1, 10)]
 
@@ -43,10 +52,14 @@ class Player:
         self.replies: asyncio.Queue[dict | None] = asyncio.Queue()
         self.changed = asyncio.Event()
         self.seen: dict[int, dict] = {}        # version -> the event as first seen
+        self.clocks: dict[int, dict] = {}      # version -> the clocks of that event, where it has them
         self.acked: dict[int, int] = {}        # seq -> version
+        self.moves: dict[int, str] = {}        # seq -> the move acknowledged with it
+        self.acked_at: dict[int, float] = {}   # seq -> time.monotonic() of its first ack
         self.seq = 0
         self.start = 0                         # the version of the snapshot at `sit`
         self.rejoins = 0
+        self.holding = False
 
     async def open(self, path: str) -> None:
         """Connect at `path` of HAProxy and say hello (with the token after the first time)."""
@@ -78,6 +91,8 @@ class Player:
         """Record an event; a version seen twice must be the same event (no version reused)."""
         body = {k: event.get(k) for k in ("kind", "seat", "move")}
         assert self.seen.setdefault(event["version"], body) == body, (self.name, event, self.seen[event["version"]])
+        if event.get("clocks"):
+            self.clocks.setdefault(event["version"], event["clocks"])
         self.changed.set()
 
     @property
@@ -99,10 +114,11 @@ class Player:
             raise Lost
         return reply
 
-    async def setup(self, node: str) -> None:
+    async def setup(self, node: str, clock: str | None = None) -> None:
         """Create the game at `node` (through its HAProxy path) and sit at seat 0."""
         await self.open(f"/n/{node}/")
-        created = await self.request("create", settings={"rules": "chinese", "board": "9", "bots": 1})
+        settings = {"rules": "chinese", "board": "9", "bots": 1, **({"clock": clock} if clock else {})}
+        created = await self.request("create", settings=settings)
         self.room = created["room"]
         snapshot = await self.request("sit", room=self.room, seat=0)
         assert snapshot["type"] == "snapshot", snapshot
@@ -127,12 +143,20 @@ class Player:
                 continue
             if reply["type"] == "ack":
                 self.acked[self.seq] = reply["version"]
+                self.moves[self.seq] = move
+                self.acked_at[self.seq] = time.monotonic()
                 return True
             if reply.get("code") == "illegal-move":
                 return False
             assert reply.get("code") in ("moved", "unavailable"), (self.name, reply)
             await self.rejoin(reply)
         raise AssertionError(f"{self.name}: move {move} seq {self.seq} never acknowledged")
+
+    async def hold(self, killed: asyncio.Event) -> None:
+        """At the player's turn (the bot has answered), wait for the kill before moving on."""
+        await self._bots_turn_over()
+        self.holding = True
+        await killed.wait()
 
     async def _bots_turn_over(self) -> None:
         """Until the bot has answered the last acknowledged move (seen live or after a rejoin)."""
@@ -175,24 +199,72 @@ class Player:
 
 async def test_a_killed_nodes_rooms_go_on_with_every_acknowledged_move_once(cluster, postgres):
     players = [Player(i, cluster.url) for i in range(len(HOMES))]
-    await asyncio.gather(*(p.setup(node) for p, node in zip(players, HOMES)))
+    await asyncio.gather(*(p.setup(node, CLOCK if i in CLOCKED else None)
+                           for i, (p, node) in enumerate(zip(players, HOMES))))
     database = cluster.db.rsplit("/", 1)[1]
     assert owners(postgres, database, players) == list(HOMES)
+    on_a = [p for p, node in zip(players, HOMES) if node == "a"]
+    clocked = [p for i, p in enumerate(players) if i in CLOCKED and HOMES[i] == "a"]
 
-    games = [asyncio.create_task(p.play(BEFORE + AFTER)) for p in players]
-    while min(len(p.acked) for p in players) < BEFORE:      # every game under way at the kill
-        for game in games:
-            if game.done():
-                game.result()                                   # a game that failed says why
+    killed = asyncio.Event()
+
+    async def game(player: Player) -> None:
+        await player.play(BEFORE)
+        if player in clocked:                   # waits at its turn until the kill, then plays on
+            await player.hold(killed)
+        while not killed.is_set():              # the others play on through the kill
+            await player.play(1)
+        await player.play(AFTER)
+
+    games = [asyncio.create_task(game(p)) for p in players]
+    while min(len(p.acked) for p in players) < BEFORE or not all(p.holding for p in clocked):
+        for task in games:                      # every game under way at the kill
+            if task.done():
+                task.result()                   # a game that failed says why
         await asyncio.sleep(0.05)
+    await asyncio.sleep(HOLD)
+    before = {p.name: dict(p.acked) for p in on_a}
+    kill_at = time.monotonic()
     cluster.kill("a")
-    await asyncio.wait_for(asyncio.gather(*games), 120)
+    killed.set()
+    await asyncio.wait_for(asyncio.gather(*games), 180)
 
-    assert "a" not in owners(postgres, database, players)    # a's rooms went on elsewhere
-    assert all(p.rejoins for p, node in zip(players, HOMES) if node == "a")
+    now = owners(postgres, database, players)
+    assert "a" not in now                                   # a's rooms went on elsewhere
+    assert all(p.rejoins for p in on_a)
     for player in players:
         check_store(postgres, database, player)
+    for player in on_a:                 # a seq acknowledged before the kill: its first ack again
+        for seq, version in before[player.name].items():
+            again = await player.request("move", room=player.room, move=player.moves[seq], seq=seq)
+            assert again == {"type": "ack", "room": player.room, "seq": seq, "version": version}, player.name
+    for player in clocked:
+        check_clock(player, kill_at)
+
+    cluster.start("a")                  # a comes back with a new epoch: every room stays where it is
+    await cluster.ready("a")
+    for player in on_a:
+        back = await connect(f"{cluster.url}/n/a/", subprotocols=["polygo.json"])
+        await back.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": player.token}))
+        await back.send(json.dumps({"type": "watch", "room": player.room}))
+        replies = [json.loads(await asyncio.wait_for(back.recv(), WAIT)) for _ in range(2)]
+        assert replies[1]["type"] == "error" and replies[1]["code"] == "moved", (player.name, replies)
+        assert replies[1]["node"] == now[players.index(player)]
+        await back.close()
+    await asyncio.sleep(3 * SWEEP)      # a's sweeper has run: it took none of them either
+    assert owners(postgres, database, players) == now
+    for player in players:
         await player.ws.close()
+
+
+def check_clock(player: Player, kill_at: float) -> None:
+    """The player's first move after the kill was charged no more than the time from the kill to
+    its ack: not the outage's start, nor the HOLD before the kill since the bot's last move."""
+    seq = min(s for s, at in player.acked_at.items() if at > kill_at)
+    version = player.acked[seq]
+    bots = max(v for v, e in player.seen.items() if v < version and e["kind"] == "move")
+    charged = player.clocks[bots]["seats"][0]["main"] - player.clocks[version]["seats"][0]["main"]
+    assert charged <= player.acked_at[seq] - kill_at + 0.05, (player.name, charged)
 
 
 def owners(postgres, database: str, players: list[Player]) -> list[str]:
