@@ -48,10 +48,10 @@ class DisputePlayOut(PassesThenMarking):
 
     def _last_of(self, seat: int) -> Action | None:
         """The last stone play or pass of ``seat`` in this play-out (gives are not in the live game)."""
-        game = self.game
-        for entry in reversed(game._live[game._phase_start:]):
-            if entry.seat == seat:
-                return entry.action
+        live = self.game._live
+        for i in range(len(live) - 1, self.game._phase_start - 1, -1):
+            if live[i].seat == seat:
+                return live[i].action
         return None
 
     def _owner_may_pass(self) -> bool:

@@ -27,10 +27,12 @@ class CycleProhibition(RepetitionRule):
         # Rule 14: live index -> points rescinded there; exclusions at one point accumulate,
         # and they outlive the replay a rescission makes.
         self._excluded: dict[int, set[int]] = {}
+        self.hot_points: set[int] = set()   # every point excluded at some index
 
     def reset(self) -> None:
         n = len(self.game.players)
         self._appearances: dict[int, list[int]] = {self.game._pos.hash: [-1]}
+        self.hot_hashes = self._appearances
         self._passes: list[list[int]] = [[] for _ in range(n)]        # live indices, both kinds
         self._plain_passes: list[list[int]] = [[] for _ in range(n)]  # without appeal
 
@@ -79,7 +81,8 @@ class CycleProhibition(RepetitionRule):
     def rescission_due(self, seat: int) -> bool:
         """Rule 13: since ``seat``'s stone play, the last of the game, an opponent appealed."""
         live = self.game._live
-        for entry in reversed(live[:-1]):
+        for i in range(len(live) - 2, -1, -1):   # from the newest back, without copying the game
+            entry = live[i]
             if entry.action is Action.STONE:
                 return False
             if entry.action is Action.APPEAL and entry.seat != seat:
@@ -89,6 +92,7 @@ class CycleProhibition(RepetitionRule):
     def rescinded(self, index: int, p: int) -> None:
         self._excluded = {k: v for k, v in self._excluded.items() if k <= index}
         self._excluded.setdefault(index, set()).add(p)
+        self.hot_points = set().union(*self._excluded.values())
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.CYCLE:
@@ -102,6 +106,8 @@ class CycleProhibition(RepetitionRule):
         other.game = game
         other._excluded = {k: set(v) for k, v in self._excluded.items()}
         other._appearances = {k: list(v) for k, v in self._appearances.items()}
+        other.hot_hashes = other._appearances
+        other.hot_points = set(self.hot_points)
         other._passes = [list(p) for p in self._passes]
         other._plain_passes = [list(p) for p in self._plain_passes]
         return other

@@ -74,6 +74,7 @@ class NieminenRepetition(OwnPreviousPosition):
     def copy(self, game: "Game") -> "NieminenRepetition":
         other = object.__new__(NieminenRepetition)
         other.game, other.left = game, list(self.left)
+        other.hot_hashes = other.left
         other.earlier = [set(s) for s in self.earlier]
         other.seen = dict(self.seen)
         return other

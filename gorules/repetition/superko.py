@@ -23,12 +23,17 @@ TURN_KEYS = [random.Random(7 + seat).getrandbits(64) for seat in range(64)]
 
 
 class Superko(RepetitionRule):
+    hot_points = ()
+
     def __init__(self, game: "Game", situational: bool):
         super().__init__(game)
         self.situational = situational
 
     def reset(self) -> None:
         self._seen: set[int] = {self._key(self.game._pos.hash, self.game._turn)}
+        # the boards of those positions (situational: without the player to move): only a play
+        # that makes one of them can be refused
+        self.hot_hashes: set[int] = {self.game._pos.hash} if self.situational else self._seen
 
     def _key(self, position: int, to_move: int) -> int:
         return position ^ TURN_KEYS[to_move] if self.situational else position
@@ -41,7 +46,11 @@ class Superko(RepetitionRule):
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         game = self.game
-        self._seen.add(game._pos.hash ^ TURN_KEYS[game._turn] if self.situational else game._pos.hash)
+        if self.situational:
+            self._seen.add(game._pos.hash ^ TURN_KEYS[game._turn])
+            self.hot_hashes.add(game._pos.hash)
+        else:
+            self._seen.add(game._pos.hash)
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.SUPERKO:
@@ -51,4 +60,5 @@ class Superko(RepetitionRule):
     def copy(self, game: "Game") -> "Superko":
         other = object.__new__(Superko)
         other.game, other.situational, other._seen = game, self.situational, set(self._seen)
+        other.hot_hashes = set(self.hot_hashes) if self.situational else other._seen
         return other
