@@ -96,7 +96,6 @@ class Game:
         self._dropped: list[int] = []
         self._rule = repetition_rule(self)
         self._ending = ending_procedure(self)
-        self._watch_stones = self._ending.watches_stones
         self._watch_before = self._rule.watches_before_stone
         self._move_cap = ruleset.move_cap_per_point * len(board)
         self._no_suicide = ruleset.suicide is Suicide.FORBIDDEN
@@ -105,6 +104,7 @@ class Game:
         self._proposal: tuple[int, ...] | None = None
         self._proposal_accepts: set[int] = set()
         self._result: Result | None = None
+        self._ended_by: str | None = None   # the result's reason, from the end of the game on
         self._agreed: tuple[int, ...] | None = None
         self._reset_live()
 
@@ -154,7 +154,17 @@ class Game:
 
     @property
     def result(self) -> Result | None:
+        """Worked out when first asked for, not by the play that ended the game: scoring the
+        final position costs as much as a hundred plays, and a replay need not ask."""
+        self._settle()
         return self._result
+
+    def _settle(self) -> None:
+        """Work the result out, if the game has ended and nobody has asked for it yet."""
+        if self._result is None and self._ended_by is not None:
+            reason = self._ended_by
+            ranking = (1,) * len(self.players) if reason == "no-result" else tuple(self.ranking())
+            self._result = Result(reason, ranking, tuple(self.score()))
 
     @property
     def prisoners(self) -> list[int]:
@@ -510,7 +520,7 @@ class Game:
                         play = Play(turn, move, False, tuple(names[q] for c in captured for q in c.stones))
                         entry = LiveEntry(turn, _STONE, p)
                     self._raw.append(play)
-                    if self._watch_stones:
+                    if self._ending.watches_stones:
                         self._ending.stone_played(turn)
                     live = self._live
                     index = len(live)
@@ -593,7 +603,7 @@ class Game:
             self._rule.before_stone(seat, p, probe)
         removed = pos.place(p, seat + 1, probe)
         captures: tuple[str, ...] = ()
-        if self._watch_stones:
+        if self._ending.watches_stones:
             self._ending.stone_played(seat)
         if removed:
             for chain in removed:
@@ -692,6 +702,7 @@ class Game:
         if record:
             self.play("timeout" if reason == "timeout" else "resign", seat=seat)
             return
+        self._settle()   # a game already over keeps the result it ended with
         self._active[seat] = False
         self._following = self._find_following()
         self._dropped.append(seat)
@@ -742,8 +753,7 @@ class Game:
     def _finish(self, reason: str) -> None:
         """End the game; "no-result" (the move cap) ranks every seat first, as a void game."""
         self._phase = "ended"
-        ranking = (1,) * len(self.players) if reason == "no-result" else tuple(self.ranking())
-        self._result = Result(reason, ranking, tuple(self.score()))
+        self._ended_by, self._result = reason, None
 
     # --- scoring ----------------------------------------------------------------------------
 
@@ -774,9 +784,9 @@ class Game:
         """Place per seat (1 is first; ties share a place); dropped-out seats come last."""
         if self._agreed is not None:
             return list(self._agreed)
-        if self._result is not None and self._result.reason == "no-result":
-            return list(self._result.ranking)
-        if self._result is not None and self._result.reason in ("resignation", "timeout") and len(self.players) == 2:
+        if self._ended_by == "no-result":
+            return [1] * len(self.players)
+        if self._ended_by in ("resignation", "timeout") and len(self.players) == 2:
             loser = self._dropped[0]
             return [2 if s == loser else 1 for s in range(2)]
         score = self.score()
