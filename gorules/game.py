@@ -10,6 +10,7 @@ stand, the *record* (``history``) keeps rescinded plays too, marked.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
@@ -50,9 +51,9 @@ class Result:
 
 
 class LiveEntry(NamedTuple):
-    """One entry of the live game (the plays that stand), as the rule modules read it; its index
-    in the record is beside it, in ``Game._live_raw`` (so that a stone play's entry is a value
-    kept from one play on that point to the next, not a tuple built per play)."""
+    """One entry of the live game (the plays that stand), as the rule modules read it. Its index
+    in the record is not in it (``Game._live_records`` works those out), so that a stone play's
+    entry is a value kept from one play on that point to the next, not a tuple built per play."""
 
     seat: int
     action: Action  # STONE, PASS or APPEAL
@@ -98,6 +99,7 @@ class Game:
         self._ending = ending_procedure(self)
         self._watch_before = self._rule.watches_before_stone
         self._move_cap = ruleset.move_cap_per_point * len(board)
+        self._last_index = self._move_cap - 1 if self._move_cap else math.inf   # of a live play, by the cap
         self._no_suicide = ruleset.suicide is Suicide.FORBIDDEN
         self._phase = self._ending.first_phase
         self._phase_start = 0
@@ -131,7 +133,6 @@ class Game:
         if any(not c.libs for c in self._pos.chains()):
             raise RulesetError("the set-up position has a chain without liberties")
         self._live: list[LiveEntry] = []
-        self._live_raw: list[int] = []     # each live entry's index in the record
         self._prisoners = list(self._initial_prisoners)
         fixed = self.rules.handicap and self.rules.handicap_mode is HandicapMode.FIXED
         self._free_left = self.rules.handicap if self.rules.handicap_mode is HandicapMode.FREE else 0
@@ -444,19 +445,21 @@ class Game:
                 chain = pos.chain
                 key = pos._z[colour][p]
                 h = pos.hash ^ key
-                own = captured = None
-                empties: list[int] = []
-                beside = False   # an opponent chain keeps a liberty beside p: p comes off its liberties
-                atari = False    # and has two: the play takes it to one
+                first = own = captured = others = None   # own: the player's chains beside p after the first
+                empties: set[int] = set()   # the new stone's liberties, the set of a new chain
+                atari = False    # the play takes an opponent's chain from two liberties to one
                 for q in pos._nbrs[p]:
                     c = chain[q]
                     if c is None:
-                        empties.append(q)
+                        empties.add(q)
                     elif c.colour == colour:
-                        if own is None:
-                            own = [c]
-                        elif c not in own:
-                            own.append(c)
+                        if first is None:
+                            first = c
+                        elif c is not first:
+                            if own is None:
+                                own = [first, c]
+                            elif c not in own:
+                                own.append(c)
                     elif len(c.libs) == 1:
                         if captured is None:
                             captured = [c]
@@ -465,35 +468,36 @@ class Game:
                             captured.append(c)
                             h ^= c.hash
                     else:
-                        beside = True
+                        if others is None:
+                            others = [c]
+                        else:
+                            others.append(c)
                         if len(c.libs) == 2:
                             atari = True
                 breathes = empties or captured is not None   # not suicide
-                if not breathes and own is not None:
-                    for c in own:
+                if not breathes and first is not None:
+                    for c in own or (first,):
                         if len(c.libs) > 1:   # a liberty besides p
                             breathes = True
                             break
                 watched = rule.watches
                 if (breathes and h not in rule.hot_hashes
                         and not (captured is not None and watched & _CAPTURES) and not (atari and watched & _ATARIS)):
-                    if beside:
-                        for q in pos._nbrs[p]:
-                            c = chain[q]
-                            if c is not None and c.colour != colour:
-                                c.libs.discard(p)
-                    if own is None:
-                        chain[p] = Chain(colour, [p], set(empties), key)
+                    if others is not None:
+                        for c in others:
+                            c.libs.discard(p)
+                    if first is None:
+                        chain[p] = Chain(colour, [p], empties, key)
                     else:
-                        merged = own[0]   # the longest chain absorbs the others, as in Position.place
-                        if len(own) > 1:
+                        merged = first   # the longest chain absorbs the others, as in Position.place
+                        if own is not None:
                             for c in own:
                                 if len(c.stones) > len(merged.stones):
                                     merged = c
                         merged.stones.append(p)
                         merged.hash ^= key
                         libs = merged.libs
-                        if len(own) > 1:
+                        if own is not None:
                             for c in own:
                                 if c is not merged:
                                     merged.stones.extend(c.stones)
@@ -502,7 +506,7 @@ class Game:
                                     for s in c.stones:
                                         chain[s] = merged
                         libs.discard(p)
-                        libs.update(empties)
+                        libs |= empties
                         chain[p] = merged
                     stones[p] = colour
                     pos.hash ^= key
@@ -525,10 +529,9 @@ class Game:
                     live = self._live
                     index = len(live)
                     live.append(entry)
-                    self._live_raw.append(len(self._raw) - 1)
                     self._turn = self._following[turn]
                     rule.stone_played(index, turn, p)
-                    if self._move_cap and index >= self._move_cap - 1:
+                    if index >= self._last_index:
                         self._finish("no-result")
                     return play
         legal = self._legal_stone(move, seat)
@@ -614,7 +617,6 @@ class Game:
             self._top_up()
         index = len(self._live)
         self._live.append(_new_tuple(LiveEntry, (seat, _STONE, p)))
-        self._live_raw.append(raw)
         if self._free_left:
             self._pass_turn(seat)
         else:
@@ -651,18 +653,28 @@ class Game:
     def _apply_pass(self, raw: int, seat: int, appealing: bool) -> None:
         index = len(self._live)
         self._live.append((_APPEALED if appealing else _PASSED)[seat])
-        self._live_raw.append(raw)
         self._rule.passed(index, seat, appealing)
 
     def _rescind(self, raw: int) -> None:
         """Kee rules 13-14: the stone play and the passes after it leave the live game."""
         start = max(i for i, e in enumerate(self._live) if e.action is Action.STONE)
         stone = self._live[start]
-        self._rescinded.update(self._live_raw[start:])
+        records = self._live_records()
+        self._rescinded.update(records[start:])
         self._rule.rescinded(start, stone.point)
-        self._replay(list(zip(self._live_raw[:start], self._live[:start])))
+        self._replay(list(zip(records[:start], self._live[:start])))
         self._phase_start = min(self._phase_start, start)
         self._turn = stone.seat
+
+    def _live_records(self) -> list[int]:
+        """Each live entry's index in the record: the turn plays (stone plays, passes, appeals)
+        that no rescission took out, in order. Worked out when a rescission needs them, not
+        kept per play."""
+        index, rescinded = self._exact_index, self._rescinded
+        records = [i for i, play in enumerate(self._raw) if i not in rescinded
+                   and (play.move in index or play.move == "pass" or play.move.startswith("appeal "))]
+        assert len(records) == len(self._live), "the live game is the record's turn plays that stand"
+        return records
 
     def _replay(self, live: Iterable[tuple[int, LiveEntry]]) -> None:
         """Rebuild the position and the repetition data from a live sequence (record index and
@@ -808,7 +820,7 @@ class Game:
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._pos = self._pos.copy()
-        for name in ("_raw", "_live", "_live_raw", "_prisoners", "_active", "_following", "_dropped",
+        for name in ("_raw", "_live", "_prisoners", "_active", "_following", "_dropped",
                      "_initial_prisoners"):
             setattr(other, name, list(getattr(self, name)))
         for name in ("_rescinded", "_proposal_accepts"):

@@ -45,12 +45,7 @@ class Superko(RepetitionRule):
         return Reason.SUPERKO if key in self._seen else None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        game = self.game
-        if self.situational:
-            self._seen.add(game._pos.hash ^ TURN_KEYS[game._turn])
-            self.hot_hashes.add(game._pos.hash)
-        else:
-            self._seen.add(game._pos.hash)
+        self._seen.add(self.game._pos.hash)
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.SUPERKO:
@@ -58,7 +53,20 @@ class Superko(RepetitionRule):
         return super().explain(reason, point, player)
 
     def copy(self, game: "Game") -> "Superko":
-        other = object.__new__(Superko)
+        other = object.__new__(type(self))
         other.game, other.situational, other._seen = game, self.situational, set(self._seen)
         other.hot_hashes = set(self.hot_hashes) if self.situational else other._seen
         return other
+
+
+class SituationalSuperko(Superko):
+    """The same with the player to move in the key: a class of its own, so that the stone play of
+    positional superko, the commoner rule, tests nothing."""
+
+    def __init__(self, game: "Game"):
+        super().__init__(game, situational=True)
+
+    def stone_played(self, index: int, seat: int, p: int) -> None:
+        game = self.game
+        self._seen.add(game._pos.hash ^ TURN_KEYS[game._turn])
+        self.hot_hashes.add(game._pos.hash)
