@@ -19,9 +19,9 @@ from .ending import ending_procedure
 from .errors import IllegalMove, Reason, RulesetError
 from .handicap import fixed_handicap_points
 from .moves import ENDING_ACTIONS, Action, Move, parse_move
-from .position import EMPTY, Chain, Position, Probe
+from .position import EMPTY, Chain, Position, Probe, _new_probe
 from .repetition import repetition_rule
-from .repetition.rule import WATCHES_ATARIS, WATCHES_CAPTURES
+from .repetition.rule import REFUSES_CAPTURES, WATCHES_ATARIS, WATCHES_CAPTURES
 from .ruleset import HandicapBonus, HandicapMode, Ruleset, Scoring, Suicide, preset
 
 SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "orange")
@@ -31,7 +31,7 @@ _new_tuple = tuple.__new__
 _STONE = Action.STONE   # a global, not an enum attribute lookup, on the path of every stone play
 _QUICK_PHASES = frozenset({"play", "phase-1"})   # where Game.play's quick path makes stone plays
 _PASS = Move(Action.PASS, "pass")
-_CAPTURES, _ATARIS = WATCHES_CAPTURES, WATCHES_ATARIS
+_CAPTURES, _ATARIS, _REFUSES_CAPTURES = WATCHES_CAPTURES, WATCHES_ATARIS, REFUSES_CAPTURES
 
 
 class Play(NamedTuple):
@@ -481,8 +481,11 @@ class Game:
                             breathes = True
                             break
                 watched = rule.watches
-                if (breathes and h not in rule.hot_hashes
-                        and not (captured is not None and watched & _CAPTURES) and not (atari and watched & _ATARIS)):
+                if breathes and h not in rule.hot_hashes and not (captured is not None and watched & _REFUSES_CAPTURES):
+                    if watched and ((atari and watched & _ATARIS) or (captured is not None and watched & _CAPTURES)):
+                        rule.before_stone(turn, p, _new_probe(Probe, (
+                            captured or [], False, h, own or ([first] if first is not None else []),
+                            list(dict.fromkeys(others)) if others is not None else [], list(empties))))
                     if others is not None:
                         for c in others:
                             c.libs.discard(p)

@@ -10,10 +10,12 @@ from ..position import Probe
 if TYPE_CHECKING:
     from ..game import Game
 
-#: :attr:`RepetitionRule.watches` flags: plays that capture, plays that take an opponent's chain
-#: from two liberties to one
+#: :attr:`RepetitionRule.watches` flags: :meth:`RepetitionRule.before_stone` sees plays that
+#: capture, plays that take an opponent's chain from two liberties to one; :meth:`refuse` may
+#: refuse a capture anywhere
 WATCHES_CAPTURES = 1
 WATCHES_ATARIS = 2
+REFUSES_CAPTURES = 4
 
 
 class Everywhere:
@@ -44,14 +46,17 @@ class RepetitionRule:
     # ``Game.play`` makes most stone plays on a quick path that asks the rule nothing before
     # :meth:`stone_played`. It takes the careful one (:meth:`refuse`, then :meth:`before_stone`
     # where watched) for a play on a point of ``hot_points``, a play whose position's hash is in
-    # ``hot_hashes``, and the plays ``watches`` names; so :meth:`refuse` must allow every other
-    # play, and a rule must keep these up to date as its history grows. A rule that names none
-    # is asked about every play.
+    # ``hot_hashes``, and, where ``watches`` has REFUSES_CAPTURES, a play that captures; so
+    # :meth:`refuse` must allow every other play, and a rule must keep these up to date as its
+    # history grows. A rule that names none is asked about every play. Where ``watches`` has
+    # WATCHES_CAPTURES (WATCHES_ATARIS), the quick path calls :meth:`before_stone` for a play
+    # that captures (that takes an opponent's chain from two liberties to one);
+    # :meth:`before_stone` sees no other quick play.
     #: the points where :meth:`refuse` may refuse a play (any seat), or where it must see a play first
     hot_points: Container[int] = EVERYWHERE
     #: the position hashes whose making :meth:`refuse` may refuse (any seat)
     hot_hashes: Container[int] = ()
-    #: WATCHES_CAPTURES | WATCHES_ATARIS: plays :meth:`before_stone` must see, or refuse may refuse
+    #: WATCHES_CAPTURES | WATCHES_ATARIS | REFUSES_CAPTURES (above)
     watches = 0
 
     def __init__(self, game: "Game"):
