@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...errors import Reason
 from ...position import EMPTY, Probe
 from ...ruleset import KoShapes
-from ..rule import RepetitionRule
+from ..rule import REFUSES_CAPTURES, RepetitionRule
 from .analysis import Analysis
 from .kinds import disturbing
 from .shapes import Scratch, shapes_for, string
@@ -58,8 +58,15 @@ class Disturber:
     barred: bool = False
 
 
+_UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
+
+
 class NewKoRules(RepetitionRule):
+    # R1-R3 read only plays in ko positions and captures (the careful path), R4 the points of
+    # its actions in the class of the position (hot_points: see _heat); a plain play elsewhere
+    # reaches stone_played without before_stone
     watches_before_stone = True
+    watches = REFUSES_CAPTURES
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -78,7 +85,16 @@ class NewKoRules(RepetitionRule):
         self._first: dict[tuple, set[Ko]] = {}            # R4: class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
-        self._now = self._done.setdefault(self.analysis.class_key, (set(), set()))
+        self._now = self._done.get(self.analysis.class_key, _UNPLAYED)
+        self._heat()
+
+    def _heat(self) -> None:
+        """``hot_points``: the points of the ko positions, and those R4 bars a seat from now."""
+        ko_at, now = self.analysis.ko_at, self._now
+        if now is _UNPLAYED:
+            self.hot_points = ko_at
+        else:
+            self.hot_points = {*ko_at, *(a for a in now[0] if type(a) is int), *(a for a in now[1] if type(a) is int)}
 
     # --- the hot path -----------------------------------------------------------------------
 
@@ -153,14 +169,16 @@ class NewKoRules(RepetitionRule):
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         pending, self._pending = self._pending, None
-        assert pending is not None and pending[0] == p, "NewKoRules needs before_stone before stone_played"
-        _, facts, changed, single_ko = pending
+        if pending is None:   # the quick path: a play outside the ko positions that captured nothing
+            facts, changed, single_ko = _plain(p), {p}, -1
+        else:
+            _, facts, changed, single_ko = pending
         a, pos = self.analysis, self.game._pos
         # R4: the action counts in the class of the position it was played from
         if facts.first:
             self._first.setdefault(a.class_key, set()).add(facts.ko)
         else:
-            self._now[seat].add(facts.action)
+            self._done.setdefault(a.class_key, (set(), set()))[seat].add(facts.action)
         a.update(pos, changed, self.had_two)
         self._note_row4()
         # R1: a single ko stone that has captured a single ko stone
@@ -185,7 +203,8 @@ class NewKoRules(RepetitionRule):
                 disturbers[ko] = current
         self._disturbers = disturbers
         self._memo = {}
-        self._now = self._done.setdefault(a.class_key, (set(), set()))
+        self._now = self._done.get(a.class_key, _UNPLAYED)
+        self._heat()
 
     def _note_row4(self) -> None:
         """J8: a 4-in-a-row mouth that has had two ko strings on it after a move."""
@@ -255,5 +274,6 @@ class NewKoRules(RepetitionRule):
         other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
         other._first = {k: set(v) for k, v in self._first.items()}
         other._memo = dict(self._memo)
-        other._now = other._done.setdefault(other.analysis.class_key, (set(), set()))
+        other._now = other._done.get(other.analysis.class_key, _UNPLAYED)
+        other._heat()
         return other
