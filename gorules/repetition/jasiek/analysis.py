@@ -12,11 +12,33 @@ game with a ko on the board are elsewhere, and then only the class key moves on.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...position import EMPTY, Position
 from .kinds import Kind, KoPosition, classify
 from .shapes import Scratch, Shapes, Template, matches
+
+
+class Kinds(Mapping):
+    """The types of the ko positions, each worked out when first read: a type is read only by a
+    play in its ko position (and by ``ko_analysis``), while a play anywhere may regroup them."""
+
+    def __init__(self, analysis: "Analysis", pos: Position, had_two: set[frozenset[int]]):
+        self._analysis, self._pos, self._had_two = analysis, pos, had_two
+        self._known: dict[frozenset[int], Kind] = {}
+
+    def __getitem__(self, k: frozenset[int]) -> Kind:
+        kind = self._known.get(k)
+        if kind is None:
+            kind = self._known[k] = self._analysis._kind(self._pos, self._analysis.kos[k], self._had_two)
+        return kind
+
+    def __iter__(self) -> Iterator[frozenset[int]]:
+        return iter(self._analysis.kos)
+
+    def __len__(self) -> int:
+        return len(self._analysis.kos)
 
 
 class Analysis:
@@ -26,29 +48,34 @@ class Analysis:
         self.shapes = shapes
         self.matched: set[int] = set()          # templates that are mouths now
         self.kos: dict[frozenset[int], KoPosition] = {}
-        self.kinds: dict[frozenset[int], Kind] = {}
+        self.kinds: Mapping[frozenset[int], Kind] = {}
         self.ko_at: dict[int, list[frozenset[int]]] = {}
         self.ko_stones: set[int] = set()
         self.union: frozenset[int] = frozenset()
         self.class_key: tuple[frozenset[int], int] = (frozenset(), 0)
         self._cache: dict[tuple, tuple[Kind, set[int]]] = {}
+        self._read: set[int] = set()             # the points the cached types read, all together
         self.classified = 0                      # classifications computed (not from the cache)
         self._guard: set[int] = set()            # the points the grouping read (see the module's doc)
-        self._keys: list[tuple] = []             # the cache keys of the current kinds
         self._rows_seen = 0                      # len(had_two) at the last grouping
 
-    def copy(self) -> "Analysis":
+    def copy(self, pos: Position, had_two: set[frozenset[int]]) -> "Analysis":
+        """The same analysis of ``pos`` (a copy of this one's position; ``had_two`` the copy's)."""
         other = object.__new__(Analysis)
         other.__dict__.update(self.__dict__)
         other.matched = set(self.matched)
         other._cache = dict(self._cache)
+        other._read = set(self._read)
+        if isinstance(self.kinds, Kinds):
+            other.kinds = Kinds(other, pos, had_two)
+            other.kinds._known.update(self.kinds._known)
         return other
 
     def rebuild(self, pos: Position, had_two: set[frozenset[int]]) -> None:
-        """From scratch: every template matched, every type computed."""
+        """From scratch: every template matched (the types are worked out when read)."""
         board = Scratch(pos.stones)
         self.matched = {i for i, t in enumerate(self.shapes.templates) if matches(board, t)}
-        self._cache = {}
+        self._cache, self._read = {}, set()
         self._derive(pos, had_two)
 
     def update(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> None:
@@ -64,12 +91,15 @@ class Analysis:
             elif i in matched:
                 matched.discard(i)
                 moved = True
-        if self._cache:
+        stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
+        if stale:
             self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
-        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen \
-                or not all(k in self._cache for k in self._keys):
+            self._read = set().union(*(v[1] for v in self._cache.values()))
+        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen:
             self._derive(pos, had_two)
         else:
+            if stale and self.kos:
+                self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
             self.class_key = (self.union, self._outside(pos))
 
     def _candidates(self, board: list[int], changed: set[int]) -> set[int]:
@@ -102,7 +132,6 @@ class Analysis:
 
     def _derive(self, pos: Position, had_two: set[frozenset[int]]) -> None:
         self._rows_seen = len(had_two)
-        self._keys = []
         if not self.matched:   # no ko on the board (most positions of a game)
             self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
             self.union, self.class_key, self._guard = frozenset(), (frozenset(), pos.hash), set()
@@ -139,7 +168,7 @@ class Analysis:
                 for t in ts:
                     kos.setdefault(t.points, KoPosition(t.points, (t,), ()))
         self.kos = kos
-        self.kinds = {k: self._kind(pos, ko, had_two) for k, ko in kos.items()}
+        self.kinds = Kinds(self, pos, had_two)
         self.ko_at = {}
         for k in sorted(kos, key=sorted):
             for p in k:
@@ -159,13 +188,13 @@ class Analysis:
     def _kind(self, pos: Position, ko: KoPosition, had_two: set[frozenset[int]]) -> Kind:
         rows = frozenset(m.points for m in ko.mouths if m.row4 and m.points in had_two)
         key = (ko.points, tuple(m.side_a for m in ko.mouths), ko.coupling, rows)
-        self._keys.append(key)
         hit = self._cache.get(key)
         if hit is not None:
             return hit[0]
         reads: set[int] = set()
         kind = classify(Scratch(pos.stones, reads=reads), self.shapes, ko, frozenset(had_two))
         self._cache[key] = (kind, reads)
+        self._read |= reads
         self.classified += 1
         return kind
 

@@ -269,7 +269,7 @@ class NewKoRules(RepetitionRule):
         other.__dict__.update(self.__dict__)
         other.game = game
         other.had_two = set(self.had_two)
-        other.analysis = self.analysis.copy()
+        other.analysis = self.analysis.copy(game._pos, other.had_two)
         other._disturbers = {k: Disturber(d.seat, set(d.seen), d.barred) for k, d in self._disturbers.items()}
         other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
         other._first = {k: set(v) for k, v in self._first.items()}
