@@ -83,7 +83,11 @@ class Analysis:
         board = pos.stones   # matching needs no read log: the list itself is quicker
         templates, matched = self.shapes.templates, self.matched
         moved = False        # did a mouth come or go?
-        for i in self._candidates(board, changed):
+        if len(changed) == 1 and self.shapes.pairs_only:
+            candidates = self._around_stone(pos, next(iter(changed)))
+        else:
+            candidates = self._candidates(board, changed)
+        for i in candidates:
             if matches(board, templates[i]):
                 if i not in matched:
                     matched.add(i)
@@ -120,6 +124,32 @@ class Analysis:
                         if board[q] == EMPTY:
                             break
                     else:
+                        out.update(containing[e])
+        return out
+
+    def _around_stone(self, pos: Position, p: int) -> set[int]:
+        """``_candidates`` after a stone placed on ``p`` that took nothing off, two-point templates
+        alone. A two-point mouth is a stone S whose other neighbours are all the other colour
+        (so S is a string of one stone whose only liberty is the mouth's empty point E) and an
+        empty E whose neighbours are all S's colour. A mouth the stone on ``p`` made has ``p``
+        as S or beside E (then E is a neighbour of ``p`` whose neighbours are all ``p``'s
+        colour), or beside S (then S is an opponent's lone stone beside ``p``, in atari at E)."""
+        shapes, board, chain = self.shapes, pos.stones, pos.chain
+        area, nbrs, containing = shapes.area, shapes.nbrs, shapes.containing
+        out = {i for i in self.matched if p in area[i]}
+        colour = board[p]
+        for q in nbrs[p]:
+            v = board[q]
+            if v == EMPTY:
+                for r in nbrs[q]:
+                    if board[r] != colour:
+                        break
+                else:
+                    out.update(containing[q])
+            elif v != colour:
+                c = chain[q]
+                if len(c.libs) == 1 and len(c.stones) == 1:
+                    for e in c.libs:
                         out.update(containing[e])
         return out
 
