@@ -77,7 +77,8 @@ class NewKoRules(RepetitionRule):
         self.had_two: set[frozenset[int]] = set()
         self.analysis = Analysis(self.shapes)
         self.analysis.rebuild(self.game._pos, self.had_two)
-        self._note_row4()   # the set-up position counts as one "after a move" (J8)
+        if self._rows:
+            self._note_row4()   # the set-up position counts as one "after a move" (J8)
         self._basic: tuple[int, int] | None = None        # R1: (capturing stone, captured point)
         self._fight: tuple[Ko, int] | None = None         # R2: (fighting ko, the seat it bars next)
         self._disturbers: dict[Ko, Disturber] = {}        # R3
@@ -180,7 +181,8 @@ class NewKoRules(RepetitionRule):
         else:
             self._done.setdefault(a.class_key, (set(), set()))[seat].add(facts.action)
         a.update(pos, changed, self.had_two)
-        self._note_row4()
+        if self._rows:
+            self._note_row4()
         # R1: a single ko stone that has captured a single ko stone
         chain = pos.chain[p]
         single = chain is not None and len(chain.stones) == 1 and p in a.ko_stones
@@ -204,12 +206,14 @@ class NewKoRules(RepetitionRule):
         self._disturbers = disturbers
         self._memo = {}
         self._now = self._done.get(a.class_key, _UNPLAYED)
-        self._heat()
+        if self._now is _UNPLAYED:   # _heat, written out for the commonest case
+            self.hot_points = a.ko_at
+        else:
+            self._heat()
 
     def _note_row4(self) -> None:
-        """J8: a 4-in-a-row mouth that has had two ko strings on it after a move."""
-        if not self._rows:
-            return
+        """J8: a 4-in-a-row mouth that has had two ko strings on it after a move (only where the
+        catalogue has 4-in-a-row templates)."""
         pos, nbrs = self.game._pos, self.shapes.nbrs
         board = Scratch(pos.stones)
         for m, t in self.analysis.mouths().items():
