@@ -19,7 +19,7 @@ from .ending import ending_procedure
 from .errors import IllegalMove, Reason, RulesetError
 from .handicap import fixed_handicap_points
 from .moves import ENDING_ACTIONS, Action, Move, parse_move
-from .position import EMPTY, Chain, Position, Probe, _new_probe
+from .position import EMPTY, Chain, Position, Probe, join
 from .repetition import repetition_rule
 from .repetition.rule import REFUSES_CAPTURES, WATCHES_ATARIS, WATCHES_CAPTURES
 from .ruleset import HandicapBonus, HandicapMode, Ruleset, Scoring, Suicide, preset
@@ -425,10 +425,12 @@ class Game:
         one piece: bots, replays and the server run it for every stone of every game, and a
         call or a tuple per step would cost more than the play itself (issue 13). It reads the
         neighbours once, for the verdict and for the placement (what :meth:`Position.probe` and
-        :meth:`Position.place` do in two steps), and hands every play the rules must look at
-        more closely to the careful path: a play with no empty neighbour that captures nothing
-        (suicide?), a play on one of the repetition rule's ``hot_points`` or making a position
-        in its ``hot_hashes``, and captures and ataris where the rule ``watches`` them.
+        :meth:`Position.place` do in two steps), builds no probe, and records the play with
+        values kept per board (:func:`_quick_records`). It hands to the careful path (probe,
+        ``refuse``, ``_apply_stone``) every play the rules must look at more closely: a
+        suicide, a play on one of the repetition rule's ``hot_points`` or making a position in
+        its ``hot_hashes``, a capture where the rule may refuse one; and it shows the rule the
+        captures and ataris it ``watches`` (see :class:`RepetitionRule`).
         """
         if type(move) is str and (seat is None or (type(seat) is int and seat == self._turn)):
             p = self._exact_index.get(move)
@@ -483,7 +485,7 @@ class Game:
                 watched = rule.watches
                 if breathes and h not in rule.hot_hashes and not (captured is not None and watched & _REFUSES_CAPTURES):
                     if watched and ((atari and watched & _ATARIS) or (captured is not None and watched & _CAPTURES)):
-                        rule.before_stone(turn, p, _new_probe(Probe, (
+                        rule.before_stone(turn, p, _new_tuple(Probe, (
                             captured or [], False, h, own or ([first] if first is not None else []),
                             list(dict.fromkeys(others)) if others is not None else [], list(empties))))
                     if others is not None:
@@ -492,22 +494,13 @@ class Game:
                     if first is None:
                         chain[p] = Chain(colour, [p], empties, key)
                     else:
-                        merged = first   # the longest chain absorbs the others, as in Position.place
-                        if own is not None:
-                            for c in own:
-                                if len(c.stones) > len(merged.stones):
-                                    merged = c
-                        merged.stones.append(p)
-                        merged.hash ^= key
+                        if own is None:
+                            merged = first
+                            merged.stones.append(p)
+                            merged.hash ^= key
+                        else:
+                            merged = join(chain, own, p, key)
                         libs = merged.libs
-                        if own is not None:
-                            for c in own:
-                                if c is not merged:
-                                    merged.stones.extend(c.stones)
-                                    libs |= c.libs
-                                    merged.hash ^= c.hash
-                                    for s in c.stones:
-                                        chain[s] = merged
                         libs.discard(p)
                         libs |= empties
                         chain[p] = merged
