@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gorules import Board, Game  # noqa: E402
 from gorules.board import COLUMNS  # noqa: E402
 
-RULES = ("kee", "lasker-maas", "chinese", "hansen-sst", "nieminen", "jasiek-nkr")
+RULES = ("chinese", "tromp-taylor", "aga", "japanese", "kee", "lasker-maas", "nieminen", "hansen-sst",
+         "jasiek-nkr")   # every preset: issue 13's target is for each
 BOARDS = ("19", "torus:19x19", "hex5")
 
 

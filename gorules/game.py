@@ -10,6 +10,7 @@ stand, the *record* (``history``) keeps rescinded plays too, marked.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
@@ -18,8 +19,9 @@ from .ending import ending_procedure
 from .errors import IllegalMove, Reason, RulesetError
 from .handicap import fixed_handicap_points
 from .moves import ENDING_ACTIONS, Action, Move, parse_move
-from .position import EMPTY, Position, Probe
+from .position import EMPTY, Chain, Position, Probe, join
 from .repetition import repetition_rule
+from .repetition.rule import REFUSES_CAPTURES, WATCHES_ATARIS, WATCHES_CAPTURES
 from .ruleset import HandicapBonus, HandicapMode, Ruleset, Scoring, Suicide, preset
 
 SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "orange")
@@ -27,6 +29,9 @@ SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "ora
 # NamedTuple's own constructor is a Python function; plays and live entries are built per move.
 _new_tuple = tuple.__new__
 _STONE = Action.STONE   # a global, not an enum attribute lookup, on the path of every stone play
+_QUICK_PHASES = frozenset({"play", "phase-1"})   # where Game.play's quick path makes stone plays
+_PASS = Move(Action.PASS, "pass")
+_CAPTURES, _ATARIS, _REFUSES_CAPTURES = WATCHES_CAPTURES, WATCHES_ATARIS, REFUSES_CAPTURES
 
 
 class Play(NamedTuple):
@@ -46,12 +51,18 @@ class Result:
 
 
 class LiveEntry(NamedTuple):
-    """One entry of the live game (the plays that stand), as the rule modules read it."""
+    """One entry of the live game (the plays that stand), as the rule modules read it. Its index
+    in the record is not in it (``Game._live_records`` works those out), so that a stone play's
+    entry is a value kept from one play on that point to the next, not a tuple built per play."""
 
-    raw: int        # index in the record
     seat: int
     action: Action  # STONE, PASS or APPEAL
     point: int      # the stone's point, -1 for passes
+
+
+# the live entries of passes and appealing passes, per seat: values, built once
+_PASSED = [LiveEntry(seat, Action.PASS, -1) for seat in range(len(SEAT_NAMES))]
+_APPEALED = [LiveEntry(seat, Action.APPEAL, -1) for seat in range(len(SEAT_NAMES))]
 
 
 class Game:
@@ -78,23 +89,24 @@ class Game:
             stones = int(ruleset.komi)
             self._initial_prisoners = [max(stones, 0), max(-stones, 0)]
             self._half_point = abs(ruleset.komi - stones)
-        self._raw: list[tuple[int, str]] = []
-        self._captures: list[tuple[str, ...]] = []
+        self._raw: list[Play] = []   # the record; ``rescinded`` is read from ``_rescinded``
+        self._quick = _quick_records(board)
         self._rescinded: set[int] = set()
         self._active = [True] * n
         self._following = self._find_following()
         self._dropped: list[int] = []
         self._rule = repetition_rule(self)
         self._ending = ending_procedure(self)
-        self._watch_stones = self._ending.watches_stones
         self._watch_before = self._rule.watches_before_stone
         self._move_cap = ruleset.move_cap_per_point * len(board)
+        self._last_index = self._move_cap - 1 if self._move_cap else math.inf   # of a live play, by the cap
         self._no_suicide = ruleset.suicide is Suicide.FORBIDDEN
         self._phase = self._ending.first_phase
         self._phase_start = 0
         self._proposal: tuple[int, ...] | None = None
         self._proposal_accepts: set[int] = set()
         self._result: Result | None = None
+        self._ended_by: str | None = None   # the result's reason, from the end of the game on
         self._agreed: tuple[int, ...] | None = None
         self._reset_live()
 
@@ -143,7 +155,17 @@ class Game:
 
     @property
     def result(self) -> Result | None:
+        """Worked out when first asked for, not by the play that ended the game: scoring the
+        final position costs as much as a hundred plays, and a replay need not ask."""
+        self._settle()
         return self._result
+
+    def _settle(self) -> None:
+        """Work the result out, if the game has ended and nobody has asked for it yet."""
+        if self._result is None and self._ended_by is not None:
+            reason = self._ended_by
+            ranking = (1,) * len(self.players) if reason == "no-result" else tuple(self.ranking())
+            self._result = Result(reason, ranking, tuple(self.score()))
 
     @property
     def prisoners(self) -> list[int]:
@@ -172,8 +194,8 @@ class Game:
 
     @property
     def history(self) -> list[Play]:
-        return [Play(seat, move, i in self._rescinded, self._captures[i])
-                for i, (seat, move) in enumerate(self._raw)]
+        rescinded = self._rescinded
+        return [play._replace(rescinded=True) if i in rescinded else play for i, play in enumerate(self._raw)]
 
     @property
     def last_move(self) -> str | None:
@@ -200,9 +222,9 @@ class Game:
 
     def consecutive_passes(self) -> int:
         """Passes at the end of the live game (since the phase began, in Lasker-Maas)."""
-        count = 0
-        for entry in reversed(self._live[self._phase_start:]):
-            if entry.action is Action.STONE:
+        count, live = 0, self._live
+        for i in range(len(live) - 1, self._phase_start - 1, -1):
+            if live[i].action is _STONE:
                 break
             count += 1
         return count
@@ -397,26 +419,148 @@ class Game:
     # --- playing ----------------------------------------------------------------------------
 
     def play(self, move: str, seat: int | None = None) -> Play:
-        """Apply ``move`` for ``seat`` (default: the player to move); IllegalMove if refused."""
+        """Apply ``move`` for ``seat`` (default: the player to move); IllegalMove if refused.
+
+        A stone play by the player to move, in play (or Lasker-Maas phase 1), is made here in
+        one piece: bots, replays and the server run it for every stone of every game, and a
+        call or a tuple per step would cost more than the play itself (issue 13). It reads the
+        neighbours once, for the verdict and for the placement (what :meth:`Position.probe` and
+        :meth:`Position.place` do in two steps), builds no probe, and records the play with
+        values kept per board (:func:`_quick_records`). It hands to the careful path (probe,
+        ``refuse``, ``_apply_stone``) every play the rules must look at more closely: a
+        suicide, a play on one of the repetition rule's ``hot_points`` or making a position in
+        its ``hot_hashes``, a capture where the rule may refuse one; and it shows the rule the
+        captures and ataris it ``watches`` (see :class:`RepetitionRule`).
+        """
+        if type(move) is str and (seat is None or (type(seat) is int and seat == self._turn)):
+            p = self._exact_index.get(move)
+            pos = self._pos
+            stones = pos.stones
+            rule = self._rule
+            if p is None:
+                if move == "pass" and self._phase in _QUICK_PHASES and not self._free_left:
+                    return self._quick_pass()
+            elif stones[p] == EMPTY and self._phase in _QUICK_PHASES and not self._free_left \
+                    and p not in rule.hot_points:
+                turn = self._turn
+                colour = turn + 1
+                chain = pos.chain
+                key = pos._z[colour][p]
+                h = pos.hash ^ key
+                first = own = captured = others = None   # own: the player's chains beside p after the first
+                empties: set[int] = set()   # the new stone's liberties, the set of a new chain
+                atari = False    # the play takes an opponent's chain from two liberties to one
+                for q in pos._nbrs[p]:
+                    c = chain[q]
+                    if c is None:
+                        empties.add(q)
+                    elif c.colour == colour:
+                        if first is None:
+                            first = c
+                        elif c is not first:
+                            if own is None:
+                                own = [first, c]
+                            elif c not in own:
+                                own.append(c)
+                    elif len(c.libs) == 1:
+                        if captured is None:
+                            captured = [c]
+                            h ^= c.hash
+                        elif c not in captured:
+                            captured.append(c)
+                            h ^= c.hash
+                    else:
+                        if others is None:
+                            others = [c]
+                        else:
+                            others.append(c)
+                        if len(c.libs) == 2:
+                            atari = True
+                breathes = empties or captured is not None   # not suicide
+                if not breathes and first is not None:
+                    for c in own or (first,):
+                        if len(c.libs) > 1:   # a liberty besides p
+                            breathes = True
+                            break
+                watched = rule.watches
+                if breathes and h not in rule.hot_hashes and not (captured is not None and watched & _REFUSES_CAPTURES):
+                    if watched and ((atari and watched & _ATARIS) or (captured is not None and watched & _CAPTURES)):
+                        rule.before_stone(turn, p, _new_tuple(Probe, (
+                            captured or [], False, h, own or ([first] if first is not None else []),
+                            list(dict.fromkeys(others)) if others is not None else [], list(empties))))
+                    if others is not None:
+                        for c in others:
+                            c.libs.discard(p)
+                    if first is None:
+                        chain[p] = Chain(colour, [p], empties, key)
+                    else:
+                        if own is None:
+                            merged = first
+                            merged.stones.append(p)
+                            merged.hash ^= key
+                        else:
+                            merged = join(chain, own, p, key)
+                        libs = merged.libs
+                        libs.discard(p)
+                        libs |= empties
+                        chain[p] = merged
+                    stones[p] = colour
+                    pos.hash ^= key
+                    pos._dirty.add(p)
+                    if captured is None:
+                        record = self._quick[turn].get(move)
+                        if record is None:
+                            record = self._quick[turn][move] = (Play(turn, move), LiveEntry(turn, _STONE, p))
+                        play, entry = record
+                    else:
+                        prisoners, names = self._prisoners, self.board.points
+                        for c in captured:
+                            pos._remove(c)
+                            prisoners[c.colour - 1] += len(c.stones)
+                        play = Play(turn, move, False, tuple(names[q] for c in captured for q in c.stones))
+                        entry = LiveEntry(turn, _STONE, p)
+                    self._raw.append(play)
+                    if self._ending.watches_stones:
+                        self._ending.stone_played(turn)
+                    live = self._live
+                    index = len(live)
+                    live.append(entry)
+                    self._turn = self._following[turn]
+                    rule.stone_played(index, turn, p)
+                    if index >= self._last_index:
+                        self._finish("no-result")
+                    return play
         legal = self._legal_stone(move, seat)
         if legal is not None:
             seat = self._turn
             raw = len(self._raw)
-            self._raw.append((seat, move))
+            self._raw.append(_new_tuple(Play, (seat, move, False, ())))
             captures = self._apply_stone(raw, seat, *legal)
-            self._captures.append(captures)
-            return _new_tuple(Play, (seat, move, False, captures))
+            if captures:
+                self._raw[raw] = play = Play(seat, move, False, captures)
+                return play
+            return self._raw[raw]
         parsed = self._check(move, seat)
         if parsed.action in (Action.STONE, Action.PASS, Action.APPEAL):
             seat = self._turn
         else:
             seat = self._acting_seat(parsed, seat)
         raw = len(self._raw)
-        self._raw.append((seat, parsed.text))
-        self._captures.append(())
+        self._raw.append(Play(seat, parsed.text))
         handler = _HANDLERS[parsed.action]
         handler(self, raw, seat, parsed)
-        return Play(seat, parsed.text, raw in self._rescinded, self._captures[raw])
+        play = self._raw[raw]
+        return play._replace(rescinded=True) if raw in self._rescinded else play
+
+    def _quick_pass(self) -> Play:
+        """A pass by the player to move in play: what ``_check`` asks of it without parsing it."""
+        seat = self._turn
+        self._ending.check_pass(_PASS, seat)
+        raw = len(self._raw)
+        self._raw.append(self._quick[seat].setdefault("pass", (Play(seat, "pass"), _PASSED[seat]))[0])
+        self._do_pass(raw, seat, _PASS)
+        play = self._raw[raw]
+        return play._replace(rescinded=True) if raw in self._rescinded else play
 
     def _legal_stone(self, move: Any, seat: Any) -> tuple[int, Probe] | None:
         """(point, probe) if ``move`` is a legal stone play named exactly by its point, else None.
@@ -438,7 +582,9 @@ class Game:
         return None if self._rule.refuse(turn, p, probe) is not None else (p, probe)
 
     def _do_stone(self, raw: int, seat: int, move: Move) -> None:
-        self._captures[raw] = self._apply_stone(raw, seat, move.point)
+        captures = self._apply_stone(raw, seat, move.point)
+        if captures:
+            self._raw[raw] = self._raw[raw]._replace(captures=captures)
 
     def _apply_stone(self, raw: int, seat: int, p: int, probe: Probe | None = None) -> tuple[str, ...]:
         """Place the stone, pay for it, pass the turn and count the position's appearance.
@@ -456,7 +602,7 @@ class Game:
             self._rule.before_stone(seat, p, probe)
         removed = pos.place(p, seat + 1, probe)
         captures: tuple[str, ...] = ()
-        if self._watch_stones:
+        if self._ending.watches_stones:
             self._ending.stone_played(seat)
         if removed:
             for chain in removed:
@@ -466,7 +612,7 @@ class Game:
         if phase_2:
             self._top_up()
         index = len(self._live)
-        self._live.append(_new_tuple(LiveEntry, (raw, seat, _STONE, p)))
+        self._live.append(_new_tuple(LiveEntry, (seat, _STONE, p)))
         if self._free_left:
             self._pass_turn(seat)
         else:
@@ -502,28 +648,39 @@ class Game:
 
     def _apply_pass(self, raw: int, seat: int, appealing: bool) -> None:
         index = len(self._live)
-        self._live.append(LiveEntry(raw, seat, Action.APPEAL if appealing else Action.PASS, -1))
+        self._live.append((_APPEALED if appealing else _PASSED)[seat])
         self._rule.passed(index, seat, appealing)
 
     def _rescind(self, raw: int) -> None:
         """Kee rules 13-14: the stone play and the passes after it leave the live game."""
         start = max(i for i, e in enumerate(self._live) if e.action is Action.STONE)
         stone = self._live[start]
-        for entry in self._live[start:]:
-            self._rescinded.add(entry.raw)
+        records = self._live_records()
+        self._rescinded.update(records[start:])
         self._rule.rescinded(start, stone.point)
-        self._replay(self._live[:start])
+        self._replay(list(zip(records[:start], self._live[:start])))
         self._phase_start = min(self._phase_start, start)
         self._turn = stone.seat
 
-    def _replay(self, live: Iterable[LiveEntry]) -> None:
-        """Rebuild the position and the repetition data from a live sequence, unchecked."""
+    def _live_records(self) -> list[int]:
+        """Each live entry's index in the record: the turn plays (stone plays, passes, appeals)
+        that no rescission took out, in order. Worked out when a rescission needs them, not
+        kept per play."""
+        index, rescinded = self._exact_index, self._rescinded
+        records = [i for i, play in enumerate(self._raw) if i not in rescinded
+                   and (play.move in index or play.move == "pass" or play.move.startswith("appeal "))]
+        assert len(records) == len(self._live), "the live game is the record's turn plays that stand"
+        return records
+
+    def _replay(self, live: Iterable[tuple[int, LiveEntry]]) -> None:
+        """Rebuild the position and the repetition data from a live sequence (record index and
+        entry), unchecked."""
         self._reset_live()
-        for entry in live:
+        for raw, entry in live:
             if entry.action is Action.STONE:
-                self._apply_stone(entry.raw, entry.seat, entry.point)
+                self._apply_stone(raw, entry.seat, entry.point)
             else:
-                self._apply_pass(entry.raw, entry.seat, entry.action is Action.APPEAL)
+                self._apply_pass(raw, entry.seat, entry.action is Action.APPEAL)
                 self._pass_turn(entry.seat)
 
     def _end_if_all_passed(self) -> None:
@@ -533,10 +690,11 @@ class Game:
         if self._phase == "ended":  # the pass ended the game otherwise (Nieminen N12)
             return
         passed = set()
-        for entry in reversed(self._live[self._phase_start:]):
-            if entry.action is Action.STONE:
+        live = self._live
+        for i in range(len(live) - 1, self._phase_start - 1, -1):
+            if live[i].action is _STONE:
                 break
-            passed.add(entry.seat)
+            passed.add(live[i].seat)
         if self._all_active_in(passed):
             self._ending.all_passed()
 
@@ -552,6 +710,7 @@ class Game:
         if record:
             self.play("timeout" if reason == "timeout" else "resign", seat=seat)
             return
+        self._settle()   # a game already over keeps the result it ended with
         self._active[seat] = False
         self._following = self._find_following()
         self._dropped.append(seat)
@@ -594,13 +753,15 @@ class Game:
             self._finish("agreement")
 
     def _all_active_in(self, seats: set[int]) -> bool:
-        return all(seat in seats for seat, active in enumerate(self._active) if active)
+        for seat, active in enumerate(self._active):
+            if active and seat not in seats:
+                return False
+        return True
 
     def _finish(self, reason: str) -> None:
         """End the game; "no-result" (the move cap) ranks every seat first, as a void game."""
         self._phase = "ended"
-        ranking = (1,) * len(self.players) if reason == "no-result" else tuple(self.ranking())
-        self._result = Result(reason, ranking, tuple(self.score()))
+        self._ended_by, self._result = reason, None
 
     # --- scoring ----------------------------------------------------------------------------
 
@@ -631,9 +792,9 @@ class Game:
         """Place per seat (1 is first; ties share a place); dropped-out seats come last."""
         if self._agreed is not None:
             return list(self._agreed)
-        if self._result is not None and self._result.reason == "no-result":
-            return list(self._result.ranking)
-        if self._result is not None and self._result.reason in ("resignation", "timeout") and len(self.players) == 2:
+        if self._ended_by == "no-result":
+            return [1] * len(self.players)
+        if self._ended_by in ("resignation", "timeout") and len(self.players) == 2:
             loser = self._dropped[0]
             return [2 if s == loser else 1 for s in range(2)]
         score = self.score()
@@ -655,7 +816,7 @@ class Game:
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._pos = self._pos.copy()
-        for name in ("_raw", "_captures", "_live", "_prisoners", "_active", "_following", "_dropped",
+        for name in ("_raw", "_live", "_prisoners", "_active", "_following", "_dropped",
                      "_initial_prisoners"):
             setattr(other, name, list(getattr(self, name)))
         for name in ("_rescinded", "_proposal_accepts"):
@@ -667,7 +828,7 @@ class Game:
     def to_record(self) -> dict[str, Any]:
         """Everything needed to rebuild this game: the board, the rules, the seats, every move."""
         return {"board": self.board.describe(), "rules": self.rules.name, "players": list(self.players),
-                "options": self.rules.options(), "moves": [[seat, move] for seat, move in self._raw]}
+                "options": self.rules.options(), "moves": [[play.seat, play.move] for play in self._raw]}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "Game":
@@ -694,6 +855,16 @@ class Game:
     def __repr__(self) -> str:
         return (f"Game({self.board!r}, rules={self.rules.name!r}, players={len(self.players)}, "
                 f"moves={len(self._raw)}, phase={self._phase!r})")
+
+
+def _quick_records(board: Board) -> list[dict[str, tuple[Play, LiveEntry]]]:
+    """Per seat, move -> (Play, LiveEntry) of a stone play that captures nothing: values of the
+    seat and the point alone, so every game on the board shares them, and a play on a point
+    builds no tuples after the first. Kept on the board, beside its cached properties."""
+    records = board.__dict__.get("_quick_records")
+    if records is None:
+        records = board.__dict__["_quick_records"] = [{} for _ in SEAT_NAMES]
+    return records
 
 
 def _seat_names(players: "int | Sequence[str]") -> tuple[str, ...]:

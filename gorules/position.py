@@ -41,6 +41,27 @@ class Chain:
         self.hash = zhash
 
 
+def join(chain: list[Chain | None], own: list[Chain], p: int, key: int) -> Chain:
+    """The stone on ``p`` (Zobrist key ``key``) joins the chains ``own``: the longest takes it
+    and the others' stones, hashes and liberties (``p`` is still among those); ``chain`` is
+    the position's point -> chain list."""
+    merged = own[0]
+    for c in own:
+        if len(c.stones) > len(merged.stones):
+            merged = c
+    merged.stones.append(p)
+    merged.hash ^= key
+    libs = merged.libs
+    for c in own:
+        if c is not merged:
+            merged.stones.extend(c.stones)
+            libs |= c.libs
+            merged.hash ^= c.hash
+            for s in c.stones:
+                chain[s] = merged
+    return merged
+
+
 class Probe(NamedTuple):
     """What a stone play would do, computed without playing it.
 
@@ -182,22 +203,9 @@ class Position:
         for c in others:
             c.libs.discard(p)
         if own:
-            merged = own[0]
-            for c in own:
-                if len(c.stones) > len(merged.stones):
-                    merged = c
-            merged.stones.append(p)
-            merged.hash ^= key
-            libs = merged.libs
-            for c in own:
-                if c is not merged:
-                    merged.stones.extend(c.stones)
-                    libs |= c.libs
-                    merged.hash ^= c.hash
-                    for s in c.stones:
-                        chain[s] = merged
-            libs.discard(p)
-            libs.update(empties)
+            merged = join(chain, own, p, key)
+            merged.libs.discard(p)
+            merged.libs.update(empties)
         else:
             merged = Chain(colour, [p], set(empties), key)
         chain[p] = merged

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 class DisputePlayOut(PassesThenMarking):
     actions = frozenset({Action.DEAD, Action.ALIVE, Action.DONE, Action.RESUME, Action.DISPUTE, Action.GIVE})
-    watches_stones = True
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -48,10 +47,10 @@ class DisputePlayOut(PassesThenMarking):
 
     def _last_of(self, seat: int) -> Action | None:
         """The last stone play or pass of ``seat`` in this play-out (gives are not in the live game)."""
-        game = self.game
-        for entry in reversed(game._live[game._phase_start:]):
-            if entry.seat == seat:
-                return entry.action
+        live = self.game._live
+        for i in range(len(live) - 1, self.game._phase_start - 1, -1):
+            if live[i].seat == seat:
+                return live[i].action
         return None
 
     def _owner_may_pass(self) -> bool:
@@ -76,12 +75,17 @@ class DisputePlayOut(PassesThenMarking):
                               move.text)
 
     def stone_played(self, seat: int) -> None:
+        """Proven stones that were captured are proven no more; in a play-out, has a stone of the
+        disputed chain been captured? (Watched while there is a play-out or a proven stone.)"""
         stones = self.game._pos.stones
         if self.proven:
             self.proven = {p for p in self.proven if stones[p] != EMPTY}
-        if self.game._phase == "dispute" and not self.captured:
-            colour = self.owner + 1
-            self.captured = any(stones[p] != colour for p in self.chain)
+        if self.game._phase == "dispute":
+            if not self.captured:
+                colour = self.owner + 1
+                self.captured = any(stones[p] != colour for p in self.chain)
+        else:
+            self.watches_stones = bool(self.proven)
 
     def all_passed(self) -> None:
         game = self.game
@@ -92,6 +96,7 @@ class DisputePlayOut(PassesThenMarking):
         self.owner = self.attacker = -1
         game._phase = "scoring"
         self.clear_marks()
+        self.watches_stones = bool(self.proven)
 
     # --- the moves of the phases after play ----------------------------------------------------
 
@@ -157,6 +162,7 @@ class DisputePlayOut(PassesThenMarking):
         self.captured = False
         self.gives = 0
         self.clear_marks()
+        self.watches_stones = True
         game._phase = "dispute"
         game._phase_start = len(game._live)
         game._turn = self.owner

@@ -17,7 +17,6 @@ from .rule import EndingProcedure
 class LaskerMaasPhases(EndingProcedure):
     first_phase = "phase-1"
     actions = frozenset({Action.DEAD, Action.ALIVE, Action.DONE})
-    watches_stones = True
 
     def all_passed(self) -> None:
         game = self.game
@@ -42,6 +41,19 @@ class LaskerMaasPhases(EndingProcedure):
                 self.game._finish("agreement")
         else:
             self.mark(move)
+
+    def mark(self, move: Move) -> None:
+        super().mark(move)
+        self.watches_stones = bool(self.dead or self.accepted)   # a stone play clears the marks
+
+    def accept(self, seat: int) -> bool:
+        everyone = super().accept(seat)
+        self.watches_stones = True
+        return everyone
+
+    def clear_marks(self) -> None:
+        super().clear_marks()
+        self.watches_stones = False
 
     def stone_played(self, seat: int) -> None:
         if self.dead or self.accepted:

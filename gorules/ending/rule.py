@@ -24,7 +24,8 @@ class EndingProcedure:
     first_phase = "play"
     #: the move words this procedure handles (beyond stone plays and passes)
     actions: frozenset[Action] = frozenset()
-    #: call :meth:`stone_played` after every stone play (off where marks cannot outlive play)
+    #: call :meth:`stone_played` after the next stone play: a procedure turns it on (an
+    #: attribute of its own) while a play would change something of its own, and only then
     watches_stones = False
 
     def __init__(self, game: "Game"):
@@ -56,7 +57,7 @@ class EndingProcedure:
         """Make ``move``, already checked."""
 
     def stone_played(self, seat: int) -> None:
-        """A stone play changed the position (only where :attr:`watches_stones`)."""
+        """A stone play changed the position (only while :attr:`watches_stones`)."""
 
     def copy(self, game: "Game") -> "EndingProcedure":
         other = object.__new__(type(self))

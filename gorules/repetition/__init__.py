@@ -25,13 +25,13 @@ from .kee import CycleProhibition
 from .ko import OwnPreviousPosition
 from .nieminen import NieminenRepetition
 from .rule import RepetitionRule
-from .superko import Superko
+from .superko import SituationalSuperko, Superko
 
 if TYPE_CHECKING:
     from ..game import Game
 
 __all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "CycleSets", "NewKoRules",
-           "NieminenRepetition", "OwnPreviousPosition", "Superko"]
+           "NieminenRepetition", "OwnPreviousPosition", "SituationalSuperko", "Superko"]
 
 
 def repetition_rule(game: "Game") -> RepetitionRule:
@@ -47,4 +47,6 @@ def repetition_rule(game: "Game") -> RepetitionRule:
         return NieminenRepetition(game)
     if kind is Repetition.NKR:
         return NewKoRules(game)
-    return Superko(game, situational=kind is Repetition.SITUATIONAL)
+    if kind is Repetition.SITUATIONAL:
+        return SituationalSuperko(game)
+    return Superko(game, situational=False)

@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..errors import Reason
 from ..moves import Action
 from ..position import EMPTY, Position, Probe
-from .rule import RepetitionRule
+from .rule import REFUSES_CAPTURES, WATCHES_ATARIS, WATCHES_CAPTURES, RepetitionRule
 
 if TYPE_CHECKING:
     from ..game import Game
 
 
 _NONE: frozenset[int] = frozenset()
+_new_tuple = tuple.__new__   # Noted's and Pending's own constructors are Python functions
 
 
 class Pending(NamedTuple):
@@ -60,6 +61,10 @@ class Noted(NamedTuple):
 
 class CycleSets(RepetitionRule):
     watches_before_stone = True
+    # a play that captures or threatens is noted before it is made; the rest are refused only
+    # on the cycle set's points and the disallowed signatures' (hot_points: see _heat), and
+    # captures by A3' (option a3)
+    watches = WATCHES_CAPTURES | WATCHES_ATARIS
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -68,6 +73,8 @@ class CycleSets(RepetitionRule):
         self.tko = bool(rules.a3)
         self.by_identity = rules.keying == "identity"
         self.later = rules.counter == "later"
+        if self.tko:
+            self.watches = WATCHES_CAPTURES | WATCHES_ATARIS | REFUSES_CAPTURES
 
     def reset(self) -> None:
         self._first: dict[tuple[int, frozenset[int], int], int] = {}   # H8 key -> live index
@@ -78,6 +85,12 @@ class CycleSets(RepetitionRule):
         self._banned: list[set[frozenset[int]]] = [set(), set()]
         self._banned_points: list[set[int]] = [set(), set()]
         self._noted: Noted | None = None
+        self._banned_all: set[int] = set()   # the points of both seats' disallowed signatures
+        self._heat()
+
+    def _heat(self) -> None:
+        """``hot_points``: the cycle set's points and the disallowed signatures' of either seat."""
+        self.hot_points = self._cycle_set | self._banned_all if self._cycle_set else self._banned_all
 
     # --- the hot path ----------------------------------------------------------------------
 
@@ -125,7 +138,7 @@ class CycleSets(RepetitionRule):
         if not threatened and not probe.captured:
             self._noted = None
             return
-        captured = frozenset(q for c in probe.captured for q in c.stones)
+        captured = frozenset(q for c in probe.captured for q in c.stones) if probe.captured else _NONE
         rescues = [c.stones[0] for c in probe.own if len(c.libs) == 1]
         if captured:
             chain, nbrs, colour = self.game._pos.chain, self.game.board.neighbour_indices, seat + 1
@@ -135,29 +148,34 @@ class CycleSets(RepetitionRule):
                     if c is not None and c.colour == colour and len(c.libs) == 1 and c.stones[0] not in rescues:
                         rescues.append(c.stones[0])
         signature = self.signature(p, probe) if threatened else frozenset()
-        self._noted = Noted(captured, threatened, signature, tuple(rescues),
-                            bool(captured) and _basic_ko(probe))
+        self._noted = _new_tuple(Noted, (captured, threatened, signature, tuple(rescues),
+                                         bool(captured) and _basic_ko(probe)))
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        noted, self._noted = self._noted, None
+        noted = self._noted
         if self._pending:
             self._counteract(seat)
-        constrained = bool(self._cycle_set) and seat != self._capture[0]
-        if noted is None:
-            self._cycle_set = _NONE
+        if noted is None:   # most plays
+            if self._cycle_set:
+                self._cycle_set = _NONE
+                self._heat()
             return
+        self._noted = None
+        constrained = bool(self._cycle_set) and seat != self._capture[0]
         if noted.captured:
             self._cycle_set = self._cycle_set_of(index, p, noted)
             self._capture = (seat, p)
-        else:
+            self._heat()
+        elif self._cycle_set:
             self._cycle_set = _NONE
+            self._heat()
         pos = self.game._pos
         if constrained or not noted.threatened or pos.stones[p] == EMPTY:
             return
         chain = pos.chain
         if any(len(chain[r].libs) >= 2 for r in noted.rescues if chain[r] is not None):
             return   # H12: it increases the liberties of a threatened string of its own
-        self._pending.append(Pending(seat, p, noted.signature, noted.threatened))
+        self._pending.append(_new_tuple(Pending, (seat, p, noted.signature, noted.threatened)))
 
     def _cycle_set_of(self, index: int, p: int, noted: Noted) -> frozenset[int]:
         """H8: the cycle set the capture just made has or creates (A1' adds the obvious one)."""
@@ -192,6 +210,8 @@ class CycleSets(RepetitionRule):
             elif all(len(c.libs) >= 2 for c in chains):
                 self._banned[pending.seat].add(pending.signature)
                 self._banned_points[pending.seat].update(pending.signature)
+                self._banned_all.update(pending.signature)
+                self._heat()
             elif self.later:
                 kept.append(pending)
         self._pending = kept
@@ -200,6 +220,7 @@ class CycleSets(RepetitionRule):
         """A-3, A-10: the cycle set's restriction lapses, and the next move is unconstrained; a
         pass counteracts nothing, and under the immediate reading it was the reply."""
         self._cycle_set = _NONE
+        self._heat()
         if not self.later:
             self._pending = [pending for pending in self._pending if pending.seat == seat]
 
@@ -256,6 +277,8 @@ class CycleSets(RepetitionRule):
         other._pending = list(self._pending)
         other._banned = [set(s) for s in self._banned]
         other._banned_points = [set(s) for s in self._banned_points]
+        other._banned_all = set(self._banned_all)
+        other._heat()
         return other
 
 

@@ -27,15 +27,20 @@ class CycleProhibition(RepetitionRule):
         # Rule 14: live index -> points rescinded there; exclusions at one point accumulate,
         # and they outlive the replay a rescission makes.
         self._excluded: dict[int, set[int]] = {}
+        self.hot_points: set[int] = set()   # every point excluded at some index
 
     def reset(self) -> None:
         n = len(self.game.players)
-        self._appearances: dict[int, list[int]] = {self.game._pos.hash: [-1]}
+        # the live indices of each position's first and last appearance (-1: the initial position);
+        # rule 11 reads no others
+        self._first: dict[int, int] = {self.game._pos.hash: -1}
+        self._last: dict[int, int] = {self.game._pos.hash: -1}
+        self.hot_hashes = self._last
         self._passes: list[list[int]] = [[] for _ in range(n)]        # live indices, both kinds
         self._plain_passes: list[list[int]] = [[] for _ in range(n)]  # without appeal
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
-        if probe.hash in self._appearances and self.prohibited(seat, probe.hash):
+        if probe.hash in self._last and self.prohibited(seat, probe.hash):
             return Reason.CYCLE
         if self._excluded:
             excluded = self._excluded.get(len(self.game._live))
@@ -53,8 +58,7 @@ class CycleProhibition(RepetitionRule):
         It may only if (a) it made a non-appealing pass after the last appearance, and (b) some
         opponent still in the game made no pass of either kind since the first appearance.
         """
-        appearances = self._appearances[position]
-        first, last = appearances[0], appearances[-1]
+        first, last = self._first[position], self._last[position]
         plain = self._plain_passes[seat]
         passed_since_last = bool(plain) and plain[-1] > last
         active, passes = self.game._active, self._passes
@@ -65,11 +69,8 @@ class CycleProhibition(RepetitionRule):
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         position = self.game._pos.hash
-        appearances = self._appearances.get(position)
-        if appearances is None:
-            self._appearances[position] = [index]
-        else:
-            appearances.append(index)
+        self._first.setdefault(position, index)
+        self._last[position] = index
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         self._passes[seat].append(index)
@@ -79,7 +80,8 @@ class CycleProhibition(RepetitionRule):
     def rescission_due(self, seat: int) -> bool:
         """Rule 13: since ``seat``'s stone play, the last of the game, an opponent appealed."""
         live = self.game._live
-        for entry in reversed(live[:-1]):
+        for i in range(len(live) - 2, -1, -1):   # from the newest back, without copying the game
+            entry = live[i]
             if entry.action is Action.STONE:
                 return False
             if entry.action is Action.APPEAL and entry.seat != seat:
@@ -89,6 +91,7 @@ class CycleProhibition(RepetitionRule):
     def rescinded(self, index: int, p: int) -> None:
         self._excluded = {k: v for k, v in self._excluded.items() if k <= index}
         self._excluded.setdefault(index, set()).add(p)
+        self.hot_points = set().union(*self._excluded.values())
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.CYCLE:
@@ -101,7 +104,9 @@ class CycleProhibition(RepetitionRule):
         other = object.__new__(CycleProhibition)
         other.game = game
         other._excluded = {k: set(v) for k, v in self._excluded.items()}
-        other._appearances = {k: list(v) for k, v in self._appearances.items()}
+        other._first, other._last = dict(self._first), dict(self._last)
+        other.hot_hashes = other._last
+        other.hot_points = set(self.hot_points)
         other._passes = [list(p) for p in self._passes]
         other._plain_passes = [list(p) for p in self._plain_passes]
         return other

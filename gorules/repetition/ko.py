@@ -22,8 +22,11 @@ class OwnPreviousPosition(RepetitionRule):
     def __init__(self, game: "Game"):
         super().__init__(game)
 
+    hot_points = ()
+
     def reset(self) -> None:
         self.left = [self.game._pos.hash] * len(self.game.players)   # the board each seat left
+        self.hot_hashes = self.left
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         return Reason.KO if probe.hash == self.left[seat] else None
@@ -42,4 +45,5 @@ class OwnPreviousPosition(RepetitionRule):
     def copy(self, game: "Game") -> "OwnPreviousPosition":
         other = object.__new__(OwnPreviousPosition)
         other.game, other.left = game, list(self.left)
+        other.hot_hashes = other.left
         return other

@@ -31,19 +31,42 @@ class NieminenRepetition(OwnPreviousPosition):
     def reset(self) -> None:
         super().reset()
         game = self.game
-        self.earlier: list[set[int]] = [set() for _ in game.players]   # every board each seat left
+        # every board each seat left, in order: N14a reads them as a set, in play-outs only, so
+        # the set (``_earlier``) is brought up to date when a play-out asks
+        self.boards: list[list[int]] = [[] for _ in game.players]
+        self._earlier: list[set[int]] = [set() for _ in game.players]
+        self._read = [0] * len(game.players)   # how many of ``boards`` each set holds
         self.seen: dict[int, int] = {game._pos.hash ^ TURN_KEYS[game._turn]: 1}   # situation -> count
+        self.no_result_at = game.rules.no_result_at
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         position = probe.hash
         if position == self.left[seat]:
             return Reason.KO
-        if position in self.earlier[seat] and self.game._phase == "dispute":
+        if self.game._phase == "dispute" and position in self.earlier(seat):
             return Reason.SUPERKO
         return None
 
+    def earlier(self, seat: int) -> set[int]:
+        """Every board ``seat`` left at an earlier turn of the game (N14a)."""
+        known, boards = self._earlier[seat], self.boards[seat]
+        if self._read[seat] < len(boards):
+            known.update(boards[self._read[seat]:])
+            self._read[seat] = len(boards)
+        return known
+
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        self._left(seat, self.game._turn)
+        # _left(seat, game._turn) written out, the count of a situation seen before left to it:
+        # every stone play of the game runs this
+        game = self.game
+        position = self.left[seat] = game._pos.hash
+        self.boards[seat].append(position)
+        if game._phase == "play":
+            key = position ^ TURN_KEYS[game._turn]
+            if key in self.seen:
+                self._left(seat, game._turn, again=True)
+            else:
+                self.seen[key] = 1
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         self._left(seat, self.game._next_seat(seat))
@@ -51,19 +74,21 @@ class NieminenRepetition(OwnPreviousPosition):
     def gave(self, seat: int) -> None:
         self._left(seat, self.game._next_seat(seat))
 
-    def _left(self, seat: int, to_move: int) -> None:
-        """``seat`` ended its turn; ``to_move`` moves next."""
+    def _left(self, seat: int, to_move: int, again: bool = False) -> None:
+        """``seat`` ended its turn; ``to_move`` moves next (``again``: the board is noted already)."""
         game = self.game
-        position = game._pos.hash
-        self.left[seat] = position
-        self.earlier[seat].add(position)
-        if game._phase != "play":
-            return
-        key = position ^ TURN_KEYS[to_move]
-        count = self.seen.get(key, 0) + 1
-        self.seen[key] = count
-        if count >= game.rules.no_result_at:
-            game._finish("no-result")
+        position = self.left[seat] = game._pos.hash
+        if not again:
+            self.boards[seat].append(position)
+        if game._phase == "play":
+            key = position ^ TURN_KEYS[to_move]
+            seen = self.seen
+            if key not in seen:
+                seen[key] = 1   # a first occurrence ends nothing (no_result_at is at least 2)
+            else:
+                count = seen[key] = seen[key] + 1
+                if count >= self.no_result_at:
+                    game._finish("no-result")
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.SUPERKO:
@@ -74,6 +99,10 @@ class NieminenRepetition(OwnPreviousPosition):
     def copy(self, game: "Game") -> "NieminenRepetition":
         other = object.__new__(NieminenRepetition)
         other.game, other.left = game, list(self.left)
-        other.earlier = [set(s) for s in self.earlier]
+        other.hot_hashes = other.left
+        other.boards = [list(b) for b in self.boards]
+        other._earlier = [set(s) for s in self._earlier]
+        other._read = list(self._read)
         other.seen = dict(self.seen)
+        other.no_result_at = self.no_result_at
         return other

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Container, Iterable
 
 from ..errors import Reason
 from ..position import Probe
 
 if TYPE_CHECKING:
     from ..game import Game
+
+#: :attr:`RepetitionRule.watches` flags: :meth:`RepetitionRule.before_stone` sees plays that
+#: capture, plays that take an opponent's chain from two liberties to one; :meth:`refuse` may
+#: refuse a capture anywhere
+WATCHES_CAPTURES = 1
+WATCHES_ATARIS = 2
+REFUSES_CAPTURES = 4
+
+
+class Everywhere:
+    """The container that holds everything: ``hot_points`` of a rule that names none."""
+
+    def __contains__(self, item: Any) -> bool:
+        return True
+
+
+EVERYWHERE = Everywhere()
 
 
 class RepetitionRule:
@@ -22,8 +39,25 @@ class RepetitionRule:
 
     #: the reason a player may appeal against (Kee rule 12), or None where there are no appeals
     appealable: Reason | None = None
-    #: call :meth:`before_stone` before every stone play (off where the rule reads only the result)
+    #: call :meth:`before_stone` before every stone play the careful path makes (off where the
+    #: rule reads only the result)
     watches_before_stone = False
+
+    # ``Game.play`` makes most stone plays on a quick path that asks the rule nothing before
+    # :meth:`stone_played`. It takes the careful one (:meth:`refuse`, then :meth:`before_stone`
+    # where watched) for a play on a point of ``hot_points``, a play whose position's hash is in
+    # ``hot_hashes``, and, where ``watches`` has REFUSES_CAPTURES, a play that captures; so
+    # :meth:`refuse` must allow every other play, and a rule must keep these up to date as its
+    # history grows. A rule that names none is asked about every play. Where ``watches`` has
+    # WATCHES_CAPTURES (WATCHES_ATARIS), the quick path calls :meth:`before_stone` for a play
+    # that captures (that takes an opponent's chain from two liberties to one);
+    # :meth:`before_stone` sees no other quick play.
+    #: the points where :meth:`refuse` may refuse a play (any seat), or where it must see a play first
+    hot_points: Container[int] = EVERYWHERE
+    #: the position hashes whose making :meth:`refuse` may refuse (any seat)
+    hot_hashes: Container[int] = ()
+    #: WATCHES_CAPTURES | WATCHES_ATARIS | REFUSES_CAPTURES (above)
+    watches = 0
 
     def __init__(self, game: "Game"):
         self.game = game

@@ -12,11 +12,33 @@ game with a ko on the board are elsewhere, and then only the class key moves on.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...position import EMPTY, Position
 from .kinds import Kind, KoPosition, classify
 from .shapes import Scratch, Shapes, Template, matches
+
+
+class Kinds(Mapping):
+    """The types of the ko positions, each worked out when first read: a type is read only by a
+    play in its ko position (and by ``ko_analysis``), while a play anywhere may regroup them."""
+
+    def __init__(self, analysis: "Analysis", pos: Position, had_two: set[frozenset[int]]):
+        self._analysis, self._pos, self._had_two = analysis, pos, had_two
+        self._known: dict[frozenset[int], Kind] = {}
+
+    def __getitem__(self, k: frozenset[int]) -> Kind:
+        kind = self._known.get(k)
+        if kind is None:
+            kind = self._known[k] = self._analysis._kind(self._pos, self._analysis.kos[k], self._had_two)
+        return kind
+
+    def __iter__(self) -> Iterator[frozenset[int]]:
+        return iter(self._analysis.kos)
+
+    def __len__(self) -> int:
+        return len(self._analysis.kos)
 
 
 class Analysis:
@@ -26,29 +48,34 @@ class Analysis:
         self.shapes = shapes
         self.matched: set[int] = set()          # templates that are mouths now
         self.kos: dict[frozenset[int], KoPosition] = {}
-        self.kinds: dict[frozenset[int], Kind] = {}
+        self.kinds: Mapping[frozenset[int], Kind] = {}
         self.ko_at: dict[int, list[frozenset[int]]] = {}
         self.ko_stones: set[int] = set()
         self.union: frozenset[int] = frozenset()
         self.class_key: tuple[frozenset[int], int] = (frozenset(), 0)
         self._cache: dict[tuple, tuple[Kind, set[int]]] = {}
+        self._read: set[int] = set()             # the points the cached types read, all together
         self.classified = 0                      # classifications computed (not from the cache)
         self._guard: set[int] = set()            # the points the grouping read (see the module's doc)
-        self._keys: list[tuple] = []             # the cache keys of the current kinds
         self._rows_seen = 0                      # len(had_two) at the last grouping
 
-    def copy(self) -> "Analysis":
+    def copy(self, pos: Position, had_two: set[frozenset[int]]) -> "Analysis":
+        """The same analysis of ``pos`` (a copy of this one's position; ``had_two`` the copy's)."""
         other = object.__new__(Analysis)
         other.__dict__.update(self.__dict__)
         other.matched = set(self.matched)
         other._cache = dict(self._cache)
+        other._read = set(self._read)
+        if isinstance(self.kinds, Kinds):
+            other.kinds = Kinds(other, pos, had_two)
+            other.kinds._known.update(self.kinds._known)
         return other
 
     def rebuild(self, pos: Position, had_two: set[frozenset[int]]) -> None:
-        """From scratch: every template matched, every type computed."""
+        """From scratch: every template matched (the types are worked out when read)."""
         board = Scratch(pos.stones)
         self.matched = {i for i, t in enumerate(self.shapes.templates) if matches(board, t)}
-        self._cache = {}
+        self._cache, self._read = {}, set()
         self._derive(pos, had_two)
 
     def update(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> None:
@@ -56,7 +83,11 @@ class Analysis:
         board = pos.stones   # matching needs no read log: the list itself is quicker
         templates, matched = self.shapes.templates, self.matched
         moved = False        # did a mouth come or go?
-        for i in self._candidates(board, changed):
+        if len(changed) == 1 and self.shapes.pairs_only:
+            candidates = self._around_stone(pos, next(iter(changed)))
+        else:
+            candidates = self._candidates(board, changed)
+        for i in candidates:
             if matches(board, templates[i]):
                 if i not in matched:
                     matched.add(i)
@@ -64,12 +95,15 @@ class Analysis:
             elif i in matched:
                 matched.discard(i)
                 moved = True
-        if self._cache:
+        stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
+        if stale:
             self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
-        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen \
-                or not all(k in self._cache for k in self._keys):
+            self._read = set().union(*(v[1] for v in self._cache.values()))
+        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen:
             self._derive(pos, had_two)
         else:
+            if stale and self.kos:
+                self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
             self.class_key = (self.union, self._outside(pos))
 
     def _candidates(self, board: list[int], changed: set[int]) -> set[int]:
@@ -93,6 +127,32 @@ class Analysis:
                         out.update(containing[e])
         return out
 
+    def _around_stone(self, pos: Position, p: int) -> set[int]:
+        """``_candidates`` after a stone placed on ``p`` that took nothing off, two-point templates
+        alone. A two-point mouth is a stone S whose other neighbours are all the other colour
+        (so S is a string of one stone whose only liberty is the mouth's empty point E) and an
+        empty E whose neighbours are all S's colour. A mouth the stone on ``p`` made has ``p``
+        as S or beside E (then E is a neighbour of ``p`` whose neighbours are all ``p``'s
+        colour), or beside S (then S is an opponent's lone stone beside ``p``, in atari at E)."""
+        shapes, board, chain = self.shapes, pos.stones, pos.chain
+        area, nbrs, containing = shapes.area, shapes.nbrs, shapes.containing
+        out = {i for i in self.matched if p in area[i]}
+        colour = board[p]
+        for q in nbrs[p]:
+            v = board[q]
+            if v == EMPTY:
+                for r in nbrs[q]:
+                    if board[r] != colour:
+                        break
+                else:
+                    out.update(containing[q])
+            elif v != colour:
+                c = chain[q]
+                if len(c.libs) == 1 and len(c.stones) == 1:
+                    for e in c.libs:
+                        out.update(containing[e])
+        return out
+
     def mouths(self) -> dict[frozenset[int], Template]:
         templates = self.shapes.templates
         out: dict[frozenset[int], Template] = {}
@@ -102,7 +162,6 @@ class Analysis:
 
     def _derive(self, pos: Position, had_two: set[frozenset[int]]) -> None:
         self._rows_seen = len(had_two)
-        self._keys = []
         if not self.matched:   # no ko on the board (most positions of a game)
             self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
             self.union, self.class_key, self._guard = frozenset(), (frozenset(), pos.hash), set()
@@ -139,7 +198,7 @@ class Analysis:
                 for t in ts:
                     kos.setdefault(t.points, KoPosition(t.points, (t,), ()))
         self.kos = kos
-        self.kinds = {k: self._kind(pos, ko, had_two) for k, ko in kos.items()}
+        self.kinds = Kinds(self, pos, had_two)
         self.ko_at = {}
         for k in sorted(kos, key=sorted):
             for p in k:
@@ -159,13 +218,13 @@ class Analysis:
     def _kind(self, pos: Position, ko: KoPosition, had_two: set[frozenset[int]]) -> Kind:
         rows = frozenset(m.points for m in ko.mouths if m.row4 and m.points in had_two)
         key = (ko.points, tuple(m.side_a for m in ko.mouths), ko.coupling, rows)
-        self._keys.append(key)
         hit = self._cache.get(key)
         if hit is not None:
             return hit[0]
         reads: set[int] = set()
         kind = classify(Scratch(pos.stones, reads=reads), self.shapes, ko, frozenset(had_two))
         self._cache[key] = (kind, reads)
+        self._read |= reads
         self.classified += 1
         return kind
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...errors import Reason
 from ...position import EMPTY, Probe
 from ...ruleset import KoShapes
-from ..rule import RepetitionRule
+from ..rule import REFUSES_CAPTURES, RepetitionRule
 from .analysis import Analysis
 from .kinds import disturbing
 from .shapes import Scratch, shapes_for, string
@@ -58,8 +58,15 @@ class Disturber:
     barred: bool = False
 
 
+_UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
+
+
 class NewKoRules(RepetitionRule):
+    # R1-R3 read only plays in ko positions and captures (the careful path), R4 the points of
+    # its actions in the class of the position (hot_points: see _heat); a plain play elsewhere
+    # reaches stone_played without before_stone
     watches_before_stone = True
+    watches = REFUSES_CAPTURES
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -70,7 +77,8 @@ class NewKoRules(RepetitionRule):
         self.had_two: set[frozenset[int]] = set()
         self.analysis = Analysis(self.shapes)
         self.analysis.rebuild(self.game._pos, self.had_two)
-        self._note_row4()   # the set-up position counts as one "after a move" (J8)
+        if self._rows:
+            self._note_row4()   # the set-up position counts as one "after a move" (J8)
         self._basic: tuple[int, int] | None = None        # R1: (capturing stone, captured point)
         self._fight: tuple[Ko, int] | None = None         # R2: (fighting ko, the seat it bars next)
         self._disturbers: dict[Ko, Disturber] = {}        # R3
@@ -78,7 +86,16 @@ class NewKoRules(RepetitionRule):
         self._first: dict[tuple, set[Ko]] = {}            # R4: class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
-        self._now = self._done.setdefault(self.analysis.class_key, (set(), set()))
+        self._now = self._done.get(self.analysis.class_key, _UNPLAYED)
+        self._heat()
+
+    def _heat(self) -> None:
+        """``hot_points``: the points of the ko positions, and those R4 bars a seat from now."""
+        ko_at, now = self.analysis.ko_at, self._now
+        if now is _UNPLAYED:
+            self.hot_points = ko_at
+        else:
+            self.hot_points = {*ko_at, *(a for a in now[0] if type(a) is int), *(a for a in now[1] if type(a) is int)}
 
     # --- the hot path -----------------------------------------------------------------------
 
@@ -153,16 +170,19 @@ class NewKoRules(RepetitionRule):
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         pending, self._pending = self._pending, None
-        assert pending is not None and pending[0] == p, "NewKoRules needs before_stone before stone_played"
-        _, facts, changed, single_ko = pending
+        if pending is None:   # the quick path: a play outside the ko positions that captured nothing
+            facts, changed, single_ko = _plain(p), {p}, -1
+        else:
+            _, facts, changed, single_ko = pending
         a, pos = self.analysis, self.game._pos
         # R4: the action counts in the class of the position it was played from
         if facts.first:
             self._first.setdefault(a.class_key, set()).add(facts.ko)
         else:
-            self._now[seat].add(facts.action)
+            self._done.setdefault(a.class_key, (set(), set()))[seat].add(facts.action)
         a.update(pos, changed, self.had_two)
-        self._note_row4()
+        if self._rows:
+            self._note_row4()
         # R1: a single ko stone that has captured a single ko stone
         chain = pos.chain[p]
         single = chain is not None and len(chain.stones) == 1 and p in a.ko_stones
@@ -185,12 +205,15 @@ class NewKoRules(RepetitionRule):
                 disturbers[ko] = current
         self._disturbers = disturbers
         self._memo = {}
-        self._now = self._done.setdefault(a.class_key, (set(), set()))
+        self._now = self._done.get(a.class_key, _UNPLAYED)
+        if self._now is _UNPLAYED:   # _heat, written out for the commonest case
+            self.hot_points = a.ko_at
+        else:
+            self._heat()
 
     def _note_row4(self) -> None:
-        """J8: a 4-in-a-row mouth that has had two ko strings on it after a move."""
-        if not self._rows:
-            return
+        """J8: a 4-in-a-row mouth that has had two ko strings on it after a move (only where the
+        catalogue has 4-in-a-row templates)."""
         pos, nbrs = self.game._pos, self.shapes.nbrs
         board = Scratch(pos.stones)
         for m, t in self.analysis.mouths().items():
@@ -250,10 +273,11 @@ class NewKoRules(RepetitionRule):
         other.__dict__.update(self.__dict__)
         other.game = game
         other.had_two = set(self.had_two)
-        other.analysis = self.analysis.copy()
+        other.analysis = self.analysis.copy(game._pos, other.had_two)
         other._disturbers = {k: Disturber(d.seat, set(d.seen), d.barred) for k, d in self._disturbers.items()}
         other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
         other._first = {k: set(v) for k, v in self._first.items()}
         other._memo = dict(self._memo)
-        other._now = other._done.setdefault(other.analysis.class_key, (set(), set()))
+        other._now = other._done.get(other.analysis.class_key, _UNPLAYED)
+        other._heat()
         return other
