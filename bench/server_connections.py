@@ -35,7 +35,7 @@ sys.path.insert(0, {root!r})
 from server.app import run_sync
 from server.config import Config
 logging.basicConfig(level="WARNING")
-run_sync(Config(port={port}, db={db!r}))
+run_sync(Config(port={port}, db={db!r}, connections_per_address=10**6))
 """
 """polygo as `polygo-server` runs it: on uvloop when it is installed."""
 

@@ -9,7 +9,8 @@ same group-committing store, synchronous=FULL); the baseline only decodes, check
 (on the board, empty, in turn), commits and broadcasts.
 
 Servers run in their own processes (one core each, as the clients take the other); the
-per-connection rate limit is raised because scripted clients move as fast as they are answered.
+per-connection rate limit is raised because scripted clients move as fast as they are answered, and
+the per-address limits because every client comes from loopback.
 Loopback only; every loop is bounded.
 
     python bench/server_load.py                    # 50 and 200 games
@@ -123,7 +124,8 @@ sys.path.insert(0, {root!r})
 from server.app import run, run_sync
 from server.config import Config
 logging.basicConfig(level="WARNING")
-config = Config(port={port}, db={db!r}, rate=1e9, burst=1e9, rooms_per_session=10**6, synchronous={sync!r})
+config = Config(port={port}, db={db!r}, rate=1e9, burst=1e9, rooms_per_session=10**6, synchronous={sync!r},
+                connections_per_address=10**6, rooms_per_address=10**6, create_rate=1e9)
 asyncio.run(run(config)) if {stock!r} else run_sync(config)
 """
 

@@ -93,7 +93,7 @@ class Server:
                                                        failures_per_address=config.login_failures_per_address,
                                                        window=config.login_window), metrics=self.metrics)
         try:
-            self._ws = await serve(
+            self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
                                           web=WebFiles()),

@@ -14,10 +14,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from websockets.asyncio.connection import broadcast
 from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
+from websockets.http11 import Request
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
                       Events, GetGame, Hello, Leave, ListGames, ListRooms, Logout, Move, Ok, ProtocolError,
@@ -27,6 +27,7 @@ from protocol.names import clean_name
 
 from .addresses import Networks, client_address
 from .cluster import RETRY
+from .frames import frame, write
 from .lease import Fenced
 from .ratelimit import TokenBucket
 from .sessions import Session
@@ -55,10 +56,11 @@ class Connection:
         self.ws = ws
         self.codec = JSON if ws.subprotocol == JSON else MSGPACK
         self.address = address_of(ws, hub.config.trusted_proxies)
+        forget_handshake(ws)
         self.session: Session | None = None
         self.closed = False
         self.watching: set[Any] = set()
-        self._held: list[bytes | str] | None = None   # frames kept for one write, during a move (`_on_frame`)
+        self._held: list[bytes] | None = None   # frames kept for one write, during a move (`_on_frame`)
         config = hub.config
         self._bucket = TokenBucket(config.rate, config.burst, _now())
 
@@ -84,37 +86,22 @@ class Connection:
     def send(self, message: ServerMessage) -> None:
         if isinstance(message, Error):
             self.hub.metrics.refused(message.code)
-        self.send_frame(encode(message.to_wire(), self.codec))
+        self.send_frame(frame(encode(message.to_wire(), self.codec)))
 
-    def send_frame(self, frame: bytes | str) -> None:
-        """Queue a frame on the socket without waiting; cut off a peer that stopped reading."""
-        if self.writable() and not self.hold(frame):
-            broadcast([self.ws], frame)
+    def send_frame(self, framed: bytes) -> None:
+        """Queue a frame (`frames.frame`) on the socket without waiting; cut off a peer that
+        stopped reading."""
+        if self.writable() and not self.hold(framed):
+            write(self.ws, framed)
 
-    def hold(self, frame: bytes | str) -> bool:
-        """Keep `frame` for the write that ends this connection's move in progress, if there is one:
+    def hold(self, framed: bytes) -> bool:
+        """Keep a frame for the write that ends this connection's move in progress, if there is one:
         the mover's own event and its ack then leave in one write (one system call, one segment),
         not two (issue 13). The order of the frames is kept."""
         if self._held is None:
             return False
-        self._held.append(frame)
+        self._held.append(framed)
         return True
-
-    def _write(self, frames: list[bytes | str]) -> None:
-        """Several frames in one write to the socket, as `broadcast` would send them one by one."""
-        ws = self.ws
-        if not frames or not self.writable() or ws.protocol.state is not State.OPEN:
-            return
-        protocol = ws.protocol
-        try:
-            for frame in frames:
-                if isinstance(frame, str):
-                    protocol.send_text(frame.encode())
-                else:
-                    protocol.send_binary(frame)
-            ws.transport.write(b"".join(protocol.data_to_send()))
-        except Exception as exc:   # as broadcast does: the peer is going away, its reader ends
-            log.warning("%s: skipped a write: %s", ws.remote_address, exc)
 
     def writable(self) -> bool:
         """Whether frames may be queued for this peer; a peer over the outbound limit is cut off."""
@@ -157,7 +144,8 @@ class Connection:
             self.send(await self._handle(message))
         finally:
             held, self._held = self._held, None
-            self._write(held)
+            if held and self.writable():
+                write(self.ws, b"".join(held))
 
     async def _handle(self, message: ClientMessage) -> ServerMessage:
         try:
@@ -297,6 +285,19 @@ def address_of(ws: ServerConnection, trusted: Networks) -> str:
     remote = ws.remote_address
     forwarded = ws.request.headers.get("X-Forwarded-For") if ws.request is not None else None
     return client_address(str(remote[0]) if remote else "", forwarded, trusted)
+
+
+def forget_handshake(ws: ServerConnection) -> None:
+    """Drop the handshake's headers once the address is read: the request's and the response's
+    header maps and their strings were some 2 KiB of each idle connection (issue 13). websockets
+    reads a request of None as a handshake still to come, so the request stays, with its path only."""
+    if ws.request is not None:
+        ws.request = Request(ws.request.path, NO_HEADERS)
+    ws.response = None
+
+
+NO_HEADERS = Headers()
+"""The headers of every handshake request once read (`forget_handshake`); never written to."""
 
 
 def _refusal(refused: ProtocolError, message: ClientMessage) -> Error:

@@ -16,14 +16,13 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable
 
-from websockets.asyncio.connection import broadcast
-
 from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
                       encode, unportable)
 
 from .cluster import Cluster
 from .config import Config
+from .frames import frame, write
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
 from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
@@ -362,14 +361,16 @@ class Hub:
                      next=offset + limit if offset + limit < total else None)
 
     def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
-        """Send one message to many connections, encoding it once per codec."""
+        """Send one message to many connections, encoded and framed once per codec."""
         groups: dict[str, list[Connection]] = {}
         for conn in watchers:
             if conn.writable():
                 groups.setdefault(conn.codec, []).append(conn)
         for codec, conns in groups.items():
-            frame = encode(message, codec)
-            broadcast([conn.ws for conn in conns if not conn.hold(frame)], frame)
+            framed = frame(encode(message, codec))
+            for conn in conns:
+                if not conn.hold(framed):
+                    write(conn.ws, framed)
 
     # -- finished games ------------------------------------------------------------------------------------
 
