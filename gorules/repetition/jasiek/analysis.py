@@ -80,13 +80,49 @@ class Analysis:
 
     def update(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> None:
         """After a play that changed the stones on ``changed``."""
+        if len(changed) == 1:
+            p = next(iter(changed))
+            if pos.stones[p] != EMPTY:
+                self.placed(pos, p, had_two)
+                return
         board = pos.stones   # matching needs no read log: the list itself is quicker
-        templates, matched = self.shapes.templates, self.matched
-        moved = False        # did a mouth come or go?
-        if len(changed) == 1 and self.shapes.pairs_only:
-            candidates = self._around_stone(pos, next(iter(changed)))
+        moved = self._rematch(board, self._candidates(board, changed))
+        stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
+        if stale:
+            self._forget(changed)
+        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen:
+            self._derive(pos, had_two)
         else:
-            candidates = self._candidates(board, changed)
+            if stale and self.kos:
+                self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
+            self.class_key = (self.union, self._outside(pos))
+
+    def placed(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
+        """:meth:`update` after a stone placed on ``p`` that took nothing off: what most plays
+        are, so it is written for one point. When the grouping stands, R4's class key moves on
+        by the stone's own key (the stones outside the ko positions changed by that stone only,
+        or not at all when ``p`` is in one)."""
+        board = pos.stones
+        if self.shapes.pairs_only:
+            moved = self._rematch(board, self._around_stone(pos, p))
+        else:
+            moved = self._rematch(board, self._candidates(board, {p}))
+        stale = p in self._read   # a cached type read the point
+        if stale:
+            self._forget({p})
+        if moved or p in self._guard or len(had_two) != self._rows_seen:
+            self._derive(pos, had_two)
+        else:
+            if stale and self.kos:
+                self.kinds = Kinds(self, pos, had_two)
+            if p not in self.union:
+                union, outside = self.class_key
+                self.class_key = (union, outside ^ pos._z[board[p]][p])
+
+    def _rematch(self, board: list[int], candidates: set[int]) -> bool:
+        """Match the candidate templates again; did a mouth come or go?"""
+        templates, matched = self.shapes.templates, self.matched
+        moved = False
         for i in candidates:
             if matches(board, templates[i]):
                 if i not in matched:
@@ -95,16 +131,12 @@ class Analysis:
             elif i in matched:
                 matched.discard(i)
                 moved = True
-        stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
-        if stale:
-            self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
-            self._read = set().union(*(v[1] for v in self._cache.values()))
-        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen:
-            self._derive(pos, had_two)
-        else:
-            if stale and self.kos:
-                self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
-            self.class_key = (self.union, self._outside(pos))
+        return moved
+
+    def _forget(self, changed: set[int]) -> None:
+        """Drop the cached types that read a changed point."""
+        self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
+        self._read = set().union(*(v[1] for v in self._cache.values()))
 
     def _candidates(self, board: list[int], changed: set[int]) -> set[int]:
         """The templates whose match a change of the stones on ``changed`` may have changed: those
@@ -136,7 +168,8 @@ class Analysis:
         colour), or beside S (then S is an opponent's lone stone beside ``p``, in atari at E)."""
         shapes, board, chain = self.shapes, pos.stones, pos.chain
         area, nbrs, containing = shapes.area, shapes.nbrs, shapes.containing
-        out = {i for i in self.matched if p in area[i]}
+        # the mouths whose area holds p (every such point is in the guard)
+        out = {i for i in self.matched if p in area[i]} if p in self._guard else set()
         colour = board[p]
         for q in nbrs[p]:
             v = board[q]

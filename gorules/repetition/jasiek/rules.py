@@ -169,12 +169,32 @@ class NewKoRules(RepetitionRule):
         self._pending = (p, facts, changed, single_ko)
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        pending, self._pending = self._pending, None
-        if pending is None:   # the quick path: a play outside the ko positions that captured nothing
-            facts, changed, single_ko = _plain(p), {p}, -1
-        else:
-            _, facts, changed, single_ko = pending
-        a, pos = self.analysis, self.game._pos
+        pending, a = self._pending, self.analysis
+        if pending is None:
+            # the quick path: a play outside the ko positions that captured nothing, most plays.
+            # R4 records its point; it is no ko stone move, so R1-R3 bar nothing after it
+            done = self._done.get(a.class_key)
+            if done is None:
+                self._done[a.class_key] = ({p}, set()) if seat == 0 else (set(), {p})
+            else:
+                done[seat].add(p)
+            a.placed(self.game._pos, p, self.had_two)
+            if self._rows:
+                self._note_row4()
+            self._basic = self._fight = None
+            if self._disturbers:
+                self._disturbers = {}
+            if self._memo:
+                self._memo = {}
+            self._now = self._done.get(a.class_key, _UNPLAYED)
+            if self._now is _UNPLAYED:   # _heat, written out for the commonest case
+                self.hot_points = a.ko_at
+            else:
+                self._heat()
+            return
+        self._pending = None
+        _, facts, changed, single_ko = pending
+        pos = self.game._pos
         # R4: the action counts in the class of the position it was played from
         if facts.first:
             self._first.setdefault(a.class_key, set()).add(facts.ko)
