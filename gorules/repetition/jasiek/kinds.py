@@ -92,7 +92,7 @@ def stable_life(board: Scratch, shapes: Shapes, ko: KoPosition) -> bool:
             after = play(board, nbrs, m, x)
             if after is None:
                 continue
-            affected = [r for r in targets if after[r] == 3 - x and len(string(after, nbrs, r)[1]) == 1]
+            affected = [r for r in targets if after[r] == 3 - x and len(string(after, nbrs, r, 2)[1]) == 1]
             if affected and not _answer(board, after, nbrs, affected, 3 - x):
                 return False
             if affected and shapes.in_mouth(after, m):
@@ -113,14 +113,14 @@ def _answer(before: Scratch, after: Scratch, nbrs: Sequence[Sequence[int]], affe
         for s in stones:
             for n in nbrs[s]:
                 if after[n] == 3 - y:
-                    other = string(after, nbrs, n)[1]
+                    other = string(after, nbrs, n, 2)[1]
                     if len(other) == 1:
                         replies |= other
     for q in sorted(replies):
         again = play(after, nbrs, q, y)
         if again is None or again.same_as(before):
             continue
-        if all(again[r] == y and len(string(again, nbrs, r)[1]) >= 2 for r in affected):
+        if all(again[r] == y and len(string(again, nbrs, r, 2)[1]) >= 2 for r in affected):
             return True
     return False
 
@@ -272,7 +272,7 @@ def best_min_breaths(board: Scratch, shapes: Shapes, reps: list[int], owner: int
         for s in stones:
             for n in nbrs[s]:
                 if board[n] == 3 - owner:
-                    other = string(board, nbrs, n)[1]
+                    other = string(board, nbrs, n, 2)[1]   # in atari or not is all it asks
                     if len(other) == 1:
                         moves |= other
     moves.discard(skip)
@@ -309,7 +309,7 @@ def disturbing(board: Scratch, after: Scratch, shapes: Shapes, ko: KoPosition, k
             if board[n] == colour and len(string(board, nbrs, n)[0]) == 1 and shapes.in_mouth(board, n):
                 return True
     if kind.stable_death:
-        if any(board[r] == colour and len(string(board, nbrs, r)[1]) == 1 for r in ko.coupling):
+        if any(board[r] == colour and len(string(board, nbrs, r, 2)[1]) == 1 for r in ko.coupling):
             return True
     if kind.single_death:
         reps, seen = [], set()
