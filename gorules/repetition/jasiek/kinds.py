@@ -169,9 +169,23 @@ def endless(board: Scratch, mouth: Template, nbrs: Sequence[Sequence[int]]) -> b
     x = next((3 - board[p] if p in side_a else board[p] for p in points if board[p] != EMPTY), 0)
     if not x:
         x = next((board[n] for n in mouth.out_a), 0) or 3 - next((board[n] for n in mouth.out_b), 2)
-    stone_colour = [3 - x if p in side_a else x for p in points]   # what each point may hold
-    inner = [[index[q] for q in nbrs[p] if q in index] for p in points]
+    stone_colour = tuple(3 - x if p in side_a else x for p in points)   # what each point may hold
+    inner = tuple(tuple(index[q] for q in nbrs[p] if q in index) for p in points)
     start = tuple(board[p] for p in points)
+    key = (inner, stone_colour, start)
+    found = _endless.get(key)
+    if found is None:
+        found = _endless[key] = _search(inner, stone_colour, start)
+    return found
+
+
+# endless's verdicts: the search reads only the mouth's shape, what each point may hold and its
+# stones, and a game's kos keep asking about the same few (a handful of shapes, 3^4 contents)
+_endless: dict[tuple, bool] = {}
+
+
+def _search(inner: tuple[tuple[int, ...], ...], stone_colour: tuple[int, ...], start: tuple[int, ...]) -> bool:
+    """endless's search from ``start``, each player in turn first."""
 
     def successors(state: tuple[int, ...], c: int) -> list[tuple[int, ...]]:
         out = []
@@ -213,7 +227,7 @@ def endless(board: Scratch, mouth: Template, nbrs: Sequence[Sequence[int]]) -> b
     return False
 
 
-def _group(state: list[int], inner: list[list[int]], i: int) -> tuple[list[int], bool]:
+def _group(state: list[int], inner: tuple[tuple[int, ...], ...], i: int) -> tuple[list[int], bool]:
     colour = state[i]
     group, todo, libs = {i}, [i], False
     while todo:
