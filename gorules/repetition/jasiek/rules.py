@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...errors import Reason
 from ...position import EMPTY, Probe
 from ...ruleset import KoShapes
-from ..rule import REFUSES_CAPTURES, RepetitionRule
+from ..rule import WATCHES_CAPTURES, RepetitionRule
 from .analysis import Analysis
 from .kinds import disturbing
 from .shapes import Scratch, shapes_for, string
@@ -62,11 +62,12 @@ _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a cl
 
 
 class NewKoRules(RepetitionRule):
-    # R1-R3 read only plays in ko positions and captures (the careful path), R4 the points of
-    # its actions in the class of the position (hot_points: see _heat); a plain play elsewhere
-    # reaches stone_played without before_stone
+    # R1-R3 refuse only plays in ko positions (a recapture is on the mouth of the ko it takes
+    # back), R4 plays on the points of its actions in the class of the position: hot_points (see
+    # _heat). Elsewhere the quick path makes the play: a capture is shown to before_stone first
+    # (the points it changed move the analysis on), a plain play reaches stone_played alone
     watches_before_stone = True
-    watches = REFUSES_CAPTURES
+    watches = WATCHES_CAPTURES
 
     def __init__(self, game: "Game"):
         super().__init__(game)
