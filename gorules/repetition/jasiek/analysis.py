@@ -110,7 +110,7 @@ class Analysis:
         stale = p in self._read   # a cached type read the point
         if stale:
             self._forget({p})
-        if moved or p in self._guard or len(had_two) != self._rows_seen:
+        if moved or len(had_two) != self._rows_seen or (p in self._guard and self._regroups(pos, p)):
             self._derive(pos, had_two)
         else:
             if stale and self.kos:
@@ -118,6 +118,17 @@ class Analysis:
             if p not in self.union:
                 union, outside = self.class_key
                 self.class_key = (union, outside ^ pos._z[board[p]][p])
+
+    def _regroups(self, pos: Position, p: int) -> bool:
+        """Could a stone on ``p``, a point of the guard, with the mouths unchanged, change the
+        grouping? Only as a point of a ko position, or by joining a string beside a mouth (the
+        guard holds their stones): ``p`` was empty, so it is no wall of a mouth, and a stone on a
+        liberty of such a string that joins none changes no string the grouping reads (the
+        guard then keeps ``p``: a point more, which only asks for a grouping sooner)."""
+        if p in self.union:
+            return True
+        colour, stones, guard = pos.stones[p], pos.stones, self._guard
+        return any(stones[q] == colour and q in guard for q in pos._nbrs[p])
 
     def _rematch(self, board: list[int], candidates: set[int]) -> bool:
         """Match the candidate templates again; did a mouth come or go?"""
