@@ -103,10 +103,8 @@ class Analysis:
         by the stone's own key (the stones outside the ko positions changed by that stone only,
         or not at all when ``p`` is in one)."""
         board = pos.stones
-        if self.shapes.pairs_only:
-            moved = self._rematch(board, self._around_stone(pos, p))
-        else:
-            moved = self._rematch(board, self._candidates(board, {p}))
+        candidates = self._around_stone(pos, p) if self.shapes.pairs_only else self._candidates(board, {p})
+        moved = self._rematch(board, candidates) if candidates else False   # most plays: none
         stale = p in self._read   # a cached type read the point
         if stale:
             self._forget({p})
