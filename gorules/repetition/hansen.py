@@ -139,10 +139,14 @@ class CycleSets(RepetitionRule):
         if not threatened and not captured_chains:
             self._noted = None      # most plays: no cycle set, not potentially disallowed
             return
-        rescues = [c.stones[0] for c in probe.own if len(c.libs) == 1]
+        rescues = []
+        for c in probe.own:
+            if len(c.libs) == 1:
+                rescues.append(c.stones[0])
         captured = _NONE
         if captured_chains:
-            captured = frozenset(q for c in captured_chains for q in c.stones)
+            captured = frozenset(captured_chains[0].stones) if len(captured_chains) == 1 else \
+                frozenset([q for c in captured_chains for q in c.stones])
             signature += captured
             chain, nbrs, colour = self.game._pos.chain, self.game.board.neighbour_indices, seat + 1
             for q in captured:
