@@ -210,7 +210,7 @@ class Analysis:
             return
         stones, nbrs, chains = pos.stones, self.shapes.nbrs, pos.chain
         mouths = self.mouths()
-        self.ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}
+        self.ko_stones = ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}
         reps: dict[int, int] = {}
         groups: dict[frozenset[int], list[Template]] = {}
         guard: set[int] = set()
@@ -218,9 +218,9 @@ class Analysis:
             adjacent = set()
             for p in m:
                 guard.add(p)
+                guard.update(nbrs[p])
                 for n in nbrs[p]:
-                    guard.add(n)
-                    if n not in m and stones[n] != EMPTY and n not in self.ko_stones:
+                    if stones[n] != EMPTY and n not in m and n not in ko_stones:
                         chain = chains[n]
                         rep = reps.get(id(chain))
                         if rep is None:
@@ -232,7 +232,8 @@ class Analysis:
         self._guard = guard
         kos: dict[frozenset[int], KoPosition] = {}
         for adjacent, ts in groups.items():
-            ts.sort(key=lambda t: sorted(t.points))
+            if len(ts) >= 2:
+                ts.sort(key=lambda t: sorted(t.points))
             if len(ts) >= 2 and adjacent:
                 points = frozenset().union(*(t.points for t in ts))
                 kos.setdefault(points, KoPosition(points, tuple(ts), tuple(sorted(adjacent))))
