@@ -81,7 +81,9 @@ class NewKoRules(RepetitionRule):
         if self._rows:
             self._note_row4()   # the set-up position counts as one "after a move" (J8)
         self._basic: tuple[int, int] | None = None        # R1: (capturing stone, captured point)
-        self._fight: tuple[Ko, int] | None = None         # R2: (fighting ko, the seat it bars next)
+        # R2: (ko, the seat it bars next) after a ko stone in a ko that was fighting before it and
+        # is still a ko after it; it bars only if the ko is fighting now (see _fights: read lazily)
+        self._fight: tuple[Ko, int] | None = None
         self._disturbers: dict[Ko, Disturber] = {}        # R3
         self._done: dict[tuple, tuple[set, set]] = {}     # R4: class -> actions per seat
         self._first: dict[tuple, set[Ko]] = {}            # R4: class -> fighting kos with a first ko stone
@@ -137,7 +139,8 @@ class NewKoRules(RepetitionRule):
         reason = None
         if self._basic is not None and any(c.stones == [self._basic[0]] for c in probe.captured):
             reason = Reason.BASIC_KO
-        elif self._fight is not None and self._fight[1] == seat and any(k == self._fight[0] for k in kos):
+        elif self._fight is not None and self._fight[1] == seat and any(k == self._fight[0] for k in kos) \
+                and self._fights():
             reason = Reason.FIGHTING
         if ko is not None:
             kind = a.kinds[ko]
@@ -212,14 +215,14 @@ class NewKoRules(RepetitionRule):
         ko = facts.ko
         still = ko is not None and ko in a.kos
         fought = isinstance(facts.action, tuple) and facts.action[0] == "fighting"
-        self._fight = (ko, 1 - seat) if fought and still and not a.kinds[ko].disturbing else None
+        self._fight = (ko, 1 - seat) if fought and still else None
         # R3: only the disturber of the ko whose ko stone move-sequence goes on stays
         disturbers = {}
-        if still and a.kinds[ko].disturbing:
+        if still:
             current = self._disturbers.get(ko)
             if facts.becomes:
                 current = Disturber(seat, {facts.config})
-            if current is not None:
+            if current is not None and a.kinds[ko].disturbing:
                 config = a.config(pos, ko)
                 current.barred = current.barred or config in current.seen
                 current.seen.add(config)
@@ -231,6 +234,12 @@ class NewKoRules(RepetitionRule):
             self.hot_points = a.ko_at
         else:
             self._heat()
+
+    def _fights(self) -> bool:
+        """Is R2's ko fighting in this position (the one right after the ko stone; ``_fight``
+        lasts one move)? Its type is worked out only when a play in it or ``ko_analysis`` asks:
+        after a basic ko capture the recapture is refused by R1 first, and most kos are left."""
+        return not self.analysis.kinds[self._fight[0]].disturbing
 
     def _note_row4(self) -> None:
         """J8: a 4-in-a-row mouth that has had two ko strings on it after a move (only where the
@@ -286,7 +295,8 @@ class NewKoRules(RepetitionRule):
             d = self._disturbers.get(ko)
             entry["disturber"] = d.seat if d is not None else None
             entry["disturber_barred"] = bool(d and d.barred)
-            entry["fighting_bar"] = self._fight[1] if self._fight is not None and self._fight[0] == ko else None
+            entry["fighting_bar"] = self._fight[1] if self._fight is not None and self._fight[0] == ko \
+                and self._fights() else None
         return out
 
     def copy(self, game: "Game") -> "NewKoRules":
