@@ -99,12 +99,46 @@ class Analysis:
 
     def placed(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
         """:meth:`update` after a stone placed on ``p`` that took nothing off: what most plays
-        are, so it is written for one point. When the grouping stands, R4's class key moves on
-        by the stone's own key (the stones outside the ko positions changed by that stone only,
-        or not at all when ``p`` is in one)."""
+        are, so it is written for one point, in one piece. When the grouping stands, R4's class
+        key moves on by the stone's own key (the stones outside the ko positions changed by that
+        stone only, or not at all when ``p`` is in one).
+
+        With two-point templates alone, the templates matched again are few. A two-point mouth
+        is a stone S whose other neighbours are all the other colour (so S is a string of one
+        stone whose only liberty is the mouth's empty point E) and an empty E whose neighbours
+        are all S's colour. A mouth the stone on ``p`` made has ``p`` as S or beside E (then E
+        is a neighbour of ``p`` whose neighbours are all ``p``'s colour), or beside S (then S is
+        an opponent's lone stone beside ``p``, in atari at E); a mouth it unmade has ``p`` in
+        its area, so in the guard."""
         board = pos.stones
-        candidates = self._around_stone(pos, p) if self.shapes.pairs_only else self._candidates(board, {p})
-        moved = self._rematch(board, candidates) if candidates else False   # most plays: none
+        shapes = self.shapes
+        if shapes.pairs_only:
+            chain, nbrs, containing = pos.chain, shapes.nbrs, shapes.containing
+            out = None   # the templates to match again: most plays have none
+            if p in self._guard:
+                area = shapes.area
+                out = {i for i in self.matched if p in area[i]}
+            colour = board[p]
+            for q in nbrs[p]:
+                v = board[q]
+                if v == EMPTY:
+                    for r in nbrs[q]:
+                        if board[r] != colour:
+                            break
+                    else:
+                        if out is None:
+                            out = set()
+                        out.update(containing[q])
+                elif v != colour:
+                    c = chain[q]
+                    if len(c.libs) == 1 and len(c.stones) == 1:
+                        if out is None:
+                            out = set()
+                        for e in c.libs:
+                            out.update(containing[e])
+        else:
+            out = self._candidates(board, {p})
+        moved = self._rematch(board, out) if out else False
         stale = p in self._read   # a cached type read the point
         if stale:
             self._forget({p})
@@ -165,33 +199,6 @@ class Analysis:
                         if board[q] == EMPTY:
                             break
                     else:
-                        out.update(containing[e])
-        return out
-
-    def _around_stone(self, pos: Position, p: int) -> set[int]:
-        """``_candidates`` after a stone placed on ``p`` that took nothing off, two-point templates
-        alone. A two-point mouth is a stone S whose other neighbours are all the other colour
-        (so S is a string of one stone whose only liberty is the mouth's empty point E) and an
-        empty E whose neighbours are all S's colour. A mouth the stone on ``p`` made has ``p``
-        as S or beside E (then E is a neighbour of ``p`` whose neighbours are all ``p``'s
-        colour), or beside S (then S is an opponent's lone stone beside ``p``, in atari at E)."""
-        shapes, board, chain = self.shapes, pos.stones, pos.chain
-        area, nbrs, containing = shapes.area, shapes.nbrs, shapes.containing
-        # the mouths whose area holds p (every such point is in the guard)
-        out = {i for i in self.matched if p in area[i]} if p in self._guard else set()
-        colour = board[p]
-        for q in nbrs[p]:
-            v = board[q]
-            if v == EMPTY:
-                for r in nbrs[q]:
-                    if board[r] != colour:
-                        break
-                else:
-                    out.update(containing[q])
-            elif v != colour:
-                c = chain[q]
-                if len(c.libs) == 1 and len(c.stones) == 1:
-                    for e in c.libs:
                         out.update(containing[e])
         return out
 
