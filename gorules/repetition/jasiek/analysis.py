@@ -72,9 +72,11 @@ class Analysis:
         return other
 
     def rebuild(self, pos: Position, had_two: set[frozenset[int]]) -> None:
-        """From scratch: every template matched (the types are worked out when read)."""
-        board = Scratch(pos.stones)
-        self.matched = {i for i, t in enumerate(self.shapes.templates) if matches(board, t)}
+        """From scratch: every template through a stone matched (a mouth holds one; the types
+        are worked out when read)."""
+        board, templates, containing = pos.stones, self.shapes.templates, self.shapes.containing
+        candidates = {i for p, s in enumerate(board) if s != EMPTY for i in containing[p]}
+        self.matched = {i for i in candidates if matches(board, templates[i])}
         self._cache, self._read = {}, set()
         self._derive(pos, had_two)
 

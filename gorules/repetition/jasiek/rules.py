@@ -72,7 +72,7 @@ class NewKoRules(RepetitionRule):
     def __init__(self, game: "Game"):
         super().__init__(game)
         self.shapes = shapes_for(game.board, game.rules.ko_shapes is KoShapes.RECONSTRUCTED)
-        self._rows = any(t.row4 for t in self.shapes.templates)
+        self._rows = self.shapes.rows4
 
     def reset(self) -> None:
         self.had_two: set[frozenset[int]] = set()

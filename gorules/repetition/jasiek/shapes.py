@@ -178,6 +178,7 @@ class Shapes:
         # a stone, the rest are walls), so the mouths a change may make hold such a point within
         # two steps of it (see Analysis.update)
         self.pairs_only = all(len(t.points) == 2 for t in templates)
+        self.rows4 = any(t.row4 for t in templates)   # J8's 4-in-a-row clause can apply
         self.ball2: list[tuple[int, ...]] = [
             tuple({p, *nbrs[p], *(r for q in nbrs[p] for r in nbrs[q])}) for p in range(n)
         ] if self.pairs_only else []
