@@ -188,17 +188,20 @@ class NewKoRules(RepetitionRule):
             self._basic = self._fight = None
             if self._disturbers:
                 self._disturbers = {}
-            if self._memo:
-                self._memo = {}
-            self._now = self._done.get(a.class_key, _UNPLAYED)
-            if self._now is _UNPLAYED:   # _heat, written out for the commonest case
-                self.hot_points = a.ko_at
-            else:
-                self._heat()
-            return
-        self._pending = None
-        _, facts, changed, single_ko = pending
-        pos = self.game._pos
+        else:
+            self._pending = None
+            self._moved_on(seat, p, *pending[1:])
+        if self._memo:
+            self._memo = {}
+        self._now = self._done.get(a.class_key, _UNPLAYED)
+        if self._now is _UNPLAYED:   # _heat, written out for the commonest case
+            self.hot_points = a.ko_at
+        else:
+            self._heat()
+
+    def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
+        """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
+        a, pos = self.analysis, self.game._pos
         # R4: the action counts in the class of the position it was played from
         if facts.first:
             self._first.setdefault(a.class_key, set()).add(facts.ko)
@@ -228,12 +231,6 @@ class NewKoRules(RepetitionRule):
                 current.seen.add(config)
                 disturbers[ko] = current
         self._disturbers = disturbers
-        self._memo = {}
-        self._now = self._done.get(a.class_key, _UNPLAYED)
-        if self._now is _UNPLAYED:   # _heat, written out for the commonest case
-            self.hot_points = a.ko_at
-        else:
-            self._heat()
 
     def _fights(self) -> bool:
         """Is R2's ko fighting in this position (the one right after the ko stone; ``_fight``
