@@ -127,29 +127,35 @@ class CycleSets(RepetitionRule):
     # --- what a play changes -----------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
-        if not probe.captured:
+        # the threatened strings and the signature (H14, as :meth:`signature`) in one pass
+        threatened: list[int] = []
+        signature = [p]
+        if not probe.suicide:
             for c in probe.others:
                 if len(c.libs) == 2:
-                    break
-            else:
-                self._noted = None      # most plays: no cycle set, not potentially disallowed
-                return
-        threatened = () if probe.suicide else tuple(c.stones[0] for c in probe.others if len(c.libs) == 2)
-        if not threatened and not probe.captured:
-            self._noted = None
+                    threatened.append(c.stones[0])
+                    signature += c.stones
+        captured_chains = probe.captured
+        if not threatened and not captured_chains:
+            self._noted = None      # most plays: no cycle set, not potentially disallowed
             return
-        captured = frozenset(q for c in probe.captured for q in c.stones) if probe.captured else _NONE
-        rescues = [c.stones[0] for c in probe.own if len(c.libs) == 1]
-        if captured:
+        rescues = []
+        for c in probe.own:
+            if len(c.libs) == 1:
+                rescues.append(c.stones[0])
+        captured = _NONE
+        if captured_chains:
+            captured = frozenset(captured_chains[0].stones) if len(captured_chains) == 1 else \
+                frozenset([q for c in captured_chains for q in c.stones])
+            signature += captured
             chain, nbrs, colour = self.game._pos.chain, self.game.board.neighbour_indices, seat + 1
             for q in captured:
                 for r in nbrs[q]:
                     c = chain[r]
                     if c is not None and c.colour == colour and len(c.libs) == 1 and c.stones[0] not in rescues:
                         rescues.append(c.stones[0])
-        signature = self.signature(p, probe) if threatened else frozenset()
-        self._noted = _new_tuple(Noted, (captured, threatened, signature, tuple(rescues),
-                                         bool(captured) and _basic_ko(probe)))
+        self._noted = _new_tuple(Noted, (captured, tuple(threatened), frozenset(signature) if threatened else _NONE,
+                                         tuple(rescues), bool(captured) and _basic_ko(probe)))
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         noted = self._noted
@@ -173,8 +179,10 @@ class CycleSets(RepetitionRule):
         if constrained or not noted.threatened or pos.stones[p] == EMPTY:
             return
         chain = pos.chain
-        if any(len(chain[r].libs) >= 2 for r in noted.rescues if chain[r] is not None):
-            return   # H12: it increases the liberties of a threatened string of its own
+        for r in noted.rescues:
+            c = chain[r]
+            if c is not None and len(c.libs) >= 2:
+                return   # H12: it increases the liberties of a threatened string of its own
         self._pending.append(_new_tuple(Pending, (seat, p, noted.signature, noted.threatened)))
 
     def _cycle_set_of(self, index: int, p: int, noted: Noted) -> frozenset[int]:
@@ -201,13 +209,23 @@ class CycleSets(RepetitionRule):
         stone later played where a threatened string stood is not that string restored (A-7's
         "while the threatened strings are still there")."""
         pos, kept = self.game._pos, []
+        stones, chain = pos.stones, pos.chain
         for pending in self._pending:
-            chains = [pos.chain[r] for r in pending.threatened]
-            if pos.stones[pending.point] != pending.seat + 1 or any(c is None for c in chains):
+            if stones[pending.point] != pending.seat + 1:
+                continue
+            there = breathe = True   # the threatened strings are all there, with two liberties
+            for r in pending.threatened:
+                c = chain[r]
+                if c is None:
+                    there = False
+                    break
+                if len(c.libs) < 2:
+                    breathe = False
+            if not there:
                 continue
             if pending.seat == seat:
                 kept.append(pending)
-            elif all(len(c.libs) >= 2 for c in chains):
+            elif breathe:
                 self._banned[pending.seat].add(pending.signature)
                 self._banned_points[pending.seat].update(pending.signature)
                 self._banned_all.update(pending.signature)

@@ -72,21 +72,102 @@ class Analysis:
         return other
 
     def rebuild(self, pos: Position, had_two: set[frozenset[int]]) -> None:
-        """From scratch: every template matched (the types are worked out when read)."""
-        board = Scratch(pos.stones)
-        self.matched = {i for i, t in enumerate(self.shapes.templates) if matches(board, t)}
+        """From scratch: every template through a stone matched (a mouth holds one; the types
+        are worked out when read)."""
+        board, templates, containing = pos.stones, self.shapes.templates, self.shapes.containing
+        candidates = {i for p, s in enumerate(board) if s != EMPTY for i in containing[p]}
+        self.matched = {i for i in candidates if matches(board, templates[i])}
         self._cache, self._read = {}, set()
         self._derive(pos, had_two)
 
     def update(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> None:
         """After a play that changed the stones on ``changed``."""
+        if len(changed) == 1:
+            p = next(iter(changed))
+            if pos.stones[p] != EMPTY:
+                self.placed(pos, p, had_two)
+                return
         board = pos.stones   # matching needs no read log: the list itself is quicker
-        templates, matched = self.shapes.templates, self.matched
-        moved = False        # did a mouth come or go?
-        if len(changed) == 1 and self.shapes.pairs_only:
-            candidates = self._around_stone(pos, next(iter(changed)))
+        moved = self._rematch(board, self._candidates(board, changed))
+        stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
+        if stale:
+            self._forget(changed)
+        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen:
+            self._derive(pos, had_two)
         else:
-            candidates = self._candidates(board, changed)
+            if stale and self.kos:
+                self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
+            self.class_key = (self.union, self._outside(pos))
+
+    def placed(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
+        """:meth:`update` after a stone placed on ``p`` that took nothing off: what most plays
+        are, so it is written for one point, in one piece. When the grouping stands, R4's class
+        key moves on by the stone's own key (the stones outside the ko positions changed by that
+        stone only, or not at all when ``p`` is in one).
+
+        With two-point templates alone, the templates matched again are few. A two-point mouth
+        is a stone S whose other neighbours are all the other colour (so S is a string of one
+        stone whose only liberty is the mouth's empty point E) and an empty E whose neighbours
+        are all S's colour. A mouth the stone on ``p`` made has ``p`` as S or beside E (then E
+        is a neighbour of ``p`` whose neighbours are all ``p``'s colour), or beside S (then S is
+        an opponent's lone stone beside ``p``, in atari at E); a mouth it unmade has ``p`` in
+        its area, so in the guard."""
+        board = pos.stones
+        shapes = self.shapes
+        if shapes.pairs_only:
+            chain, nbrs, containing = pos.chain, shapes.nbrs, shapes.containing
+            out = None   # the templates to match again: most plays have none
+            if p in self._guard:
+                area = shapes.area
+                out = {i for i in self.matched if p in area[i]}
+            colour = board[p]
+            for q in nbrs[p]:
+                v = board[q]
+                if v == EMPTY:
+                    for r in nbrs[q]:
+                        if board[r] != colour:
+                            break
+                    else:
+                        if out is None:
+                            out = set()
+                        out.update(containing[q])
+                elif v != colour:
+                    c = chain[q]
+                    if len(c.libs) == 1 and len(c.stones) == 1:
+                        if out is None:
+                            out = set()
+                        for e in c.libs:
+                            out.update(containing[e])
+        else:
+            out = self._candidates(board, {p})
+        moved = self._rematch(board, out) if out else False
+        stale = p in self._read   # a cached type read the point
+        if stale:
+            self._forget({p})
+        if moved or len(had_two) != self._rows_seen or (p in self._guard and self._regroups(pos, p)):
+            self._derive(pos, had_two)
+        else:
+            if stale and self.kos:
+                self.kinds = Kinds(self, pos, had_two)
+            if p not in self.union:
+                union, outside = self.class_key
+                self.class_key = (union, outside ^ pos._z[board[p]][p])
+
+    def _regroups(self, pos: Position, p: int) -> bool:
+        """Could a stone on ``p``, a point of the guard, with the mouths unchanged, change the
+        grouping? Only as a point of a ko position, or by joining a string beside a mouth (the
+        guard holds their stones): ``p`` was empty, so it is no wall of a mouth, and a stone on a
+        liberty of such a string that joins none changes no string the grouping reads (the
+        guard then keeps ``p``: a point more, which only asks for a grouping sooner)."""
+        if p in self.union:
+            return True
+        colour, stones, guard = pos.stones[p], pos.stones, self._guard
+        return any(stones[q] == colour and q in guard for q in pos._nbrs[p])
+
+    def _rematch(self, board: list[int], candidates: set[int]) -> bool:
+        """Match the candidate templates again; did a mouth come or go?"""
+        templates, matched = self.shapes.templates, self.matched
+        moved = False
         for i in candidates:
             if matches(board, templates[i]):
                 if i not in matched:
@@ -95,16 +176,12 @@ class Analysis:
             elif i in matched:
                 matched.discard(i)
                 moved = True
-        stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
-        if stale:
-            self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
-            self._read = set().union(*(v[1] for v in self._cache.values()))
-        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen:
-            self._derive(pos, had_two)
-        else:
-            if stale and self.kos:
-                self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
-            self.class_key = (self.union, self._outside(pos))
+        return moved
+
+    def _forget(self, changed: set[int]) -> None:
+        """Drop the cached types that read a changed point."""
+        self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
+        self._read = set().union(*(v[1] for v in self._cache.values()))
 
     def _candidates(self, board: list[int], changed: set[int]) -> set[int]:
         """The templates whose match a change of the stones on ``changed`` may have changed: those
@@ -127,32 +204,6 @@ class Analysis:
                         out.update(containing[e])
         return out
 
-    def _around_stone(self, pos: Position, p: int) -> set[int]:
-        """``_candidates`` after a stone placed on ``p`` that took nothing off, two-point templates
-        alone. A two-point mouth is a stone S whose other neighbours are all the other colour
-        (so S is a string of one stone whose only liberty is the mouth's empty point E) and an
-        empty E whose neighbours are all S's colour. A mouth the stone on ``p`` made has ``p``
-        as S or beside E (then E is a neighbour of ``p`` whose neighbours are all ``p``'s
-        colour), or beside S (then S is an opponent's lone stone beside ``p``, in atari at E)."""
-        shapes, board, chain = self.shapes, pos.stones, pos.chain
-        area, nbrs, containing = shapes.area, shapes.nbrs, shapes.containing
-        out = {i for i in self.matched if p in area[i]}
-        colour = board[p]
-        for q in nbrs[p]:
-            v = board[q]
-            if v == EMPTY:
-                for r in nbrs[q]:
-                    if board[r] != colour:
-                        break
-                else:
-                    out.update(containing[q])
-            elif v != colour:
-                c = chain[q]
-                if len(c.libs) == 1 and len(c.stones) == 1:
-                    for e in c.libs:
-                        out.update(containing[e])
-        return out
-
     def mouths(self) -> dict[frozenset[int], Template]:
         templates = self.shapes.templates
         out: dict[frozenset[int], Template] = {}
@@ -168,7 +219,7 @@ class Analysis:
             return
         stones, nbrs, chains = pos.stones, self.shapes.nbrs, pos.chain
         mouths = self.mouths()
-        self.ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}
+        self.ko_stones = ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}
         reps: dict[int, int] = {}
         groups: dict[frozenset[int], list[Template]] = {}
         guard: set[int] = set()
@@ -176,9 +227,9 @@ class Analysis:
             adjacent = set()
             for p in m:
                 guard.add(p)
+                guard.update(nbrs[p])
                 for n in nbrs[p]:
-                    guard.add(n)
-                    if n not in m and stones[n] != EMPTY and n not in self.ko_stones:
+                    if stones[n] != EMPTY and n not in m and n not in ko_stones:
                         chain = chains[n]
                         rep = reps.get(id(chain))
                         if rep is None:
@@ -190,7 +241,8 @@ class Analysis:
         self._guard = guard
         kos: dict[frozenset[int], KoPosition] = {}
         for adjacent, ts in groups.items():
-            ts.sort(key=lambda t: sorted(t.points))
+            if len(ts) >= 2:
+                ts.sort(key=lambda t: sorted(t.points))
             if len(ts) >= 2 and adjacent:
                 points = frozenset().union(*(t.points for t in ts))
                 kos.setdefault(points, KoPosition(points, tuple(ts), tuple(sorted(adjacent))))

@@ -92,7 +92,7 @@ def stable_life(board: Scratch, shapes: Shapes, ko: KoPosition) -> bool:
             after = play(board, nbrs, m, x)
             if after is None:
                 continue
-            affected = [r for r in targets if after[r] == 3 - x and len(string(after, nbrs, r)[1]) == 1]
+            affected = [r for r in targets if after[r] == 3 - x and len(string(after, nbrs, r, 2)[1]) == 1]
             if affected and not _answer(board, after, nbrs, affected, 3 - x):
                 return False
             if affected and shapes.in_mouth(after, m):
@@ -113,14 +113,14 @@ def _answer(before: Scratch, after: Scratch, nbrs: Sequence[Sequence[int]], affe
         for s in stones:
             for n in nbrs[s]:
                 if after[n] == 3 - y:
-                    other = string(after, nbrs, n)[1]
+                    other = string(after, nbrs, n, 2)[1]
                     if len(other) == 1:
                         replies |= other
     for q in sorted(replies):
         again = play(after, nbrs, q, y)
         if again is None or again.same_as(before):
             continue
-        if all(again[r] == y and len(string(again, nbrs, r)[1]) >= 2 for r in affected):
+        if all(again[r] == y and len(string(again, nbrs, r, 2)[1]) >= 2 for r in affected):
             return True
     return False
 
@@ -169,9 +169,23 @@ def endless(board: Scratch, mouth: Template, nbrs: Sequence[Sequence[int]]) -> b
     x = next((3 - board[p] if p in side_a else board[p] for p in points if board[p] != EMPTY), 0)
     if not x:
         x = next((board[n] for n in mouth.out_a), 0) or 3 - next((board[n] for n in mouth.out_b), 2)
-    stone_colour = [3 - x if p in side_a else x for p in points]   # what each point may hold
-    inner = [[index[q] for q in nbrs[p] if q in index] for p in points]
+    stone_colour = tuple(3 - x if p in side_a else x for p in points)   # what each point may hold
+    inner = tuple(tuple(index[q] for q in nbrs[p] if q in index) for p in points)
     start = tuple(board[p] for p in points)
+    key = (inner, stone_colour, start)
+    found = _endless.get(key)
+    if found is None:
+        found = _endless[key] = _search(inner, stone_colour, start)
+    return found
+
+
+# endless's verdicts: the search reads only the mouth's shape, what each point may hold and its
+# stones, and a game's kos keep asking about the same few (a handful of shapes, 3^4 contents)
+_endless: dict[tuple, bool] = {}
+
+
+def _search(inner: tuple[tuple[int, ...], ...], stone_colour: tuple[int, ...], start: tuple[int, ...]) -> bool:
+    """endless's search from ``start``, each player in turn first."""
 
     def successors(state: tuple[int, ...], c: int) -> list[tuple[int, ...]]:
         out = []
@@ -213,7 +227,7 @@ def endless(board: Scratch, mouth: Template, nbrs: Sequence[Sequence[int]]) -> b
     return False
 
 
-def _group(state: list[int], inner: list[list[int]], i: int) -> tuple[list[int], bool]:
+def _group(state: list[int], inner: tuple[tuple[int, ...], ...], i: int) -> tuple[list[int], bool]:
     colour = state[i]
     group, todo, libs = {i}, [i], False
     while todo:
@@ -272,7 +286,7 @@ def best_min_breaths(board: Scratch, shapes: Shapes, reps: list[int], owner: int
         for s in stones:
             for n in nbrs[s]:
                 if board[n] == 3 - owner:
-                    other = string(board, nbrs, n)[1]
+                    other = string(board, nbrs, n, 2)[1]   # in atari or not is all it asks
                     if len(other) == 1:
                         moves |= other
     moves.discard(skip)
@@ -309,7 +323,7 @@ def disturbing(board: Scratch, after: Scratch, shapes: Shapes, ko: KoPosition, k
             if board[n] == colour and len(string(board, nbrs, n)[0]) == 1 and shapes.in_mouth(board, n):
                 return True
     if kind.stable_death:
-        if any(board[r] == colour and len(string(board, nbrs, r)[1]) == 1 for r in ko.coupling):
+        if any(board[r] == colour and len(string(board, nbrs, r, 2)[1]) == 1 for r in ko.coupling):
             return True
     if kind.single_death:
         reps, seen = [], set()

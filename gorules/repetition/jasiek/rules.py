@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...errors import Reason
 from ...position import EMPTY, Probe
 from ...ruleset import KoShapes
-from ..rule import REFUSES_CAPTURES, RepetitionRule
+from ..rule import WATCHES_CAPTURES, RepetitionRule
 from .analysis import Analysis
 from .kinds import disturbing
 from .shapes import Scratch, shapes_for, string
@@ -62,16 +62,17 @@ _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a cl
 
 
 class NewKoRules(RepetitionRule):
-    # R1-R3 read only plays in ko positions and captures (the careful path), R4 the points of
-    # its actions in the class of the position (hot_points: see _heat); a plain play elsewhere
-    # reaches stone_played without before_stone
+    # R1-R3 refuse only plays in ko positions (a recapture is on the mouth of the ko it takes
+    # back), R4 plays on the points of its actions in the class of the position: hot_points (see
+    # _heat). Elsewhere the quick path makes the play: a capture is shown to before_stone first
+    # (the points it changed move the analysis on), a plain play reaches stone_played alone
     watches_before_stone = True
-    watches = REFUSES_CAPTURES
+    watches = WATCHES_CAPTURES
 
     def __init__(self, game: "Game"):
         super().__init__(game)
         self.shapes = shapes_for(game.board, game.rules.ko_shapes is KoShapes.RECONSTRUCTED)
-        self._rows = any(t.row4 for t in self.shapes.templates)
+        self._rows = self.shapes.rows4
 
     def reset(self) -> None:
         self.had_two: set[frozenset[int]] = set()
@@ -80,7 +81,9 @@ class NewKoRules(RepetitionRule):
         if self._rows:
             self._note_row4()   # the set-up position counts as one "after a move" (J8)
         self._basic: tuple[int, int] | None = None        # R1: (capturing stone, captured point)
-        self._fight: tuple[Ko, int] | None = None         # R2: (fighting ko, the seat it bars next)
+        # R2: (ko, the seat it bars next) after a ko stone in a ko that was fighting before it and
+        # is still a ko after it; it bars only if the ko is fighting now (see _fights: read lazily)
+        self._fight: tuple[Ko, int] | None = None
         self._disturbers: dict[Ko, Disturber] = {}        # R3
         self._done: dict[tuple, tuple[set, set]] = {}     # R4: class -> actions per seat
         self._first: dict[tuple, set[Ko]] = {}            # R4: class -> fighting kos with a first ko stone
@@ -136,7 +139,8 @@ class NewKoRules(RepetitionRule):
         reason = None
         if self._basic is not None and any(c.stones == [self._basic[0]] for c in probe.captured):
             reason = Reason.BASIC_KO
-        elif self._fight is not None and self._fight[1] == seat and any(k == self._fight[0] for k in kos):
+        elif self._fight is not None and self._fight[1] == seat and any(k == self._fight[0] for k in kos) \
+                and self._fights():
             reason = Reason.FIGHTING
         if ko is not None:
             kind = a.kinds[ko]
@@ -169,11 +173,34 @@ class NewKoRules(RepetitionRule):
         self._pending = (p, facts, changed, single_ko)
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        pending, self._pending = self._pending, None
-        if pending is None:   # the quick path: a play outside the ko positions that captured nothing
-            facts, changed, single_ko = _plain(p), {p}, -1
+        pending, a = self._pending, self.analysis
+        if pending is None:
+            # the quick path: a play outside the ko positions that captured nothing, most plays.
+            # R4 records its point; it is no ko stone move, so R1-R3 bar nothing after it
+            done = self._done.get(a.class_key)
+            if done is None:
+                self._done[a.class_key] = ({p}, set()) if seat == 0 else (set(), {p})
+            else:
+                done[seat].add(p)
+            a.placed(self.game._pos, p, self.had_two)
+            if self._rows:
+                self._note_row4()
+            self._basic = self._fight = None
+            if self._disturbers:
+                self._disturbers = {}
         else:
-            _, facts, changed, single_ko = pending
+            self._pending = None
+            self._moved_on(seat, p, *pending[1:])
+        if self._memo:
+            self._memo = {}
+        self._now = self._done.get(a.class_key, _UNPLAYED)
+        if self._now is _UNPLAYED:   # _heat, written out for the commonest case
+            self.hot_points = a.ko_at
+        else:
+            self._heat()
+
+    def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
+        """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
         a, pos = self.analysis, self.game._pos
         # R4: the action counts in the class of the position it was played from
         if facts.first:
@@ -191,25 +218,25 @@ class NewKoRules(RepetitionRule):
         ko = facts.ko
         still = ko is not None and ko in a.kos
         fought = isinstance(facts.action, tuple) and facts.action[0] == "fighting"
-        self._fight = (ko, 1 - seat) if fought and still and not a.kinds[ko].disturbing else None
+        self._fight = (ko, 1 - seat) if fought and still else None
         # R3: only the disturber of the ko whose ko stone move-sequence goes on stays
         disturbers = {}
-        if still and a.kinds[ko].disturbing:
+        if still:
             current = self._disturbers.get(ko)
             if facts.becomes:
                 current = Disturber(seat, {facts.config})
-            if current is not None:
+            if current is not None and a.kinds[ko].disturbing:
                 config = a.config(pos, ko)
                 current.barred = current.barred or config in current.seen
                 current.seen.add(config)
                 disturbers[ko] = current
         self._disturbers = disturbers
-        self._memo = {}
-        self._now = self._done.get(a.class_key, _UNPLAYED)
-        if self._now is _UNPLAYED:   # _heat, written out for the commonest case
-            self.hot_points = a.ko_at
-        else:
-            self._heat()
+
+    def _fights(self) -> bool:
+        """Is R2's ko fighting in this position (the one right after the ko stone; ``_fight``
+        lasts one move)? Its type is worked out only when a play in it or ``ko_analysis`` asks:
+        after a basic ko capture the recapture is refused by R1 first, and most kos are left."""
+        return not self.analysis.kinds[self._fight[0]].disturbing
 
     def _note_row4(self) -> None:
         """J8: a 4-in-a-row mouth that has had two ko strings on it after a move (only where the
@@ -265,7 +292,8 @@ class NewKoRules(RepetitionRule):
             d = self._disturbers.get(ko)
             entry["disturber"] = d.seat if d is not None else None
             entry["disturber_barred"] = bool(d and d.barred)
-            entry["fighting_bar"] = self._fight[1] if self._fight is not None and self._fight[0] == ko else None
+            entry["fighting_bar"] = self._fight[1] if self._fight is not None and self._fight[0] == ko \
+                and self._fights() else None
         return out
 
     def copy(self, game: "Game") -> "NewKoRules":

@@ -59,13 +59,20 @@ def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, enough: int = 
 
     With ``enough``, the search stops once it has found that many breaths (then the stones
     are only part of the string): a question like "is it in atari?" reads few points, and a
-    verdict that read few points is kept longer."""
+    verdict that read few points is kept longer. The type analyses spend most of their time
+    here, so it reads the scratch board's parts itself (what ``Scratch.__getitem__`` does,
+    without a method call per point)."""
+    changes, base, reads = board.changes, board.base, board.reads
     colour = board[p]
     stones, seen, libs = [p], {p}, set()
     i = 0
     while i < len(stones):
         for r in nbrs[stones[i]]:
-            s = board[r]
+            s = changes.get(r, _MISSING)
+            if s == _MISSING:
+                if reads is not None:
+                    reads.add(r)
+                s = base[r]
             if s == EMPTY:
                 libs.add(r)
                 if enough and len(libs) >= enough:
@@ -171,6 +178,7 @@ class Shapes:
         # a stone, the rest are walls), so the mouths a change may make hold such a point within
         # two steps of it (see Analysis.update)
         self.pairs_only = all(len(t.points) == 2 for t in templates)
+        self.rows4 = any(t.row4 for t in templates)   # J8's 4-in-a-row clause can apply
         self.ball2: list[tuple[int, ...]] = [
             tuple({p, *nbrs[p], *(r for q in nbrs[p] for r in nbrs[q])}) for p in range(n)
         ] if self.pairs_only else []
