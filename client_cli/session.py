@@ -136,7 +136,6 @@ class Client:
     def __init__(self, url: str = DEFAULT_URL, *, name: str = "player", token: str | None = None,
                  tokens: TokenStore | None = None, profile: str | None = None, codec: str = MSGPACK,
                  program: str = "polygo", reconnect_for: float = RECONNECT_FOR) -> None:
-        self.url = url                 # where the last connection was opened (a node's path after a `moved`)
         self.home = url                # where requests go that no `moved` sent elsewhere
         self.name = name
         self.codec = codec
@@ -280,7 +279,6 @@ class Client:
             except (ConnectionFailed, ServerRefused):
                 await asyncio.sleep(backoff(attempt, self._rng))
                 continue
-            self.url = link.url
             link.ready.set()
             await self._pump(link)
             return
@@ -475,7 +473,6 @@ class Client:
                     self.changes.put_nowait(None)
                     raise
                 await asyncio.sleep(backoff(attempt, self._rng))
-        self.url = link.url
         link.ready.set()
         for room in list(self.rooms):
             if self.url_of(room) == link.url:

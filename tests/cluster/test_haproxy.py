@@ -154,7 +154,7 @@ async def test_the_sdk_follows_moved_to_the_rooms_node(cluster):
     assert (await black.request("sit", room=room, seat=0))["type"] == "snapshot"
     async with Client(f"{cluster.url}/n/b/", name="white") as white:
         view = await white.sit(room, 1)                  # b answers moved: the client goes to a
-        assert white.url == f"{cluster.url}/n/a/" and view.room == room
+        assert white.url_of(room) == f"{cluster.url}/n/a/" and white.connections[white.url_of(room)] and view.room == room
         first = await black.request("move", room=room, move="E5", seq=1)
         ack = await white.move(room, "C3")                # acknowledged at a, where the room is
         assert ack.room == room and ack.version == first["version"] + 1

@@ -54,3 +54,17 @@ class Gadget:
 
     def game(self, **options) -> Game:
         return Game(Board(self.points, self.edges), rules="jasiek-nkr", setup=self.setup, **options)
+
+
+def eternal() -> Gadget:
+    """Eternal life (NKR-11, NKR-13): the cycle Q-P-R-T between strings W1 and B1."""
+    gad = Gadget()
+    gad.string("W1", WHITE)
+    gad.string("B1", BLACK)
+    for a, b in (("Q", "P"), ("P", "R"), ("R", "T"), ("Q", "W1"), ("P", "W1"), ("Lw", "W1"),
+                 ("R", "B1"), ("T", "B1"), ("Lb", "B1")):
+        gad.edge(a, b)
+    gad.node("P", BLACK)
+    gad.node("T", WHITE)
+    gad.spares(2)
+    return gad

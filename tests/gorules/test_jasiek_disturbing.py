@@ -27,7 +27,7 @@ import pytest
 
 from gorules import Board, Game, IllegalMove
 
-from .ko_gadgets import BLACK, WHITE, Gadget
+from .ko_gadgets import BLACK, WHITE, Gadget, eternal
 
 def refused(g: Game, move: str) -> IllegalMove:
     """The refusal of ``move`` (``why_illegal`` must agree with ``play``)."""
@@ -231,28 +231,19 @@ def test_nkr_13_each_step_of_eternal_life_needs_a_ko_threat() -> None:
     """R, NKR-13: with the reconstructed shapes eternal life Q-P-R-T is a fighting ko, and "each
     step of the cycle then needs a ko threat": after each ko stone the opponent's next move may
     not be a ko stone in it (R2); after an exchange elsewhere it may."""
-    gad = Gadget()
-    gad.string("W1", WHITE)
-    gad.string("B1", BLACK)
-    for a, b in (("Q", "P"), ("P", "R"), ("R", "T"), ("Q", "W1"), ("P", "W1"), ("Lw", "W1"),
-                 ("R", "B1"), ("T", "B1"), ("Lb", "B1")):
-        gad.edge(a, b)
-    gad.node("P", BLACK)
-    gad.node("T", WHITE)
-    gad.spares(2)
-    g = gad.game(ko_shapes="reconstructed")
+    g = eternal().game(ko_shapes="reconstructed")
 
-    def eternal() -> dict:
+    def cycle() -> dict:
         (ko,) = [k for k in g.ko_analysis() if k["points"] == ["Q", "P", "R", "T"]]
         return ko
 
-    assert eternal()["type"] == "fighting"
+    assert cycle()["type"] == "fighting"
     g.play("Q")
-    assert refused(g, "R").reason.value == "fighting" and eternal()["fighting_bar"] == WHITE
+    assert refused(g, "R").reason.value == "fighting" and cycle()["fighting_bar"] == WHITE
     g.play("t1")                                      # White's threat
     g.play("s1")                                      # Black answers
     g.play("R")                                       # the step
-    assert eternal()["type"] == "fighting"
+    assert cycle()["type"] == "fighting"
     assert refused(g, "Q").reason.value == "fighting" and refused(g, "P").reason.value == "fighting"
     g.play("s2")                                      # Black's threat
     g.play("t2")

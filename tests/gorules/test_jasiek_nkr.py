@@ -14,7 +14,7 @@ import pytest
 
 from gorules import Board, Game, IllegalMove, Reason, Ruleset, RulesetError
 
-from .ko_gadgets import BLACK, WHITE, Gadget
+from .ko_gadgets import BLACK, WHITE, Gadget, eternal
 
 def refused(g: Game, move: str) -> str:
     with pytest.raises(IllegalMove) as info:
@@ -61,19 +61,6 @@ def robin() -> Gadget:
     gad.ko(2, "B2", "W1", BLACK)
     gad.ko(3, "B2", "W2", WHITE)
     gad.ko(4, "B1", "W2", BLACK)
-    return gad
-
-
-def eternal() -> Gadget:
-    gad = Gadget()
-    gad.string("W1", WHITE)
-    gad.string("B1", BLACK)
-    for a, b in (("Q", "P"), ("P", "R"), ("R", "T"), ("Q", "W1"), ("P", "W1"), ("Lw", "W1"),
-                 ("R", "B1"), ("T", "B1"), ("Lb", "B1")):
-        gad.edge(a, b)
-    gad.node("P", BLACK)
-    gad.node("T", WHITE)
-    gad.spares(2)
     return gad
 
 

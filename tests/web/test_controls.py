@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import expect
 
-from .test_play import create_room, moves, play, point, stone
+from .test_play import black_and_white, create_room, moves, play, point, stone
 
 
 def test_a_grid_game_by_keyboard_with_undo_and_resignation(open_page, web_server, shot):
@@ -89,12 +89,8 @@ def test_a_private_torus_game_ends_by_an_agreed_ranking(open_page, web_server, s
         expect(page.locator(".result")).to_contain_text("game over (agreement)")
 
 
-def test_a_nieminen_dispute_with_a_given_stone(open_page, web_server):
-    black = open_page("black")
-    room = create_room(black, {"rules": "nieminen", "board": "5x5"})
-    white = open_page("white")
-    white.goto(web_server.url + f"#/room/{room}")
-    white.click("button.sit")
+def test_a_nieminen_dispute_with_a_given_stone(open_page):
+    black, white, _ = black_and_white(open_page, {"rules": "nieminen", "board": "5x5"})
     both = [black, white]
     play(both, black, "C3", 1)
     play(both, white, "pass", 2)

@@ -67,6 +67,16 @@ def create_room(page: Page, settings: dict) -> str:
     return page.url.split("#/room/")[1].split("?")[0]
 
 
+def black_and_white(open_page, settings: dict) -> tuple[Page, Page, str]:
+    """Black's page creates a room with ``settings``; White's opens it by its address and sits."""
+    black = open_page("black")
+    room = create_room(black, settings)
+    white = open_page("white")
+    white.goto(black.url.split("#")[0] + f"#/room/{room}")
+    white.click("button.sit")
+    return black, white, room
+
+
 def test_three_players_play_kee_on_a_graph_board_to_the_end(open_page, shot):
     ann = open_page("ann")
     room = create_room(ann, {"rules": "kee", "board": GRAPH, "players": 3, "title": "three friends"})
@@ -188,11 +198,7 @@ def test_three_players_play_kee_on_a_graph_board_to_the_end(open_page, shot):
 
 
 def test_lasker_maas_reaches_phase_two_with_a_ticking_clock(open_page):
-    black = open_page("black")
-    room = create_room(black, {"rules": "lasker-maas", "board": "5x5", "clock": "byoyomi:600+5x30"})
-    white = open_page("white")
-    white.goto(black.url.split("#")[0] + f"#/room/{room}")
-    white.click("button.sit")
+    black, white, room = black_and_white(open_page, {"rules": "lasker-maas", "board": "5x5", "clock": "byoyomi:600+5x30"})
     both = [black, white]
     expect(black.locator(".room-head .status")).to_contain_text("phase 1")
     # grids are drawn with their coordinates

@@ -5,15 +5,11 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from .test_play import create_room, moves, play, stone
+from .test_play import black_and_white, moves, play, stone
 
 
-def test_a_dropped_connection_resumes_from_the_last_version(open_page, web_server):
-    black = open_page("black")
-    room = create_room(black, {"rules": "chinese", "board": "9x9"})
-    white = open_page("white")
-    white.goto(web_server.url + f"#/room/{room}")
-    white.click("button.sit")
+def test_a_dropped_connection_resumes_from_the_last_version(open_page):
+    black, white, _ = black_and_white(open_page, {"rules": "chinese", "board": "9x9"})
     both = [black, white]
     play(both, black, "E5", 1)
     # white's network goes: no reconnection can succeed while it is off
@@ -37,11 +33,7 @@ def test_a_dropped_connection_resumes_from_the_last_version(open_page, web_serve
 
 
 def test_a_server_restart_is_survived(open_page, web_server):
-    black = open_page("black")
-    room = create_room(black, {"rules": "chinese", "board": "9x9"})
-    white = open_page("white")
-    white.goto(web_server.url + f"#/room/{room}")
-    white.click("button.sit")
+    black, white, _ = black_and_white(open_page, {"rules": "chinese", "board": "9x9"})
     both = [black, white]
     play(both, black, "E5", 1)
     web_server.stop()
