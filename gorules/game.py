@@ -63,6 +63,7 @@ class LiveEntry(NamedTuple):
 # the live entries of passes and appealing passes, per seat: values, built once
 _PASSED = [LiveEntry(seat, Action.PASS, -1) for seat in range(len(SEAT_NAMES))]
 _APPEALED = [LiveEntry(seat, Action.APPEAL, -1) for seat in range(len(SEAT_NAMES))]
+_PASS_PLAYS = [Play(seat, "pass") for seat in range(len(SEAT_NAMES))]
 
 
 class Game:
@@ -433,16 +434,17 @@ class Game:
         captures and ataris it ``watches`` (see :class:`RepetitionRule`).
         """
         if type(move) is str and (seat is None or (type(seat) is int and seat == self._turn)):
-            p = self._exact_index.get(move)
+            turn = self._turn
+            known = self._quick[turn].get(move) or self._learn(turn, move)
             pos = self._pos
             stones = pos.stones
             rule = self._rule
-            if p is None:
+            if known is None:
                 if move == "pass" and self._phase in _QUICK_PHASES and not self._free_left:
                     return self._quick_pass()
-            elif stones[p] == EMPTY and self._phase in _QUICK_PHASES and not self._free_left \
-                    and p not in rule.hot_points:
-                turn = self._turn
+            elif stones[known[0]] == EMPTY and self._phase in _QUICK_PHASES and not self._free_left \
+                    and known[0] not in rule.hot_points:
+                p, play, entry = known
                 colour = turn + 1
                 chain = pos.chain
                 key = pos._z[colour][p]
@@ -507,12 +509,7 @@ class Game:
                     stones[p] = colour
                     pos.hash ^= key
                     pos._dirty.add(p)
-                    if captured is None:
-                        record = self._quick[turn].get(move)
-                        if record is None:
-                            record = self._quick[turn][move] = (Play(turn, move), LiveEntry(turn, _STONE, p))
-                        play, entry = record
-                    else:
+                    if captured is not None:
                         prisoners, names = self._prisoners, self.board.points
                         for c in captured:
                             pos._remove(c)
@@ -557,10 +554,19 @@ class Game:
         seat = self._turn
         self._ending.check_pass(_PASS, seat)
         raw = len(self._raw)
-        self._raw.append(self._quick[seat].setdefault("pass", (Play(seat, "pass"), _PASSED[seat]))[0])
+        self._raw.append(_PASS_PLAYS[seat])
         self._do_pass(raw, seat, _PASS)
         play = self._raw[raw]
         return play._replace(rescinded=True) if raw in self._rescinded else play
+
+    def _learn(self, seat: int, move: str) -> tuple[int, Play, LiveEntry] | None:
+        """The quick path's records of ``seat``'s stone play named ``move`` (see
+        :func:`_quick_records`), kept from now on; None if ``move`` is no point's exact name."""
+        p = self._exact_index.get(move)
+        if p is None:
+            return None
+        known = self._quick[seat][move] = (p, Play(seat, move), LiveEntry(seat, _STONE, p))
+        return known
 
     def _legal_stone(self, move: Any, seat: Any) -> tuple[int, Probe] | None:
         """(point, probe) if ``move`` is a legal stone play named exactly by its point, else None.
@@ -857,10 +863,11 @@ class Game:
                 f"moves={len(self._raw)}, phase={self._phase!r})")
 
 
-def _quick_records(board: Board) -> list[dict[str, tuple[Play, LiveEntry]]]:
-    """Per seat, move -> (Play, LiveEntry) of a stone play that captures nothing: values of the
-    seat and the point alone, so every game on the board shares them, and a play on a point
-    builds no tuples after the first. Kept on the board, beside its cached properties."""
+def _quick_records(board: Board) -> list[dict[str, tuple[int, Play, LiveEntry]]]:
+    """Per seat, a point's exact name -> (point, Play, LiveEntry) of a stone play there that
+    captures nothing: values of the seat and the point alone, so every game on the board shares
+    them, and one lookup finds the point and the play's records (:meth:`Game._learn` adds a
+    point's the first time it is played). Kept on the board, beside its cached properties."""
     records = board.__dict__.get("_quick_records")
     if records is None:
         records = board.__dict__["_quick_records"] = [{} for _ in SEAT_NAMES]
