@@ -523,7 +523,11 @@ class Game:
                     index = len(live)
                     live.append(entry)
                     self._turn = self._following[turn]
-                    rule.stone_played(index, turn, p)
+                    positions = rule.positions
+                    if positions is None:
+                        rule.stone_played(index, turn, p)
+                    else:
+                        positions[pos.hash] = index
                     if index >= self._last_index:
                         self._finish("no-result")
                     return play

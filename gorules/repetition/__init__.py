@@ -49,4 +49,4 @@ def repetition_rule(game: "Game") -> RepetitionRule:
         return NewKoRules(game)
     if kind is Repetition.SITUATIONAL:
         return SituationalSuperko(game)
-    return Superko(game, situational=False)
+    return Superko(game)

@@ -31,11 +31,13 @@ class CycleProhibition(RepetitionRule):
 
     def reset(self) -> None:
         n = len(self.game.players)
-        # the live indices of each position's first and last appearance (-1: the initial position);
-        # rule 11 reads no others
-        self._first: dict[int, int] = {self.game._pos.hash: -1}
+        # the live indices of each position's last appearance (-1: the initial position), and of
+        # the first of those that appeared more than once; rule 11 reads no others. A plain
+        # play makes a position not seen before: the quick path stores it in ``_last`` itself
+        # (``positions``)
+        self._first: dict[int, int] = {}
         self._last: dict[int, int] = {self.game._pos.hash: -1}
-        self.hot_hashes = self._last
+        self.hot_hashes = self.positions = self._last
         self._passes: list[list[int]] = [[] for _ in range(n)]        # live indices, both kinds
         self._plain_passes: list[list[int]] = [[] for _ in range(n)]  # without appeal
 
@@ -58,7 +60,8 @@ class CycleProhibition(RepetitionRule):
         It may only if (a) it made a non-appealing pass after the last appearance, and (b) some
         opponent still in the game made no pass of either kind since the first appearance.
         """
-        first, last = self._first[position], self._last[position]
+        last = self._last[position]
+        first = self._first.get(position, last)
         plain = self._plain_passes[seat]
         passed_since_last = bool(plain) and plain[-1] > last
         active, passes = self.game._active, self._passes
@@ -69,7 +72,9 @@ class CycleProhibition(RepetitionRule):
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         position = self.game._pos.hash
-        self._first.setdefault(position, index)
+        last = self._last.get(position)
+        if last is not None:
+            self._first.setdefault(position, last)
         self._last[position] = index
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
@@ -105,7 +110,7 @@ class CycleProhibition(RepetitionRule):
         other.game = game
         other._excluded = {k: set(v) for k, v in self._excluded.items()}
         other._first, other._last = dict(self._first), dict(self._last)
-        other.hot_hashes = other._last
+        other.hot_hashes = other.positions = other._last
         other.hot_points = set(self.hot_points)
         other._passes = [list(p) for p in self._passes]
         other._plain_passes = [list(p) for p in self._plain_passes]

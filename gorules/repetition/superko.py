@@ -23,29 +23,21 @@ TURN_KEYS = [random.Random(7 + seat).getrandbits(64) for seat in range(64)]
 
 
 class Superko(RepetitionRule):
+    """Positional superko; :class:`SituationalSuperko` below puts the player to move in the key."""
+
     hot_points = ()
 
-    def __init__(self, game: "Game", situational: bool):
-        super().__init__(game)
-        self.situational = situational
-
     def reset(self) -> None:
-        self._seen: set[int] = {self._key(self.game._pos.hash, self.game._turn)}
-        # the boards of those positions (situational: without the player to move): only a play
-        # that makes one of them can be refused
-        self.hot_hashes: set[int] = {self.game._pos.hash} if self.situational else self._seen
-
-    def _key(self, position: int, to_move: int) -> int:
-        return position ^ TURN_KEYS[to_move] if self.situational else position
+        # every position of the history -> the live index of its last appearance (-1: the
+        # initial position); the quick path stores a plain play's there itself (``positions``)
+        self._seen: dict[int, int] = {self.game._pos.hash: -1}
+        self.hot_hashes = self.positions = self._seen
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
-        key = probe.hash
-        if self.situational:
-            key ^= TURN_KEYS[self.game._turn_after_stone(seat)]
-        return Reason.SUPERKO if key in self._seen else None
+        return Reason.SUPERKO if probe.hash in self._seen else None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        self._seen.add(self.game._pos.hash)
+        self._seen[self.game._pos.hash] = index
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.SUPERKO:
@@ -53,20 +45,35 @@ class Superko(RepetitionRule):
         return super().explain(reason, point, player)
 
     def copy(self, game: "Game") -> "Superko":
-        other = object.__new__(type(self))
-        other.game, other.situational, other._seen = game, self.situational, set(self._seen)
-        other.hot_hashes = set(self.hot_hashes) if self.situational else other._seen
+        other = object.__new__(Superko)
+        other.game, other._seen = game, dict(self._seen)
+        other.hot_hashes = other.positions = other._seen
         return other
 
 
 class SituationalSuperko(Superko):
-    """The same with the player to move in the key: a class of its own, so that the stone play of
-    positional superko, the commoner rule, tests nothing."""
+    """The same with the player to move in the key (``_seen`` holds situations, ``hot_hashes``
+    their boards), so every stone play is told to it (no ``positions``)."""
 
-    def __init__(self, game: "Game"):
-        super().__init__(game, situational=True)
+    positions = None
+
+    def reset(self) -> None:
+        self._seen: set[int] = {self.game._pos.hash ^ TURN_KEYS[self.game._turn]}
+        # the boards of those positions, without the player to move: only a play that makes
+        # one of them can be refused
+        self.hot_hashes: set[int] = {self.game._pos.hash}
+
+    def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
+        key = probe.hash ^ TURN_KEYS[self.game._turn_after_stone(seat)]
+        return Reason.SUPERKO if key in self._seen else None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         game = self.game
         self._seen.add(game._pos.hash ^ TURN_KEYS[game._turn])
         self.hot_hashes.add(game._pos.hash)
+
+    def copy(self, game: "Game") -> "SituationalSuperko":
+        other = object.__new__(SituationalSuperko)
+        other.game, other._seen = game, set(self._seen)
+        other.hot_hashes = set(self.hot_hashes)
+        return other
