@@ -527,7 +527,7 @@ class Game:
                     if positions is None:
                         rule.stone_played(index, turn, p)
                     else:
-                        positions[pos.hash] = index
+                        positions[pos.hash] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:
                         self._finish("no-result")
                     return play

@@ -60,9 +60,11 @@ class RepetitionRule:
     watches = 0
     #: a dict, for a rule whose :meth:`stone_played` of a play that makes a position not in
     #: ``hot_hashes`` only stores that position's hash -> the play's live index there (positional
-    #: superko, Kee): the quick path then makes the store itself instead of the call, a tenth
-    #: of a play's time. None: the quick path calls :meth:`stone_played`
+    #: superko, Kee), or -> the seat to move after it where :attr:`positions_by_turn` (situational
+    #: superko): the quick path then makes the store itself instead of the call, a tenth of a
+    #: play's time. None: the quick path calls :meth:`stone_played`
     positions: dict[int, int] | None = None
+    positions_by_turn = False
 
     def __init__(self, game: "Game"):
         self.game = game

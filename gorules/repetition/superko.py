@@ -52,28 +52,35 @@ class Superko(RepetitionRule):
 
 
 class SituationalSuperko(Superko):
-    """The same with the player to move in the key (``_seen`` holds situations, ``hot_hashes``
-    their boards), so every stone play is told to it (no ``positions``)."""
+    """The same with the player to move in the key: a situation (board, player to move) may not
+    stand twice."""
 
-    positions = None
+    positions_by_turn = True
 
     def reset(self) -> None:
-        self._seen: set[int] = {self.game._pos.hash ^ TURN_KEYS[self.game._turn]}
-        # the boards of those positions, without the player to move: only a play that makes
-        # one of them can be refused
-        self.hot_hashes: set[int] = {self.game._pos.hash}
+        game = self.game
+        # every board of the history -> the seat to move when it first stood; the quick path
+        # stores a plain play's there itself (``positions``), a board that comes back with
+        # another seat to move adds that situation to ``_again``
+        self._boards: dict[int, int] = {game._pos.hash: game._turn}
+        self._again: set[int] = set()
+        self.hot_hashes = self.positions = self._boards
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
-        key = probe.hash ^ TURN_KEYS[self.game._turn_after_stone(seat)]
-        return Reason.SUPERKO if key in self._seen else None
+        to_move = self.game._turn_after_stone(seat)
+        board = probe.hash
+        if self._boards.get(board) == to_move or board ^ TURN_KEYS[to_move] in self._again:
+            return Reason.SUPERKO
+        return None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         game = self.game
-        self._seen.add(game._pos.hash ^ TURN_KEYS[game._turn])
-        self.hot_hashes.add(game._pos.hash)
+        board, to_move = game._pos.hash, game._turn
+        if self._boards.setdefault(board, to_move) != to_move:
+            self._again.add(board ^ TURN_KEYS[to_move])
 
     def copy(self, game: "Game") -> "SituationalSuperko":
         other = object.__new__(SituationalSuperko)
-        other.game, other._seen = game, set(self._seen)
-        other.hot_hashes = set(self.hot_hashes)
+        other.game, other._boards, other._again = game, dict(self._boards), set(self._again)
+        other.hot_hashes = other.positions = other._boards
         return other
