@@ -94,8 +94,9 @@ class Position:
         # per colour, the points a stone of that colour was taken off since the set-up: only there
         # can a play that captures nothing bring back an earlier board (see :meth:`suspects`)
         self.freed: list[set[int]] = [set() for _ in range(colours + 1)]
-        # kept for :meth:`suspects`, brought up to date around the points changed since its last call
-        self._dirty: set[int] = set()
+        # kept for :meth:`suspects`, brought up to date around the points changed since its last
+        # call (a list: ``Game.play`` appends to it on every stone play, cheaper than a set's add)
+        self._dirty: list[int] = []
         self._cramped: set[int] = set()   # empty points with no empty neighbour
         self._short: set[int] = set()     # the only liberty of some chain
         self.chain: list[Chain | None] = [None] * len(board)
@@ -106,7 +107,7 @@ class Position:
         """Chains, liberties and hash from the stones alone (after setup or a roll-back)."""
         stones, nbrs, z = self.stones, self._nbrs, self._z
         self.chain = [None] * len(stones)
-        self._dirty = set(range(len(stones)))
+        self._dirty = list(range(len(stones)))
         self.hash = 0
         for start, colour in enumerate(stones):
             if colour == EMPTY or self.chain[start] is not None:
@@ -134,7 +135,7 @@ class Position:
         other.stones = self.stones[:]
         other.hash = self.hash
         other.freed = [set(points) for points in self.freed]
-        other._dirty, other._cramped, other._short = set(self._dirty), set(self._cramped), set(self._short)
+        other._dirty, other._cramped, other._short = self._dirty[:], set(self._cramped), set(self._short)
         chain = self.chain[:]
         clones: dict[int, Chain] = {}
         for p, c in enumerate(chain):
@@ -211,7 +212,7 @@ class Position:
         chain[p] = merged
         self.stones[p] = colour
         self.hash ^= key
-        self._dirty.add(p)
+        self._dirty.append(p)
         if suicide:
             # Kee rule 9: the stone's whole chain goes, and nothing else (no capture happened)
             self._remove(merged)
@@ -250,7 +251,7 @@ class Position:
         near = set(self._dirty)
         for d in self._dirty:
             near.update(nbrs[d])
-        self._dirty = set()
+        self._dirty = []
         cramped, short = self._cramped, self._short
         for p in near:
             if stones[p] == EMPTY:
@@ -280,7 +281,7 @@ class Position:
         stones, chain, nbrs = self.stones, self.chain, self._nbrs
         self.hash ^= c.hash
         self.freed[c.colour].update(c.stones)
-        self._dirty.update(c.stones)
+        self._dirty.extend(c.stones)
         for s in c.stones:
             stones[s] = EMPTY
             chain[s] = None
