@@ -529,7 +529,8 @@ class Game:
                     self._turn = self._following[turn]
                     positions = rule.positions
                     if positions is None:
-                        rule.stone_played(index, turn, p)
+                        if not rule.quiet:
+                            rule.stone_played(index, turn, p)
                     else:
                         positions[pos.hash] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:

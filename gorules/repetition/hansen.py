@@ -85,6 +85,7 @@ class CycleSets(RepetitionRule):
         self._banned: list[set[frozenset[int]]] = [set(), set()]
         self._banned_points: list[set[int]] = [set(), set()]
         self._noted: Noted | None = None
+        self.quiet = True   # nothing pending, no cycle set: a plain quick play changes nothing here
         self._banned_all: set[int] = set()   # the points of both seats' disallowed signatures
         self._heat()
 
@@ -154,6 +155,7 @@ class CycleSets(RepetitionRule):
                     c = chain[r]
                     if c is not None and c.colour == colour and len(c.libs) == 1 and c.stones[0] not in rescues:
                         rescues.append(c.stones[0])
+        self.quiet = False
         self._noted = _new_tuple(Noted, (captured, tuple(threatened), frozenset(signature) if threatened else _NONE,
                                          tuple(rescues), bool(captured) and _basic_ko(probe)))
 
@@ -165,6 +167,7 @@ class CycleSets(RepetitionRule):
             if self._cycle_set:
                 self._cycle_set = _NONE
                 self._heat()
+            self.quiet = not self._pending
             return
         self._noted = None
         constrained = bool(self._cycle_set) and seat != self._capture[0]
@@ -175,15 +178,22 @@ class CycleSets(RepetitionRule):
         elif self._cycle_set:
             self._cycle_set = _NONE
             self._heat()
+        if not constrained and self._potentially_disallowed(p, noted):
+            self._pending.append(_new_tuple(Pending, (seat, p, noted.signature, noted.threatened)))
+        self.quiet = not self._pending and not self._cycle_set
+
+    def _potentially_disallowed(self, p: int, noted: Noted) -> bool:
+        """H12, for an unconstrained move just made: it threatened strings, its stone is still
+        there, and it gave no threatened string of its own a second liberty."""
         pos = self.game._pos
-        if constrained or not noted.threatened or pos.stones[p] == EMPTY:
-            return
+        if not noted.threatened or pos.stones[p] == EMPTY:
+            return False
         chain = pos.chain
         for r in noted.rescues:
             c = chain[r]
             if c is not None and len(c.libs) >= 2:
-                return   # H12: it increases the liberties of a threatened string of its own
-        self._pending.append(_new_tuple(Pending, (seat, p, noted.signature, noted.threatened)))
+                return False   # H12: it increases the liberties of a threatened string of its own
+        return True
 
     def _cycle_set_of(self, index: int, p: int, noted: Noted) -> frozenset[int]:
         """H8: the cycle set the capture just made has or creates (A1' adds the obvious one)."""
@@ -241,6 +251,7 @@ class CycleSets(RepetitionRule):
         self._heat()
         if not self.later:
             self._pending = [pending for pending in self._pending if pending.seat == seat]
+        self.quiet = not self._pending
 
     def disallowed(self, seat: int) -> list[list[str]]:
         """The signatures H15 forbids ``seat``, each as sorted point names (for tests and tools)."""

@@ -65,6 +65,10 @@ class RepetitionRule:
     #: play's time. None: the quick path calls :meth:`stone_played`
     positions: dict[int, int] | None = None
     positions_by_turn = False
+    #: True while :meth:`stone_played` has nothing to do for a play the rule was not shown
+    #: before it was made (no :meth:`before_stone` call): the quick path then does not call it.
+    #: A rule that sets it keeps it up to date (Hansen's: nothing pending, no cycle set)
+    quiet = False
 
     def __init__(self, game: "Game"):
         self.game = game
