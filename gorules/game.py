@@ -92,7 +92,7 @@ class Game:
             self._initial_prisoners = [max(stones, 0), max(-stones, 0)]
             self._half_point = abs(ruleset.komi - stones)
         self._raw: list[Play] = []   # the record; ``rescinded`` is read from ``_rescinded``
-        self._quick = _quick_records(board)
+        self._quick = _quick_records(board, n)
         self._rescinded: set[int] = set()
         self._active = [True] * n
         self._following = self._find_following()
@@ -445,14 +445,11 @@ class Game:
                     return self._quick_pass()
             elif stones[known[0]] == EMPTY and self._phase in _QUICK_PHASES and not self._free_left \
                     and known[0] not in rule.hot_points:
-                p, play, entry = known
-                colour = turn + 1
+                p, colour, key, play, entry = known
                 chain = pos.chain
-                key = pos._z[colour][p]
                 h = pos.hash ^ key
                 first = own = captured = others = None   # own: the player's chains beside p after the first
                 empties: set[int] = set()   # the new stone's liberties, the set of a new chain
-                atari = False    # the play takes an opponent's chain from two liberties to one
                 for q in pos._nbrs[p]:
                     c = chain[q]
                     if c is None:
@@ -472,13 +469,10 @@ class Game:
                         elif c not in captured:
                             captured.append(c)
                             h ^= c.hash
+                    elif others is None:
+                        others = [c]
                     else:
-                        if others is None:
-                            others = [c]
-                        else:
-                            others.append(c)
-                        if len(c.libs) == 2:
-                            atari = True
+                        others.append(c)
                 breathes = empties or captured is not None   # not suicide
                 if not breathes and first is not None:
                     for c in own or (first,):
@@ -487,7 +481,8 @@ class Game:
                             break
                 watched = rule.watches
                 if breathes and h not in rule.hot_hashes and not (captured is not None and watched & _REFUSES_CAPTURES):
-                    if watched and ((atari and watched & _ATARIS) or (captured is not None and watched & _CAPTURES)):
+                    if watched and ((captured is not None and watched & _CAPTURES)
+                                    or (others is not None and watched & _ATARIS and _ataris(others))):
                         rule.before_stone(turn, p, _new_tuple(Probe, (
                             captured or [], False, h, own or ([first] if first is not None else []),
                             list(dict.fromkeys(others)) if others is not None else [], list(empties))))
@@ -568,13 +563,14 @@ class Game:
         play = self._raw[raw]
         return play._replace(rescinded=True) if raw in self._rescinded else play
 
-    def _learn(self, seat: int, move: str) -> tuple[int, Play, LiveEntry] | None:
+    def _learn(self, seat: int, move: str) -> tuple[int, int, int, Play, LiveEntry] | None:
         """The quick path's records of ``seat``'s stone play named ``move`` (see
         :func:`_quick_records`), kept from now on; None if ``move`` is no point's exact name."""
         p = self._exact_index.get(move)
         if p is None:
             return None
-        known = self._quick[seat][move] = (p, Play(seat, move), LiveEntry(seat, _STONE, p))
+        known = self._quick[seat][move] = (p, seat + 1, self._pos._z[seat + 1][p], Play(seat, move),
+                                           LiveEntry(seat, _STONE, p))
         return known
 
     def _legal_stone(self, move: Any, seat: Any) -> tuple[int, Probe] | None:
@@ -872,15 +868,25 @@ class Game:
                 f"moves={len(self._raw)}, phase={self._phase!r})")
 
 
-def _quick_records(board: Board) -> list[dict[str, tuple[int, Play, LiveEntry]]]:
-    """Per seat, a point's exact name -> (point, Play, LiveEntry) of a stone play there that
-    captures nothing: values of the seat and the point alone, so every game on the board shares
-    them, and one lookup finds the point and the play's records (:meth:`Game._learn` adds a
-    point's the first time it is played). Kept on the board, beside its cached properties."""
-    records = board.__dict__.get("_quick_records")
+def _quick_records(board: Board, colours: int) -> list[dict[str, tuple[int, int, int, Play, LiveEntry]]]:
+    """Per seat, a point's exact name -> (point, colour, Zobrist key, Play, LiveEntry) of a stone
+    play there that captures nothing: values of the seat and the point alone (and of the number
+    of colours, which picks the Zobrist table), so every game on the board shares them, and one
+    lookup finds all the quick path needs of the move (:meth:`Game._learn` adds a point's the
+    first time it is played). Kept on the board, beside its cached properties."""
+    by_colours = board.__dict__.setdefault("_quick_records", {})
+    records = by_colours.get(colours)
     if records is None:
-        records = board.__dict__["_quick_records"] = [{} for _ in SEAT_NAMES]
+        records = by_colours[colours] = [{} for _ in range(colours)]
     return records
+
+
+def _ataris(others: list[Chain]) -> bool:
+    """Does a stone beside these opponent chains take one of them from two liberties to one?"""
+    for c in others:
+        if len(c.libs) == 2:
+            return True
+    return False
 
 
 def _seat_names(players: "int | Sequence[str]") -> tuple[str, ...]:
