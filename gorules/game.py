@@ -485,7 +485,7 @@ class Game:
                                     or (others is not None and watched & _ATARIS and _ataris(others))):
                         rule.before_stone(turn, p, _new_tuple(Probe, (
                             captured or [], False, h, own or ([first] if first is not None else []),
-                            list(dict.fromkeys(others)) if others is not None else [], list(empties))))
+                            _distinct(others) if others is not None else [], list(empties))))
                     if others is not None:
                         for c in others:
                             c.libs.discard(p)
@@ -506,9 +506,11 @@ class Game:
                         libs |= empties
                         chain[p] = merged
                     stones[p] = colour
-                    pos.hash ^= key
                     pos._dirty.append(p)
-                    if captured is not None:
+                    if captured is None:
+                        pos.hash = h
+                    else:
+                        pos.hash ^= key   # and _remove takes each captured chain's key off
                         prisoners, names = self._prisoners, self.board.points
                         for c in captured:
                             pos._remove(c)
@@ -527,7 +529,7 @@ class Game:
                         if not rule.quiet:
                             rule.stone_played(index, turn, p)
                     else:
-                        positions[pos.hash] = self._turn if rule.positions_by_turn else index
+                        positions[h] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:
                         self._finish("no-result")
                     return play
@@ -879,6 +881,11 @@ def _quick_records(board: Board, colours: int) -> list[dict[str, tuple[int, int,
     if records is None:
         records = by_colours[colours] = [{} for _ in range(colours)]
     return records
+
+
+def _distinct(chains: list[Chain]) -> list[Chain]:
+    """The chains without repeats (a chain beside the stone on two sides is listed twice)."""
+    return chains if len(chains) == 1 else list(dict.fromkeys(chains))
 
 
 def _ataris(others: list[Chain]) -> bool:
