@@ -556,14 +556,24 @@ class Game:
         return play._replace(rescinded=True) if raw in self._rescinded else play
 
     def _quick_pass(self) -> Play:
-        """A pass by the player to move in play: what ``_check`` asks of it without parsing it."""
+        """A plain pass by the player to move in play (no free placement left): what ``_check``
+        asks of it without parsing it, and ``_do_pass`` written out (its four calls cost a third
+        of a pass)."""
         seat = self._turn
         self._ending.check_pass(_PASS, seat)
         raw = len(self._raw)
         self._raw.append(_PASS_PLAYS[seat])
-        self._do_pass(raw, seat, _PASS)
-        play = self._raw[raw]
-        return play._replace(rescinded=True) if raw in self._rescinded else play
+        live, rule = self._live, self._rule
+        live.append(_PASSED[seat])
+        rule.passed(len(live) - 1, seat, False)
+        if rule.rescission_due(seat):
+            self._rescind(raw)
+            return _PASS_PLAYS[seat]._replace(rescinded=True)
+        self._turn = self._following[seat]
+        self._end_if_all_passed()
+        if self._move_cap and not self.over and len(live) >= self._move_cap:
+            self._finish("no-result")
+        return _PASS_PLAYS[seat]
 
     def _learn(self, seat: int, move: str) -> tuple[int, int, int, Play, LiveEntry] | None:
         """The quick path's records of ``seat``'s stone play named ``move`` (see
