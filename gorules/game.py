@@ -524,6 +524,9 @@ class Game:
                     index = len(live)
                     live.append(entry)
                     self._turn = self._following[turn]
+                    left = rule.left
+                    if left is not None:
+                        left[turn] = h
                     positions = rule.positions
                     if positions is None:
                         if not rule.quiet:

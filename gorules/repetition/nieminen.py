@@ -26,47 +26,51 @@ from .superko import TURN_KEYS
 if TYPE_CHECKING:
     from ..game import Game
 
+NOT_QUICK = -1   # in ``_boards``: the board first stood other than by a quick play
+
 
 class NieminenRepetition(OwnPreviousPosition):
+    """The three rules from two records: every board that stood, and the boards each seat left.
+
+    A plain play in ordinary play makes a board that never stood (every board is in
+    ``hot_hashes``), so its situation occurs for the first time and ends nothing (N12), and the
+    quick path records it itself: the board the seat left (``left``, N7a) and the board -> the
+    seat to move (``positions``), from which N14a reads who left it: in a game of two (the
+    preset's limit) the other seat. Every other turn (a pass, a given stone, a stone play on the
+    careful path: a board seen before, a free handicap stone, a play-out) is noted here.
+    """
+
+    positions_by_turn = True
+
     def reset(self) -> None:
         super().reset()
         game = self.game
-        # every board each seat left, in order: N14a reads them as a set, in play-outs only, so
-        # the set (``_earlier``) is brought up to date when a play-out asks
-        self.boards: list[list[int]] = [[] for _ in game.players]
-        self._earlier: list[set[int]] = [set() for _ in game.players]
-        self._read = [0] * len(game.players)   # how many of ``boards`` each set holds
-        self.seen: dict[int, int] = {game._pos.hash ^ TURN_KEYS[game._turn]: 1}   # situation -> count
+        start = game._pos.hash
+        # every board that stood -> the seat to move after the quick play that made it first,
+        # or NOT_QUICK where it first stood otherwise (the initial board, any other turn)
+        self._boards: dict[int, int] = {start: NOT_QUICK}
+        self.hot_hashes = self.positions = self._boards
+        # N12: the occurrences of each situation (board ^ TURN_KEYS[seat to move]) in ordinary
+        # play, but for the first of a board a quick play made (that one is in ``_boards``)
+        self._more: dict[int, int] = {start ^ TURN_KEYS[game._turn]: 1}
+        # N14a: the boards each seat left at a turn noted here
+        self._left_here: list[set[int]] = [set() for _ in game.players]
         self.no_result_at = game.rules.no_result_at
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         position = probe.hash
         if position == self.left[seat]:
             return Reason.KO
-        if self.game._phase == "dispute" and position in self.earlier(seat):
+        if self.game._phase == "dispute" and self.left_earlier(seat, position):
             return Reason.SUPERKO
         return None
 
-    def earlier(self, seat: int) -> set[int]:
-        """Every board ``seat`` left at an earlier turn of the game (N14a)."""
-        known, boards = self._earlier[seat], self.boards[seat]
-        if self._read[seat] < len(boards):
-            known.update(boards[self._read[seat]:])
-            self._read[seat] = len(boards)
-        return known
+    def left_earlier(self, seat: int, position: int) -> bool:
+        """Did ``seat`` leave ``position`` at an earlier turn of the game (N14a)?"""
+        return position in self._left_here[seat] or self._boards.get(position) == 1 - seat
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        # _left(seat, game._turn) written out, the count of a situation seen before left to it:
-        # every stone play of the game runs this
-        game = self.game
-        position = self.left[seat] = game._pos.hash
-        self.boards[seat].append(position)
-        if game._phase == "play":
-            key = position ^ TURN_KEYS[game._turn]
-            if key in self.seen:
-                self._left(seat, game._turn, again=True)
-            else:
-                self.seen[key] = 1
+        self._left(seat, self.game._turn)
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         self._left(seat, self.game._next_seat(seat))
@@ -74,21 +78,20 @@ class NieminenRepetition(OwnPreviousPosition):
     def gave(self, seat: int) -> None:
         self._left(seat, self.game._next_seat(seat))
 
-    def _left(self, seat: int, to_move: int, again: bool = False) -> None:
-        """``seat`` ended its turn; ``to_move`` moves next (``again``: the board is noted already)."""
+    def _left(self, seat: int, to_move: int) -> None:
+        """``seat`` ended its turn and ``to_move`` moves next: N7a's board, N14a's, N12's count."""
         game = self.game
         position = self.left[seat] = game._pos.hash
-        if not again:
-            self.boards[seat].append(position)
+        boards = self._boards
+        boards.setdefault(position, NOT_QUICK)
+        self._left_here[seat].add(position)
         if game._phase == "play":
             key = position ^ TURN_KEYS[to_move]
-            seen = self.seen
-            if key not in seen:
-                seen[key] = 1   # a first occurrence ends nothing (no_result_at is at least 2)
-            else:
-                count = seen[key] = seen[key] + 1
-                if count >= self.no_result_at:
-                    game._finish("no-result")
+            count = self._more[key] = self._more.get(key, 0) + 1
+            if boards[position] == to_move:
+                count += 1   # its first occurrence, made by a quick play
+            if count >= self.no_result_at:
+                game._finish("no-result")
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.SUPERKO:
@@ -99,10 +102,9 @@ class NieminenRepetition(OwnPreviousPosition):
     def copy(self, game: "Game") -> "NieminenRepetition":
         other = object.__new__(NieminenRepetition)
         other.game, other.left = game, list(self.left)
-        other.hot_hashes = other.left
-        other.boards = [list(b) for b in self.boards]
-        other._earlier = [set(s) for s in self._earlier]
-        other._read = list(self._read)
-        other.seen = dict(self.seen)
+        other._boards = dict(self._boards)
+        other.hot_hashes = other.positions = other._boards
+        other._more = dict(self._more)
+        other._left_here = [set(s) for s in self._left_here]
         other.no_result_at = self.no_result_at
         return other

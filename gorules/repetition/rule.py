@@ -65,9 +65,13 @@ class RepetitionRule:
     #: play's time. None: the quick path calls :meth:`stone_played`
     positions: dict[int, int] | None = None
     positions_by_turn = False
+    #: a list, for a rule that keeps the board each seat left at its last turn (N7a, japanese):
+    #: the quick path stores a plain play's board at its seat itself
+    left: list[int] | None = None
     #: True while :meth:`stone_played` has nothing to do for a play the rule was not shown
-    #: before it was made (no :meth:`before_stone` call): the quick path then does not call it.
-    #: A rule that sets it keeps it up to date (Hansen's: nothing pending, no cycle set)
+    #: before it was made (no :meth:`before_stone` call) beyond the store in ``left``: the quick
+    #: path then does not call it. A rule that sets it keeps it up to date (Hansen's: nothing
+    #: pending, no cycle set)
     quiet = False
 
     def __init__(self, game: "Game"):
