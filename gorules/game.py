@@ -431,8 +431,9 @@ class Game:
         values kept per board (:func:`_quick_records`). It hands to the careful path (probe,
         ``refuse``, ``_apply_stone``) every play the rules must look at more closely: a
         suicide, a play on one of the repetition rule's ``hot_points`` or making a position in
-        its ``hot_hashes``, a capture where the rule may refuse one; and it shows the rule the
-        captures and ataris it ``watches`` (see :class:`RepetitionRule`).
+        its ``hot_hashes``, a capture where the rule may refuse one; it shows the rule the
+        captures and ataris it ``watches``, and records the play in the rule's ``left`` and
+        ``positions`` itself where the rule names them (see :class:`RepetitionRule`).
         """
         if type(move) is str and (seat is None or (type(seat) is int and seat == self._turn)):
             turn = self._turn
