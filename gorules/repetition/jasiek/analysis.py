@@ -52,7 +52,10 @@ class Analysis:
         self.ko_at: dict[int, list[frozenset[int]]] = {}
         self.ko_stones: set[int] = set()
         self.union: frozenset[int] = frozenset()
-        self.class_key: tuple[frozenset[int], int] = (frozenset(), 0)
+        # R4's class of the position: the position's hash when there is no ko position (most
+        # positions: a plain int is the cheapest key to record each play under), else the points
+        # of the ko positions and the hash of the stones outside them
+        self.class_key: int | tuple[frozenset[int], int] = 0
         self._cache: dict[tuple, tuple[Kind, set[int]]] = {}
         self._read: set[int] = set()             # the points the cached types read, all together
         self.classified = 0                      # classifications computed (not from the cache)
@@ -97,29 +100,28 @@ class Analysis:
         else:
             if stale and self.kos:
                 self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
-            self.class_key = (self.union, self._outside(pos))
+            self.class_key = self._class(pos)
 
     def placed(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
         """:meth:`update` after a stone placed on ``p`` that took nothing off: what most plays
         are, so it is written for one point, in one piece. When the grouping stands, R4's class
         key moves on by the stone's own key (the stones outside the ko positions changed by that
-        stone only, or not at all when ``p`` is in one).
+        stone only, or not at all when ``p`` is in one), or is the position's hash when there
+        is no ko position.
 
-        With two-point templates alone, the templates matched again are few. A two-point mouth
-        is a stone S whose other neighbours are all the other colour (so S is a string of one
-        stone whose only liberty is the mouth's empty point E) and an empty E whose neighbours
-        are all S's colour. A mouth the stone on ``p`` made has ``p`` as S or beside E (then E
-        is a neighbour of ``p`` whose neighbours are all ``p``'s colour), or beside S (then S is
-        an opponent's lone stone beside ``p``, in atari at E); a mouth it unmade has ``p`` in
-        its area, so in the guard."""
+        With two-point templates alone, the mouths the stone made are found from the chains, not
+        by matching templates. A two-point mouth is a stone S whose other neighbours are all the
+        other colour, so a string of one stone whose only liberty is the mouth's empty point E,
+        and an empty E whose neighbours are all S's colour. A mouth the stone on ``p`` made has
+        ``p`` as S or beside E (then E is a neighbour of ``p`` whose neighbours are all ``p``'s
+        colour, and S one of them in atari), or beside S (then S is an opponent's lone stone
+        beside ``p``, in atari at E); a mouth it unmade has ``p`` as its E (``p`` was empty, so
+        it was no wall), so in a ko position."""
         board = pos.stones
         shapes = self.shapes
         if shapes.pairs_only:
-            chain, nbrs, containing = pos.chain, shapes.nbrs, shapes.containing
-            out = None   # the templates to match again: most plays have none
-            if p in self._guard:
-                area = shapes.area
-                out = {i for i in self.matched if p in area[i]}
+            chain, nbrs, pairs = pos.chain, shapes.nbrs, shapes.pairs
+            made = None   # the mouths the stone made: most plays make none
             colour = board[p]
             for q in nbrs[p]:
                 v = board[q]
@@ -127,25 +129,45 @@ class Analysis:
                     for r in nbrs[q]:
                         if board[r] != colour:
                             break
-                    else:
-                        if out is None:
-                            out = set()
-                        out.update(containing[q])
+                    else:   # q is walled by the player's stones: is one of them a lone stone in atari?
+                        for r in nbrs[q]:
+                            c = chain[r]
+                            if len(c.libs) == 1 and len(c.stones) == 1:
+                                made = [pairs[r][q]] if made is None else [*made, pairs[r][q]]
                 elif v != colour:
                     c = chain[q]
                     if len(c.libs) == 1 and len(c.stones) == 1:
-                        if out is None:
-                            out = set()
                         for e in c.libs:
-                            out.update(containing[e])
+                            for r in nbrs[e]:
+                                if board[r] != v:
+                                    break
+                            else:
+                                made = [pairs[q][e]] if made is None else [*made, pairs[q][e]]
+            matched = self.matched
+            if made is None and not matched:   # no mouth before the play nor after it: most plays
+                if p in self._read:
+                    self._forget({p})
+                self.class_key = pos.hash
+                return
+            moved = False
+            if made is not None:
+                for i in made:
+                    if i not in matched:
+                        matched.add(i)
+                        moved = True
+            if p in self.union:   # p was the empty point of mouths: are they still mouths?
+                moved = self._rematch(board, {i for i in shapes.containing[p] if i in matched}) or moved
         else:
-            out = self._candidates(board, {p})
-        moved = self._rematch(board, out) if out else False
-        stale = p in self._read   # a cached type read the point
-        if stale:
+            moved = self._rematch(board, self._candidates(board, {p}))
+        if p in self._read:   # a cached type read the point
             self._forget({p})
+            stale = True
+        else:
+            stale = False
         if moved or len(had_two) != self._rows_seen or (p in self._guard and self._regroups(pos, p)):
             self._derive(pos, had_two)
+        elif not self.union:
+            self.class_key = pos.hash
         else:
             if stale and self.kos:
                 self.kinds = Kinds(self, pos, had_two)
@@ -215,7 +237,7 @@ class Analysis:
         self._rows_seen = len(had_two)
         if not self.matched:   # no ko on the board (most positions of a game)
             self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
-            self.union, self.class_key, self._guard = frozenset(), (frozenset(), pos.hash), set()
+            self.union, self.class_key, self._guard = frozenset(), pos.hash, set()
             return
         stones, nbrs, chains = pos.stones, self.shapes.nbrs, pos.chain
         mouths = self.mouths()
@@ -256,16 +278,19 @@ class Analysis:
             for p in k:
                 self.ko_at.setdefault(p, []).append(k)
         self.union = frozenset().union(*kos) if kos else frozenset()
-        self.class_key = (self.union, self._outside(pos))
+        self.class_key = self._class(pos)
 
-    def _outside(self, pos: Position) -> int:
-        """R4's class: the hash of the stones outside the ko positions."""
+    def _class(self, pos: Position) -> int | tuple[frozenset[int], int]:
+        """R4's class key: the points of the ko positions and the hash of the stones outside
+        them, or the position's hash alone when there is no ko position."""
+        if not self.union:
+            return pos.hash
         stones, z = pos.stones, pos._z
         outside = pos.hash
         for u in self.union:
             if stones[u] != EMPTY:
                 outside ^= z[stones[u]][u]
-        return outside
+        return self.union, outside
 
     def _kind(self, pos: Position, ko: KoPosition, had_two: set[frozenset[int]]) -> Kind:
         rows = frozenset(m.points for m in ko.mouths if m.row4 and m.points in had_two)

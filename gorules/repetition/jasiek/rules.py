@@ -173,15 +173,16 @@ class NewKoRules(RepetitionRule):
         self._pending = (p, facts, changed, single_ko)
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        pending, a = self._pending, self.analysis
+        pending, a, done = self._pending, self.analysis, self._done
         if pending is None:
             # the quick path: a play outside the ko positions that captured nothing, most plays.
             # R4 records its point; it is no ko stone move, so R1-R3 bar nothing after it
-            done = self._done.get(a.class_key)
-            if done is None:
-                self._done[a.class_key] = ({p}, set()) if seat == 0 else (set(), {p})
+            key = a.class_key
+            actions = done.get(key)
+            if actions is None:
+                done[key] = ({p}, set()) if seat == 0 else (set(), {p})
             else:
-                done[seat].add(p)
+                actions[seat].add(p)
             a.placed(self.game._pos, p, self.had_two)
             if self._rows:
                 self._note_row4()
@@ -193,8 +194,8 @@ class NewKoRules(RepetitionRule):
             self._moved_on(seat, p, *pending[1:])
         if self._memo:
             self._memo = {}
-        self._now = self._done.get(a.class_key, _UNPLAYED)
-        if self._now is _UNPLAYED:   # _heat, written out for the commonest case
+        self._now = now = done.get(a.class_key, _UNPLAYED)
+        if now is _UNPLAYED:   # _heat, written out for the commonest case
             self.hot_points = a.ko_at
         else:
             self._heat()

@@ -167,9 +167,13 @@ class Shapes:
         self.containing: list[list[int]] = [[] for _ in range(n)]  # templates with p in M
         self.near: list[list[int]] = [[] for _ in range(n)]        # templates with p in M or its walls
         self.area: list[frozenset[int]] = []                    # per template: M and its walls
+        self.pairs: list[dict[int, int]] = [{} for _ in range(n)]   # p -> q -> the template {p, q}
         for i, t in enumerate(templates):
             for p in t.points:
                 self.containing[p].append(i)
+            if len(t.points) == 2:
+                p, q = t.points
+                self.pairs[p][q] = self.pairs[q][p] = i
             area = t.points | frozenset(t.out_a) | frozenset(t.out_b)
             self.area.append(area)
             for p in area:
