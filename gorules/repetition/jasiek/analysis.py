@@ -100,7 +100,18 @@ class Analysis:
         else:
             if stale and self.kos:
                 self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
+            self._cover(pos, changed)
             self.class_key = self._class(pos)
+
+    def _cover(self, pos: Position, changed: set[int]) -> None:
+        """Stones taken off beside a string the grouping reads are its liberties now: the
+        guard takes them in, or a stone played there later that joins the string to another
+        would go unnoticed (a capture away from the guard can free them)."""
+        guard, stones, nbrs = self._guard, pos.stones, self.shapes.nbrs
+        if guard:
+            for q in changed:
+                if stones[q] == EMPTY and not guard.isdisjoint(nbrs[q]):
+                    guard.add(q)
 
     def placed(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
         """:meth:`update` after a stone placed on ``p`` that took nothing off: what most plays
@@ -239,9 +250,31 @@ class Analysis:
             self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
             self.union, self.class_key, self._guard = frozenset(), pos.hash, set()
             return
-        stones, nbrs, chains = pos.stones, self.shapes.nbrs, pos.chain
+        stones = pos.stones
         mouths = self.mouths()
-        self.ko_stones = ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}
+        self.ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}
+        if len(mouths) == 1:
+            # a lone mouth is a ko position of its own whatever strings are beside it, so the
+            # grouping reads nothing but the mouth: most groupings of a game (38 of 43 with a
+            # mouth on the 19x19 records), and the strings beside it not walked
+            ((points, t),) = mouths.items()
+            self._guard = set(points)
+            kos = {points: KoPosition(points, (t,), ())}
+        else:
+            kos = self._group(pos, mouths)
+        self.kos = kos
+        self.kinds = Kinds(self, pos, had_two)
+        self.ko_at = {}
+        for k in sorted(kos, key=sorted):
+            for p in k:
+                self.ko_at.setdefault(p, []).append(k)
+        self.union = frozenset().union(*kos)
+        self.class_key = self._class(pos)
+
+    def _group(self, pos: Position, mouths: dict[frozenset[int], Template]) -> dict[frozenset[int], KoPosition]:
+        """The ko positions of two mouths or more (J2-J5): mouths beside the same strings (not
+        ko strings) form one, coupled by them; the guard is what this reads."""
+        stones, nbrs, chains, ko_stones = pos.stones, self.shapes.nbrs, pos.chain, self.ko_stones
         reps: dict[int, int] = {}
         groups: dict[frozenset[int], list[Template]] = {}
         guard: set[int] = set()
@@ -271,14 +304,7 @@ class Analysis:
             else:
                 for t in ts:
                     kos.setdefault(t.points, KoPosition(t.points, (t,), ()))
-        self.kos = kos
-        self.kinds = Kinds(self, pos, had_two)
-        self.ko_at = {}
-        for k in sorted(kos, key=sorted):
-            for p in k:
-                self.ko_at.setdefault(p, []).append(k)
-        self.union = frozenset().union(*kos) if kos else frozenset()
-        self.class_key = self._class(pos)
+        return kos
 
     def _class(self, pos: Position) -> int | tuple[frozenset[int], int]:
         """R4's class key: the points of the ko positions and the hash of the stones outside
