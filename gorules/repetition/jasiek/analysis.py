@@ -2,12 +2,15 @@
 (NKR J1-J5), their types (J6-J15) and the prohibition rule's class of the position (R4).
 
 Kept up to date play by play: a play changes the stones on a few points (the stone and what it
-captured); only the mouth templates near those points are matched again, and a ko position's
-type is computed again only when a changed point is among the points its last classification
-read. The ko positions are regrouped only when the play could have changed them: when a mouth
-came or went, or it changed a point of the *guard* (the mouths, their neighbours, and the
-stones and liberties of the strings beside them: what the grouping reads). Most plays of a
-game with a ko on the board are elsewhere, and then only the class key moves on.
+captured); only the mouths near those points can come or go (two-point mouths are found from
+the chains, larger templates matched again), and a ko position's type is computed again only
+when a changed point is among the points its last classification read. The ko positions are
+regrouped only when the play could have changed them: when a mouth came or went, or it changed
+a point of the *guard* (what the grouping reads: the mouths, and with two mouths or more their
+neighbours and the stones and liberties of the strings beside them; a lone mouth is a ko
+position of its own). A stone that joins strings beside the mouths regroups them from the
+strings kept beside each mouth. Most plays of a game with a ko on the board are elsewhere, and
+then only the class key moves on.
 """
 
 from __future__ import annotations
@@ -93,7 +96,10 @@ class Analysis:
                 self.placed(pos, p, had_two)
                 return
         board = pos.stones   # matching needs no read log: the list itself is quicker
-        moved = self._rematch(board, self._candidates(board, changed))
+        if self.shapes.pairs_only:
+            moved = self._remade(pos, changed)
+        else:
+            moved = self._rematch(board, self._candidates(changed))
         stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
         if stale:
             self._forget(changed)
@@ -120,16 +126,11 @@ class Analysis:
         are, so it is written for one point, in one piece. When the grouping stands, R4's class
         key moves on by the stone's own key (the stones outside the ko positions changed by that
         stone only, or not at all when ``p`` is in one), or is the position's hash when there
-        is no ko position.
-
-        With two-point templates alone, the mouths the stone made are found from the chains, not
-        by matching templates. A two-point mouth is a stone S whose other neighbours are all the
-        other colour, so a string of one stone whose only liberty is the mouth's empty point E,
-        and an empty E whose neighbours are all S's colour. A mouth the stone on ``p`` made has
-        ``p`` as S or beside E (then E is a neighbour of ``p`` whose neighbours are all ``p``'s
-        colour, and S one of them in atari), or beside S (then S is an opponent's lone stone
-        beside ``p``, in atari at E); a mouth it unmade has ``p`` as its E (``p`` was empty, so
-        it was no wall), so in a ko position."""
+        is no ko position. With two-point templates alone, the mouths the stone made are found
+        from the chains: the loop of :meth:`_made_by`, written out here because the call cost
+        more than the rest of a plain play's analysis (about 500 instructions a play on the
+        19x19 records, callgrind); a mouth it unmade has ``p`` as its empty point (``p`` was empty,
+        so it was no wall), so in a ko position."""
         board = pos.stones
         shapes = self.shapes
         if shapes.pairs_only:
@@ -171,7 +172,7 @@ class Analysis:
             if p in self.union:   # p was the empty point of mouths: are they still mouths?
                 moved = self._rematch(board, {i for i in shapes.containing[p] if i in matched}) or moved
         else:
-            moved = self._rematch(board, self._candidates(board, {p}))
+            moved = self._rematch(board, self._candidates({p}))
         if p in self._read:   # a cached type read the point
             self._forget({p})
             stale = True
@@ -189,6 +190,66 @@ class Analysis:
                 self.kinds = Kinds(self, pos, had_two)
             outside = self.class_key[1]
             self.class_key = (union, outside ^ pos._z[board[p]][p])
+
+    def _made_by(self, pos: Position, p: int) -> list[int] | None:
+        """With two-point templates alone: the mouths that have the stone on ``p`` as a stone or
+        a wall, or None (most plays). A two-point mouth is a stone S whose other neighbours are
+        all the other colour, so a string of one stone whose only liberty is the mouth's empty
+        point E, and an empty E whose neighbours are all S's colour. So ``p`` is S or beside E
+        (then E is a neighbour of ``p`` whose neighbours are all ``p``'s colour, and S one of
+        them in atari), or beside S (then S is an opponent's lone stone beside ``p``, in atari
+        at E): found from the chains, not by matching templates."""
+        board, chain = pos.stones, pos.chain
+        nbrs, pairs = self.shapes.nbrs, self.shapes.pairs
+        made = None
+        colour = board[p]
+        for q in nbrs[p]:
+            v = board[q]
+            if v == EMPTY:
+                for r in nbrs[q]:
+                    if board[r] != colour:
+                        break
+                else:   # q is walled by the player's stones: is one of them a lone stone in atari?
+                    for r in nbrs[q]:
+                        c = chain[r]
+                        if len(c.libs) == 1 and len(c.stones) == 1:
+                            made = [pairs[r][q]] if made is None else [*made, pairs[r][q]]
+            elif v != colour:
+                c = chain[q]
+                if len(c.libs) == 1 and len(c.stones) == 1:
+                    for e in c.libs:
+                        for r in nbrs[e]:
+                            if board[r] != v:
+                                break
+                        else:
+                            made = [pairs[q][e]] if made is None else [*made, pairs[q][e]]
+        return made
+
+    def _remade(self, pos: Position, changed: set[int]) -> bool:
+        """With two-point templates alone, after a play that took stones off: did a mouth come
+        or go? The mouths standing on a changed point are matched again; a new one has the
+        stone placed as a stone or a wall (:meth:`_made_by`) or a point taken off as its empty
+        point E (then E's neighbours are all one colour, and S one of them in atari at E): a
+        point taken off is empty, so no wall. Instead of matching the templates around every
+        empty point within two steps of a change."""
+        board, chain = pos.stones, pos.chain
+        shapes = self.shapes
+        nbrs, pairs, area, matched = shapes.nbrs, shapes.pairs, shapes.area, self.matched
+        gone = {i for i in matched if not changed.isdisjoint(area[i])}
+        moved = self._rematch(board, gone) if gone else False
+        for c in changed:
+            if board[c] != EMPTY:
+                made = self._made_by(pos, c) or ()
+            else:
+                colour = board[nbrs[c][0]] if nbrs[c] else EMPTY
+                if colour == EMPTY or any(board[r] != colour for r in nbrs[c]):
+                    continue
+                made = [pairs[r][c] for r in nbrs[c] if len(chain[r].libs) == 1 and len(chain[r].stones) == 1]
+            for i in made:
+                if i not in matched:
+                    matched.add(i)
+                    moved = True
+        return moved
 
     def _joins(self, pos: Position, p: int) -> bool:
         """Did the stone on ``p``, a point of the guard but of no ko position, join a string
@@ -218,26 +279,12 @@ class Analysis:
         self._cache = {k: v for k, v in self._cache.items() if changed.isdisjoint(v[1])}
         self._read = set().union(*(v[1] for v in self._cache.values()))
 
-    def _candidates(self, board: list[int], changed: set[int]) -> set[int]:
-        """The templates whose match a change of the stones on ``changed`` may have changed: those
-        near a changed point, or with two-point templates alone (the default catalogue) only the
-        mouths standing there and the templates holding an empty point with no empty neighbour
-        within two steps (a new mouth's empty point is one): a few instead of sixteen a point."""
-        shapes = self.shapes
-        if not shapes.pairs_only:
-            near = shapes.near
-            return {i for c in changed for i in near[c]}
-        area, nbrs, containing, ball2 = shapes.area, shapes.nbrs, shapes.containing, shapes.ball2
-        out = {i for i in self.matched if not changed.isdisjoint(area[i])}
-        for c in changed:
-            for e in ball2[c]:
-                if board[e] == EMPTY:
-                    for q in nbrs[e]:
-                        if board[q] == EMPTY:
-                            break
-                    else:
-                        out.update(containing[e])
-        return out
+    def _candidates(self, changed: set[int]) -> set[int]:
+        """The templates whose match a change of the stones on ``changed`` may have changed:
+        those near a changed point (the reconstructed catalogue; two-point templates alone are
+        found from the chains, :meth:`_remade`)."""
+        near = self.shapes.near
+        return {i for c in changed for i in near[c]}
 
     def mouths(self) -> dict[frozenset[int], Template]:
         templates = self.shapes.templates

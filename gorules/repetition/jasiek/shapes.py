@@ -178,14 +178,9 @@ class Shapes:
             self.area.append(area)
             for p in area:
                 self.near[p].append(i)
-        # Tier 1 alone: a two-point mouth's empty point has no empty neighbour (the other point is
-        # a stone, the rest are walls), so the mouths a change may make hold such a point within
-        # two steps of it (see Analysis.update)
+        # Tier 1 alone: the mouths a change may make are found from the chains (Analysis.placed)
         self.pairs_only = all(len(t.points) == 2 for t in templates)
         self.rows4 = any(t.row4 for t in templates)   # J8's 4-in-a-row clause can apply
-        self.ball2: list[tuple[int, ...]] = [
-            tuple({p, *nbrs[p], *(r for q in nbrs[p] for r in nbrs[q])}) for p in range(n)
-        ] if self.pairs_only else []
 
     def in_mouth(self, board: Scratch, p: int) -> bool:
         """Is ``p`` a point of some ko mouth on ``board``?"""
