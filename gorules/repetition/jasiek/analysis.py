@@ -63,7 +63,7 @@ class Analysis:
         self._read: set[int] = set()             # the points the cached types read, all together
         self.classified = 0                      # classifications computed (not from the cache)
         self._guard: set[int] = set()            # the points the grouping read (see the module's doc)
-        self._beside: dict[frozenset[int], frozenset[int]] = {}   # with two mouths or more: the strings beside each
+        self._beside: dict[frozenset[int], frozenset[int]] = {}   # 2+ mouths: the strings beside each
         self._rows_seen = 0                      # len(had_two) at the last grouping
 
     def copy(self, pos: Position, had_two: set[frozenset[int]]) -> "Analysis":
@@ -304,8 +304,9 @@ class Analysis:
         self.ko_stones = {p for m in mouths for p in m if stones[p] != EMPTY}
         if len(mouths) == 1:
             # a lone mouth is a ko position of its own whatever strings are beside it, so the
-            # grouping reads nothing but the mouth: most groupings of a game (38 of 43 with a
-            # mouth on the 19x19 records), and the strings beside it not walked
+            # grouping reads nothing but the mouth and walks no string (18 of the 34 groupings
+            # with a mouth a run of the 19x19 records, 2.7 us each; with the walk a grouping
+            # with a mouth cost 8.5 us on average)
             ((points, t),) = mouths.items()
             self._guard, self._beside = set(points), {}
             self._place(pos, had_two, {points: KoPosition(points, (t,), ())})
@@ -324,7 +325,8 @@ class Analysis:
             for p in k:
                 self.ko_at.setdefault(p, []).append(k)
 
-    def _strings_beside(self, pos: Position, mouths: dict[frozenset[int], Template]) -> dict[frozenset[int], frozenset[int]]:
+    def _strings_beside(self, pos: Position,
+                        mouths: dict[frozenset[int], Template]) -> dict[frozenset[int], frozenset[int]]:
         """The strings beside each mouth (not ko strings: J3), each named by its lowest point;
         the guard is what this reads."""
         chains, ko_stones = pos.chain, self.ko_stones
@@ -372,8 +374,8 @@ class Analysis:
         """The stone on ``p`` joined strings beside the mouths (two or more of them): the
         string it made stands for them beside each of their mouths, named by its lowest point,
         and the guard grows by it. The mouths, the ko stones and the points of the ko positions
-        stay; only their grouping may change. Instead of a regrouping from scratch (8-13 us with
-        three mouths on the 19x19 records: every string beside them walked)."""
+        stay; only their grouping may change. Instead of walking every string beside the mouths
+        again (:meth:`_strings_beside`, 12.7 us a call on the 19x19 records; this 6.4 us)."""
         chain = pos.chain
         joined = chain[p]
         self._guard.update(joined.stones)
