@@ -86,7 +86,7 @@ class NewKoRules(RepetitionRule):
         self._fight: tuple[Ko, int] | None = None
         self._disturbers: dict[Ko, Disturber] = {}        # R3
         self._done: dict[tuple, tuple[set, set]] = {}     # R4: class -> actions per seat
-        self._deferred: list[tuple[Any, int, int]] = []   # R4: plain plays not yet in _done (_defer)
+        self._deferred: dict[int, tuple[Any, int]] = {}   # R4: point -> (class, seat) not yet in _done (_defer)
         self._first: dict[tuple, set[Ko]] = {}            # R4: class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
@@ -179,7 +179,7 @@ class NewKoRules(RepetitionRule):
             # the quick path: a play outside the ko positions that captured nothing, most plays.
             # R4 records its point (deferred, see _defer); it is no ko stone move, so R1-R3 bar
             # nothing after it
-            self._deferred.append((a.class_key, seat, p))
+            self._deferred[p] = (a.class_key, seat)
             a.placed(self.game._pos, p, self.had_two)
             if self._rows:
                 self._note_row4()
@@ -200,8 +200,8 @@ class NewKoRules(RepetitionRule):
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
         a, pos = self.analysis, self.game._pos
-        if len(changed) > 1 and self._deferred:   # stones taken off: a deferred class may come back
-            self._defer()
+        if len(changed) > 1 and self._deferred:   # stones taken off: their deferred classes may come back
+            self._defer(changed)
         # R4: the action counts in the class of the position it was played from
         if facts.first:
             self._first.setdefault(a.class_key, set()).add(facts.ko)
@@ -232,20 +232,22 @@ class NewKoRules(RepetitionRule):
                 disturbers[ko] = current
         self._disturbers = disturbers
 
-    def _defer(self) -> None:
-        """Put R4's deferred records into ``_done``. A plain play on ``p`` of the quick path
-        from class K is recorded only when stones are next taken off: K holds the stones
-        outside its ko positions, ``p`` is outside them and has a stone from then on, so no
-        position of class K can come back (and ``_done`` be asked about it) before that stone
-        is taken off. Most plays of a game are recorded this way, with an append instead of a
-        lookup and two sets."""
-        done = self._done
-        for key, seat, p in self._deferred:
-            actions = done.get(key)
-            if actions is None:
-                done[key] = actions = (set(), set())
-            actions[seat].add(p)
-        self._deferred = []
+    def _defer(self, changed: set[int]) -> None:
+        """Put into ``_done`` R4's deferred records of the stones taken off. A plain play on
+        ``p`` of the quick path from class K is recorded only when its stone is taken off: K
+        holds the stones outside its ko positions, ``p`` is outside them and empty in K, so no
+        position of class K can come back (and ``_done`` be asked about it) while that stone
+        stands. Most plays of a game are recorded this way, with one dict entry instead of a
+        lookup and two sets, and most never: their stones are never taken off."""
+        done, deferred = self._done, self._deferred
+        for q in changed:
+            record = deferred.pop(q, None)
+            if record is not None:
+                key, seat = record
+                actions = done.get(key)
+                if actions is None:
+                    done[key] = actions = (set(), set())
+                actions[seat].add(q)
 
     def _fights(self) -> bool:
         """Is R2's ko fighting in this position (the one right after the ko stone; ``_fight``
@@ -319,7 +321,7 @@ class NewKoRules(RepetitionRule):
         other.analysis = self.analysis.copy(game._pos, other.had_two)
         other._disturbers = {k: Disturber(d.seat, set(d.seen), d.barred) for k, d in self._disturbers.items()}
         other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
-        other._deferred = list(self._deferred)
+        other._deferred = dict(self._deferred)
         other._first = {k: set(v) for k, v in self._first.items()}
         other._memo = dict(self._memo)
         other._now = other._done.get(other.analysis.class_key, _UNPLAYED)
