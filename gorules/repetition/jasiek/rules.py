@@ -85,9 +85,10 @@ class NewKoRules(RepetitionRule):
         # is still a ko after it; it bars only if the ko is fighting now (see _fights: read lazily)
         self._fight: tuple[Ko, int] | None = None
         self._disturbers: dict[Ko, Disturber] = {}        # R3
-        self._done: dict[tuple, tuple[set, set]] = {}     # R4: class -> actions per seat
-        self._deferred: dict[int, tuple[Any, int]] = {}   # R4: point -> (class, seat) not yet in _done (_defer)
-        self._first: dict[tuple, set[Ko]] = {}            # R4: class -> fighting kos with a first ko stone
+        # R4, by class key (Analysis.class_key: an int, or the ko positions' points and an int)
+        self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
+        self._deferred: dict[int, tuple[Any, int]] = {}   # point -> (class, seat) not yet in _done (_defer)
+        self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
         self._now = self._done.get(self.analysis.class_key, _UNPLAYED)
