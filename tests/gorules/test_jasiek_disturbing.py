@@ -293,6 +293,38 @@ def test_a_play_away_from_every_ko_classifies_no_ko_position_again() -> None:
     assert (analysis.kos, analysis.kinds) == (fresh.kos, fresh.kinds)
 
 
+
+def test_stones_taken_off_beside_a_coupling_string_are_watched_as_its_liberties() -> None:
+    """The grouping reads the strings beside the mouths; a string's new liberties, freed by a
+    capture or a suicide away from every point the grouping read, are watched too. Here E4-E5
+    and D5-E5 are one ko position coupled by Black's big string; White's multi-stone suicide
+    at E1 frees D2 and E2 beside it, and Black's stone on E2 then joins that string (its lowest
+    point, the coupling's name, changes): the kept analysis still equals one from scratch."""
+    from gorules.repetition.jasiek.analysis import Analysis
+    picture = """
+        5 . X X O .
+        4 X X X X O
+        3 . X . X X
+        2 X . X O O
+        1 X X X X .
+          A B C D E
+    """
+    setup = {}
+    for line in picture.strip().splitlines()[:-1]:
+        row, *cells = line.split()
+        for column, cell in zip("ABCDE", cells):
+            if cell != ".":
+                setup[f"{column}{row}"] = BLACK if cell == "X" else WHITE
+    g = Game(Board.grid(5, 5), rules="jasiek-nkr", setup=setup)
+    assert [k["points"] for k in g.ko_analysis()] == [["E4", "D5", "E5"]]
+    g.play("pass")
+    g.play("E1")                                    # White's D2-E2-E1 has no breath: taken off
+    assert g.stones().keys().isdisjoint({"D2", "E2", "E1"})
+    g.play("E2")
+    fresh = Analysis(g._rule.shapes)
+    fresh.rebuild(g._pos, g._rule.had_two)
+    assert (g._rule.analysis.kos, g._rule.analysis.kinds) == (fresh.kos, fresh.kinds)
+
 # --- single disturbing death (J12) and disturbing it (J16 d) -----------------------------------
 
 def test_single_disturbing_death_only_the_owner_of_the_dead_string_disturbs_it() -> None:

@@ -85,8 +85,10 @@ class NewKoRules(RepetitionRule):
         # is still a ko after it; it bars only if the ko is fighting now (see _fights: read lazily)
         self._fight: tuple[Ko, int] | None = None
         self._disturbers: dict[Ko, Disturber] = {}        # R3
-        self._done: dict[tuple, tuple[set, set]] = {}     # R4: class -> actions per seat
-        self._first: dict[tuple, set[Ko]] = {}            # R4: class -> fighting kos with a first ko stone
+        # R4, by class key (Analysis.class_key: an int, or the ko positions' points and an int)
+        self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
+        self._deferred: dict[int, tuple[Any, int]] = {}   # point -> (class, seat) not yet in _done (_defer)
+        self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
         self._now = self._done.get(self.analysis.class_key, _UNPLAYED)
@@ -173,15 +175,12 @@ class NewKoRules(RepetitionRule):
         self._pending = (p, facts, changed, single_ko)
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        pending, a = self._pending, self.analysis
+        pending, a, done = self._pending, self.analysis, self._done
         if pending is None:
             # the quick path: a play outside the ko positions that captured nothing, most plays.
-            # R4 records its point; it is no ko stone move, so R1-R3 bar nothing after it
-            done = self._done.get(a.class_key)
-            if done is None:
-                self._done[a.class_key] = ({p}, set()) if seat == 0 else (set(), {p})
-            else:
-                done[seat].add(p)
+            # R4 records its point (deferred, see _defer); it is no ko stone move, so R1-R3 bar
+            # nothing after it
+            self._deferred[p] = (a.class_key, seat)
             a.placed(self.game._pos, p, self.had_two)
             if self._rows:
                 self._note_row4()
@@ -193,8 +192,8 @@ class NewKoRules(RepetitionRule):
             self._moved_on(seat, p, *pending[1:])
         if self._memo:
             self._memo = {}
-        self._now = self._done.get(a.class_key, _UNPLAYED)
-        if self._now is _UNPLAYED:   # _heat, written out for the commonest case
+        self._now = now = done.get(a.class_key, _UNPLAYED)
+        if now is _UNPLAYED:   # _heat, written out for the commonest case
             self.hot_points = a.ko_at
         else:
             self._heat()
@@ -202,6 +201,8 @@ class NewKoRules(RepetitionRule):
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
         a, pos = self.analysis, self.game._pos
+        if len(changed) > 1 and self._deferred:   # stones taken off: their deferred classes may come back
+            self._defer(changed)
         # R4: the action counts in the class of the position it was played from
         if facts.first:
             self._first.setdefault(a.class_key, set()).add(facts.ko)
@@ -231,6 +232,23 @@ class NewKoRules(RepetitionRule):
                 current.seen.add(config)
                 disturbers[ko] = current
         self._disturbers = disturbers
+
+    def _defer(self, changed: set[int]) -> None:
+        """Put into ``_done`` R4's deferred records of the stones taken off. A plain play on
+        ``p`` of the quick path from class K is recorded only when its stone is taken off: K
+        holds the stones outside its ko positions, ``p`` is outside them and empty in K, so no
+        position of class K can come back (and ``_done`` be asked about it) while that stone
+        stands. Most plays of a game are recorded this way, with one dict entry instead of a
+        lookup and two sets, and most never: their stones are never taken off."""
+        done, deferred = self._done, self._deferred
+        for q in changed:
+            record = deferred.pop(q, None)
+            if record is not None:
+                key, seat = record
+                actions = done.get(key)
+                if actions is None:
+                    done[key] = actions = (set(), set())
+                actions[seat].add(q)
 
     def _fights(self) -> bool:
         """Is R2's ko fighting in this position (the one right after the ko stone; ``_fight``
@@ -304,6 +322,7 @@ class NewKoRules(RepetitionRule):
         other.analysis = self.analysis.copy(game._pos, other.had_two)
         other._disturbers = {k: Disturber(d.seat, set(d.seen), d.barred) for k, d in self._disturbers.items()}
         other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
+        other._deferred = dict(self._deferred)
         other._first = {k: set(v) for k, v in self._first.items()}
         other._memo = dict(self._memo)
         other._now = other._done.get(other.analysis.class_key, _UNPLAYED)
