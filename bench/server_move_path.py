@@ -4,9 +4,10 @@
 polygo's share of it. The same scripted 19x19 games (Black the left half, White the right) are fed
 as msgpack frames through `Connection._on_frame`, as a websocket's reader hands them over, with
 transports that only count writes and the store's `record` replaced by a no-op, on uvloop when
-installed. It prints the CPU time per move of that path, and of the rules' part of it alone
-(`Game.play`, the legal-move view and the ko view on the same games), best and median of the
-rounds.
+installed, with the collector set as the server sets it (`app.GC_THRESHOLDS`: with the default
+thresholds its passes over every game's state were most of a move's time here). It prints the CPU
+time per move of that path, and of the rules' part of it alone (`Game.play`, the legal-move view
+and the ko view on the same games), best and median of the rounds.
 
     python bench/server_move_path.py
     python bench/server_move_path.py --rounds 9 --games 40
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import sys
 import tempfile
@@ -29,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from protocol import PROTOCOL_VERSION  # noqa: E402
-from server.app import loop_factory  # noqa: E402
+from server.app import GC_THRESHOLDS, loop_factory  # noqa: E402
 from server.config import Config  # noqa: E402
 from server.connection import Connection  # noqa: E402
 from server.games import ko_view, legal_view, stone_point  # noqa: E402
@@ -106,6 +108,8 @@ async def move_path(rounds: int, games: int) -> tuple[list[float], list[float]]:
                         connections_per_address=10**6, rooms_per_address=10**6, create_rate=1e9)
         store = await Store.open(config.db)
         hub = Hub(config, store, Sessions(store), metrics=make_metrics(lambda: {}))
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
         record = store.record
 
         async def stored(*args, **kwargs) -> None:
