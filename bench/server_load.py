@@ -13,6 +13,10 @@ per-connection rate limit is raised because scripted clients move as fast as the
 the per-address limits because every client comes from loopback.
 Loopback only; every loop is bounded.
 
+Server CPU per move (µs/move) is split into the process's main thread, which runs the event loop
+(`loop`), and its other threads (`other`: the store's writer thread, which commits, and aiosqlite's
+reader), from /proc's per-thread counters.
+
     python bench/server_load.py                    # 50 and 200 games
     python bench/server_load.py --games 20 --moves 100
 """
@@ -49,9 +53,10 @@ def script(moves_per_player: int) -> tuple[list[str], list[str]]:
     return black[:moves_per_player], white[:moves_per_player]
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process, from /proc (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, task: int | None = None) -> float:
+    """User + system CPU time of a process, or of one of its threads (``task``), from /proc (Linux)."""
+    where = f"/proc/{pid}/stat" if task is None else f"/proc/{pid}/task/{task}/stat"
+    fields = Path(where).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -237,10 +242,12 @@ async def run_load(kind: str, games: int, moves_per_player: int, sync: str, wher
             opened, tasks, go = await seat_games([port], states)
             await asyncio.sleep(0.2)
             began, server_cpu, client_cpu = time.perf_counter(), cpu_seconds(proc.pid), time.process_time()
+            loop_cpu = cpu_seconds(proc.pid, proc.pid)
             go.set()
             await asyncio.wait_for(asyncio.gather(*(g.done.wait() for g in states)), timeout=300)
             elapsed = time.perf_counter() - began
             server_cpu = cpu_seconds(proc.pid) - server_cpu
+            loop_cpu = cpu_seconds(proc.pid, proc.pid) - loop_cpu
             client_cpu = time.process_time() - client_cpu
             await close_games(opened, tasks)
         finally:
@@ -249,7 +256,7 @@ async def run_load(kind: str, games: int, moves_per_player: int, sync: str, wher
     latencies = sorted(x for g in states for x in g.latencies)
     moves = sum(g.delivered for g in states)
     return {"moves": moves, "seconds": elapsed, "rate": moves / elapsed, "server_cpu": server_cpu / elapsed,
-            "cpu_per_move": server_cpu / moves * 1e6,
+            "cpu_per_move": server_cpu / moves * 1e6, "loop_per_move": loop_cpu / moves * 1e6,
             "client_cpu": client_cpu / elapsed,
             "p50": latencies[len(latencies) // 2] * 1000, "p99": latencies[int(len(latencies) * 0.99)] * 1000}
 
@@ -270,14 +277,15 @@ async def main() -> None:
     print(f"SQLite synchronous={args.synchronous}, databases in {args.dir or tempfile.gettempdir()}; "
           f"event loop: polygo {loop}, baseline asyncio")
     print(f"{'server':8} {'games':>5} {'moves':>7} {'seconds':>8} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7}"
-          f" {'server CPU':>10} {'client CPU':>10} {'µs/move':>8}")
+          f" {'server CPU':>10} {'client CPU':>10} {'µs/move':>8} {'loop':>5} {'other':>5}")
     for games in args.games:
         results = {}
         for kind in ("baseline", "polygo"):
             r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous, args.dir,
                                                args.stock_loop)
             print(f"{kind:8} {games:5d} {r['moves']:7d} {r['seconds']:8.2f} {r['rate']:9.0f} {r['p50']:7.2f} {r['p99']:7.2f}"
-                  f" {r['server_cpu']:10.0%} {r['client_cpu']:10.0%} {r['cpu_per_move']:8.0f}",
+                  f" {r['server_cpu']:10.0%} {r['client_cpu']:10.0%} {r['cpu_per_move']:8.0f}"
+                  f" {r['loop_per_move']:5.0f} {r['cpu_per_move'] - r['loop_per_move']:5.0f}",
                   flush=True)
         b, p = results["baseline"], results["polygo"]
         print(f"{'ratio':8} {games:5d}   polygo/baseline: moves/s x{p['rate'] / b['rate']:.2f}, "

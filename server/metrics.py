@@ -11,6 +11,8 @@ and nothing a client sends (least of all a token) ever becomes a label.
 from __future__ import annotations
 
 import logging
+import time
+from bisect import bisect_left
 from typing import Any, Callable, Iterable
 
 log = logging.getLogger("polygo.metrics")
@@ -54,18 +56,15 @@ class PrometheusMetrics(NullMetrics):
 
     def __init__(self, gauges: Callable[[], dict[str, Any]]) -> None:
         import prometheus_client as pc
-        from prometheus_client.core import GaugeMetricFamily
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
         self._generate = pc.generate_latest
         self.registry = registry = pc.CollectorRegistry(auto_describe=True)
         pc.ProcessCollector(registry=registry)
         pc.PlatformCollector(registry=registry)
         pc.GCCollector(registry=registry)
-        self._moves = pc.Counter("polygo_moves_acknowledged", "Moves committed and acknowledged.",
-                                 registry=registry)
-        self._ack = pc.Histogram("polygo_ack_latency_seconds",
-                                 "From a decoded move request to its acknowledgement (room queue, rules, commit).",
-                                 buckets=LATENCY_BUCKETS, registry=registry)
+        self._acks = _Acks(CounterMetricFamily, HistogramMetricFamily)
+        registry.register(self._acks)
         self._commit = pc.Histogram("polygo_commit_latency_seconds", "Duration of one group commit.",
                                     buckets=LATENCY_BUCKETS, registry=registry)
         self._batch = pc.Histogram("polygo_commit_batch_size", "Writes in one group commit.",
@@ -83,8 +82,7 @@ class PrometheusMetrics(NullMetrics):
         registry.register(_Snapshot(gauges, GaugeMetricFamily))
 
     def acked(self, seconds: float) -> None:
-        self._moves.inc()
-        self._ack.observe(seconds)
+        self._acks.observe(seconds)
 
     def committed(self, writes: int, seconds: float) -> None:
         self._commits.inc()
@@ -129,6 +127,40 @@ class _Snapshot:
                            value=state["pending_writes"])
         yield self._family("polygo_ready", "1 when the server takes new connections (what /readyz says).",
                            value=1 if state["ready"] else 0)
+
+
+class _Acks:
+    """The acknowledged moves' counter and latency histogram, counted in plain Python and read at
+    scrape time. Every move passes here: prometheus_client's Counter.inc and Histogram.observe
+    (their checks, a lock per value) were 1.3 µs a move in timeit, this is a tenth of that
+    (issue 13). Only the event loop's thread counts and scrapes, so no lock is needed."""
+
+    def __init__(self, counter: type, histogram: type) -> None:
+        self._counter = counter
+        self._histogram = histogram
+        self._created = time.time()
+        self._buckets = [0] * (len(LATENCY_BUCKETS) + 1)   # the last one: over every bound
+        self._sum = 0.0
+
+    def observe(self, seconds: float) -> None:
+        self._buckets[bisect_left(LATENCY_BUCKETS, seconds)] += 1
+        self._sum += seconds
+
+    def describe(self) -> Iterable[Any]:
+        return []
+
+    def collect(self) -> Iterable[Any]:
+        count, cumulative = 0, []
+        for bound, n in zip((*map(str, LATENCY_BUCKETS), "+Inf"), self._buckets):
+            count += n
+            cumulative.append((bound, count))
+        yield self._counter("polygo_moves_acknowledged", "Moves committed and acknowledged.", value=count,
+                            created=self._created)
+        latency = self._histogram("polygo_ack_latency_seconds",
+                                  "From a decoded move request to its acknowledgement (room queue, rules, commit).",
+                                  buckets=cumulative, sum_value=self._sum)
+        latency.add_sample("polygo_ack_latency_seconds_created", {}, self._created)
+        yield latency
 
 
 def make_metrics(gauges: Callable[[], dict[str, Any]]) -> NullMetrics:

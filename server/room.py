@@ -99,6 +99,7 @@ class Room:
         self._timer: asyncio.TimerHandle | None = None
         self._ticking: asyncio.Task[None] | None = None
         self._halted = False
+        self._loop = asyncio.get_running_loop()
         self._chat = TokenBucket(hub.config.chat_rate, CHAT_BURST, self._now())
         self._lock = asyncio.Lock()
 
@@ -547,7 +548,9 @@ class Room:
         return result_view(self.game)
 
     def _now(self) -> float:
-        return asyncio.get_running_loop().time()
+        """The loop's clock. The loop is kept: asyncio.get_running_loop() costs a getpid system
+        call each time, and a move asks the time (issue 13)."""
+        return self._loop.time()
 
     def _sync_clocks(self, now: float, mover: int | None) -> None:
         """Run the clock of the player to move, and only that one; a turn play restarts the mover's."""

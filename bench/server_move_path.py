@@ -1,0 +1,165 @@
+"""polygo's own work per move on the event loop, in-process: no socket, no database.
+
+`bench/server_load.py` measures the whole server against a minimal baseline; this one places
+polygo's share of it. The same scripted 19x19 games (Black the left half, White the right) are fed
+as msgpack frames through `Connection._on_frame`, as a websocket's reader hands them over, with
+transports that only count writes and the store's `record` replaced by a no-op, on uvloop when
+installed, with the collector set as the server sets it (`app.GC_THRESHOLDS`: with the default
+thresholds its passes over every game's state were most of a move's time here). It prints the CPU
+time per move of that path, and of the rules' part of it alone (`Game.play`, the legal-move view
+and the ko view on the same games), best and median of the rounds.
+
+    python bench/server_move_path.py
+    python bench/server_move_path.py --rounds 9 --games 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgpack
+from websockets.protocol import State
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from protocol import PROTOCOL_VERSION  # noqa: E402
+from server.app import GC_THRESHOLDS, loop_factory  # noqa: E402
+from server.config import Config  # noqa: E402
+from server.connection import Connection  # noqa: E402
+from server.games import ko_view, legal_view, stone_point  # noqa: E402
+from server.hub import Hub  # noqa: E402
+from server.metrics import make_metrics  # noqa: E402
+from server.sessions import Sessions  # noqa: E402
+from server.store import Store  # noqa: E402
+
+COLUMNS = "ABCDEFGHJKLMNOPQRST"
+MOVES = 150
+"""Moves per player and game, as server_load.py plays them."""
+
+
+def script() -> list[str]:
+    """Both players' moves in turn order: never a capture, every one legal."""
+    black = [f"{COLUMNS[x]}{y}" for y in range(1, 20) for x in range(0, 9)][:MOVES]
+    white = [f"{COLUMNS[x]}{y}" for y in range(1, 20) for x in range(10, 19)][:MOVES]
+    return [move for pair in zip(black, white) for move in pair]
+
+
+class CountingTransport:
+    """A transport that takes every write and keeps nothing."""
+
+    def __init__(self) -> None:
+        self.writes = 0
+
+    def write(self, data: bytes) -> None:
+        self.writes += 1
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+class OpenProtocol:
+    state = State.OPEN
+    writes: list[bytes] = []
+
+
+class FakeWebsocket:
+    """What `Connection` reads of a websockets ServerConnection on a move's path."""
+
+    subprotocol = "polygo.msgpack"
+    remote_address = ("127.0.0.1", 1)
+    request = None
+    response = None
+
+    def __init__(self) -> None:
+        self.transport = CountingTransport()
+        self.protocol = OpenProtocol()
+
+
+async def seated_game(hub: Hub, index: int) -> tuple[list[Connection], list[bytes]]:
+    """Two connections in a started room, and the move frames of its game."""
+    players = [Connection(hub, FakeWebsocket()) for _ in range(2)]
+    for seat, conn in enumerate(players):
+        await conn._on_frame(msgpack.packb({"type": "hello", "protocol": PROTOCOL_VERSION, "name": f"g{index}s{seat}"}))
+    before = set(hub.rooms)
+    await players[0]._on_frame(msgpack.packb({"type": "create", "settings": {"rules": "chinese", "board": "19"}}))
+    (room,) = set(hub.rooms) - before
+    for seat, conn in enumerate(players):
+        await conn._on_frame(msgpack.packb({"type": "sit", "room": room, "seat": seat}))
+    frames = [msgpack.packb({"type": "move", "room": room, "move": move, "seq": i // 2 + 1})
+              for i, move in enumerate(script())]
+    return players, frames
+
+
+async def move_path(rounds: int, games: int) -> tuple[list[float], list[float]]:
+    """µs of CPU per move through the connection (store left out), and through the rules alone."""
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Config(port=0, db=os.path.join(tmp, "path.db"), rate=1e9, burst=1e9, rooms_per_session=10**6,
+                        connections_per_address=10**6, rooms_per_address=10**6, create_rate=1e9)
+        store = await Store.open(config.db)
+        hub = Hub(config, store, Sessions(store), metrics=make_metrics(lambda: {}))
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
+        record = store.record
+
+        async def stored(*args, **kwargs) -> None:
+            """The store's part is server_load.py's to measure."""
+
+        whole, rules = [], []
+        for r in range(rounds):
+            seated = [await seated_game(hub, r * games + i) for i in range(games)]
+            fresh = [(await seated_game(hub, -1 - i))[0] for i in range(games)]
+            store.record = stored
+            started = time.process_time()
+            for players, frames in seated:
+                for i, frame in enumerate(frames):
+                    await players[i % 2]._on_frame(frame)
+            whole.append((time.process_time() - started) / (games * len(script())) * 1e6)
+            store.record = record
+            rules.append(rules_only([next(iter(players[0].watching)).game for players in fresh]))
+        await store.close()
+    return whole, rules
+
+
+def rules_only(games: list) -> float:
+    """µs per move of what the rules do for a move on the server: the play, the legal-move view
+    and the ko view sent with every event."""
+    moves = script()
+    started = time.process_time()
+    for game in games:
+        for i, move in enumerate(moves):
+            point = stone_point(game, move)
+            game.play(move, seat=i % 2)
+            game.stone_at(point)
+            legal_view(game)
+            ko_view(game)
+    return (time.process_time() - started) / (len(games) * len(moves)) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--games", type=int, default=20, help="games per round (300 moves each)")
+    args = parser.parse_args()
+    factory = loop_factory()
+    with asyncio.Runner(loop_factory=factory) as runner:
+        whole, rules = runner.run(move_path(args.rounds, args.games))
+    loop = "asyncio" if factory is None else "uvloop"
+    for name, figures in (("move through _on_frame", whole), ("of which the rules", rules)):
+        figures.sort()
+        print(f"{name:24} best {figures[0]:6.2f} µs, median {figures[len(figures) // 2]:6.2f} µs per move "
+              f"({loop}, {args.rounds} rounds of {args.games} games)")
+
+
+if __name__ == "__main__":
+    main()
