@@ -61,6 +61,7 @@ class Noted(NamedTuple):
 
 class CycleSets(RepetitionRule):
     watches_before_stone = True
+    two_players = True
     # a play that captures or threatens is noted before it is made; the rest are refused only
     # on the cycle set's points and the disallowed signatures' (hot_points: see _heat), and
     # captures by A3' (option a3)

@@ -41,6 +41,7 @@ class NieminenRepetition(OwnPreviousPosition):
     """
 
     positions_by_turn = True
+    two_players = True
 
     def reset(self) -> None:
         super().reset()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Container, Iterable
 
-from ..errors import Reason
+from ..errors import Reason, RulesetError
 from ..position import Probe
 
 if TYPE_CHECKING:
@@ -73,8 +73,15 @@ class RepetitionRule:
     #: path then does not call it. A rule that sets it keeps it up to date (Hansen's: nothing
     #: pending, no cycle set)
     quiet = False
+    #: the rule's text is written for two players (Nieminen, Hansen, Jasiek) and its records
+    #: are kept per seat of two; the presets say so with ``max_players``, a ruleset built by
+    #: hand may not, and a third seat would be read wrongly or crash mid-game
+    two_players = False
 
     def __init__(self, game: "Game"):
+        if self.two_players and len(game.players) != 2:
+            raise RulesetError(f"{game.rules.name}: {game.rules.repetition.value}'s repetition rule is for "
+                               f"two players, not {len(game.players)}")
         self.game = game
 
     def reset(self) -> None:

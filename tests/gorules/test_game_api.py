@@ -1,8 +1,10 @@
 """The Game API as the server and the bots call it, and the everyday presets."""
 
+import dataclasses
+
 import pytest
 
-from gorules import Board, Game, IllegalMove, Ruleset, RulesetError
+from gorules import Board, Game, IllegalMove, Ruleset, RulesetError, preset
 
 
 def test_players_as_a_number_or_names():
@@ -193,3 +195,15 @@ def test_family_options_write_out_the_defaults_a_record_needs(rules, options):
     ruleset = Ruleset.from_json(rules)
     assert ruleset.family_options() == options
     assert ruleset.with_options(**options) == ruleset
+
+
+@pytest.mark.parametrize("rules", ["nieminen", "hansen-sst", "jasiek-nkr"])
+def test_a_two_player_repetition_rule_refuses_a_third_seat_without_the_presets_limit(rules):
+    """Nieminen's, Hansen's and Jasiek's texts are for two players and their rules keep records
+    per seat of two; a ruleset built by hand without the preset's max_players must not seat a
+    third player (Nieminen's N14a reads who left a board as the other of two seats; Hansen's rule raised
+    IndexError in legal_moves() with the third seat to move)."""
+    own = dataclasses.replace(preset(rules), name="by-hand", max_players=None)
+    with pytest.raises(RulesetError, match="for two players, not 3"):
+        Game(Board.grid(5, 5), own, players=3)
+    assert len(Game(Board.grid(5, 5), own).players) == 2

@@ -62,6 +62,7 @@ _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a cl
 
 
 class NewKoRules(RepetitionRule):
+    two_players = True
     # R1-R3 refuse only plays in ko positions (a recapture is on the mouth of the ko it takes
     # back), R4 plays on the points of its actions in the class of the position: hot_points (see
     # _heat). Elsewhere the quick path makes the play: a capture is shown to before_stone first
