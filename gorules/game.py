@@ -482,9 +482,10 @@ class Game:
                             break
                 watched = rule.watches
                 if breathes and h not in rule.hot_hashes and not (captured is not None and watched & _REFUSES_CAPTURES):
+                    settled = None   # True: before_stone left stone_played nothing to do
                     if watched and ((captured is not None and watched & _CAPTURES)
                                     or (others is not None and watched & _ATARIS and _ataris(others))):
-                        rule.before_stone(turn, p, _new_tuple(Probe, (
+                        settled = rule.before_stone(turn, p, _new_tuple(Probe, (
                             captured or [], False, h, own or ([first] if first is not None else []),
                             _distinct(others) if others is not None else [], list(empties))))
                     if others is not None:
@@ -530,7 +531,7 @@ class Game:
                         left[turn] = h
                     positions = rule.positions
                     if positions is None:
-                        if not rule.quiet:
+                        if not rule.quiet and not settled:
                             rule.stone_played(index, turn, p)
                     else:
                         positions[h] = self._turn if rule.positions_by_turn else index

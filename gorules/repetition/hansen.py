@@ -25,6 +25,7 @@ The liberties before a play are what H11-H13 read, so this rule sees each stone 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import Reason
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 
 
 _NONE: frozenset[int] = frozenset()
+
+
 _new_tuple = tuple.__new__   # Noted's and Pending's own constructors are Python functions
 
 
@@ -45,17 +48,18 @@ class Pending(NamedTuple):
 
     seat: int
     point: int
-    signature: frozenset[int]
-    threatened: tuple[int, ...]    # one stone of each string the move threatened
+    signature: list[int]           # its points; a frozenset only once H15 disallows it
+    threatened: list[int]          # one stone of each string the move threatened
 
 
 class Noted(NamedTuple):
     """What :meth:`CycleSets.before_stone` saw of the play about to be made."""
 
     captured: frozenset[int]
-    threatened: tuple[int, ...]    # one stone of each opponent string it takes from 2 liberties to 1
-    signature: frozenset[int]
-    rescues: tuple[int, ...]       # one stone of each own string in atari whose liberties may grow
+    threatened: list[int] | None   # one stone of each opponent string it takes from 2 liberties
+                                   # to 1; None where it cannot be potentially disallowed (H12)
+    signature: list[int] | None
+    rescues: Sequence[int]         # one stone of each own string in atari whose liberties may grow
     basic_ko: bool
 
 
@@ -128,28 +132,60 @@ class CycleSets(RepetitionRule):
 
     # --- what a play changes -----------------------------------------------------------------
 
-    def before_stone(self, seat: int, p: int, probe: Probe) -> None:
-        # the threatened strings and the signature (H14, as :meth:`signature`) in one pass
-        threatened: list[int] = []
-        signature = [p]
-        if not probe.suicide:
+    def before_stone(self, seat: int, p: int, probe: Probe) -> bool | None:
+        # the threatened strings and the signature (H14, as :meth:`signature`) in one pass; the
+        # signature stays a list until H15 disallows it (most potentially disallowed moves are
+        # never counteracted)
+        threatened = signature = None
+        if not probe.suicide:   # a suicide threatens nothing, and its stone is gone (H12)
             for c in probe.others:
                 if len(c.libs) == 2:
-                    threatened.append(c.stones[0])
+                    if threatened is None:
+                        threatened, signature = [c.stones[0]], [p]
+                    else:
+                        threatened.append(c.stones[0])
                     signature += c.stones
-        captured_chains = probe.captured
-        if not threatened and not captured_chains:
-            self._noted = None      # most plays: no cycle set, not potentially disallowed
-            return
-        rescues = []
+        if probe.captured:
+            self._note_capture(seat, p, probe, threatened, signature)
+            return None
+        if threatened is None or (self._cycle_set and seat != self._capture[0]):
+            # most plays; or a constrained move (H10), never potentially disallowed: for
+            # stone_played, only the cycle set lapses
+            self._noted = None
+            return None
+        self.quiet = False
+        rescues = None   # one stone of each own string in atari it joins (H12)
         for c in probe.own:
             if len(c.libs) == 1:
-                rescues.append(c.stones[0])
-        captured = _NONE
-        if captured_chains:
-            captured = frozenset(captured_chains[0].stones) if len(captured_chains) == 1 else \
-                frozenset([q for c in captured_chains for q in c.stones])
+                if rescues is None:
+                    rescues = [c.stones[0]]
+                else:
+                    rescues.append(c.stones[0])
+        if rescues is None and not self._pending and not self._cycle_set:
+            # H12 already: it threatens, captures nothing (so its stone stays) and rescues
+            # nothing; and no cycle set or earlier pending move for stone_played to update
+            # (97 of the 143 plays shown here in the 19x19 records)
+            self._pending.append(_new_tuple(Pending, (seat, p, signature, threatened)))
+            self._noted = None
+            return True
+        self._noted = _new_tuple(Noted, (_NONE, threatened, signature, rescues or (), False))
+        return None
+
+    def _note_capture(self, seat: int, p: int, probe: Probe, threatened: list[int] | None,
+                      signature: list[int] | None) -> None:
+        """:meth:`before_stone` of a capture: its captured points (H7, H8), and H12's rescues:
+        the own strings in atari it joins or that touch the stones it takes."""
+        captured_chains = probe.captured
+        captured = frozenset(captured_chains[0].stones) if len(captured_chains) == 1 else \
+            frozenset([q for c in captured_chains for q in c.stones])
+        rescues: list[int] = []
+        if threatened is not None and self._cycle_set and seat != self._capture[0]:
+            threatened = None   # a constrained move (H10) is never potentially disallowed
+        elif threatened is not None:
             signature += captured
+            for c in probe.own:
+                if len(c.libs) == 1:
+                    rescues.append(c.stones[0])
             chain, nbrs, colour = self.game._pos.chain, self.game.board.neighbour_indices, seat + 1
             for q in captured:
                 for r in nbrs[q]:
@@ -157,13 +193,12 @@ class CycleSets(RepetitionRule):
                     if c is not None and c.colour == colour and len(c.libs) == 1 and c.stones[0] not in rescues:
                         rescues.append(c.stones[0])
         self.quiet = False
-        self._noted = _new_tuple(Noted, (captured, tuple(threatened), frozenset(signature) if threatened else _NONE,
-                                         tuple(rescues), bool(captured) and _basic_ko(probe)))
+        self._noted = _new_tuple(Noted, (captured, threatened, signature, rescues, _basic_ko(probe)))
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        noted = self._noted
         if self._pending:
             self._counteract(seat)
+        noted = self._noted
         if noted is None:   # most plays
             if self._cycle_set:
                 self._cycle_set = _NONE
@@ -171,45 +206,44 @@ class CycleSets(RepetitionRule):
             self.quiet = not self._pending
             return
         self._noted = None
-        constrained = bool(self._cycle_set) and seat != self._capture[0]
-        if noted.captured:
-            self._cycle_set = self._cycle_set_of(index, p, noted)
+        captured, threatened, signature, rescues, basic_ko = noted
+        if captured:
+            cycle_set = self._cycle_set_of(index, p, captured, basic_ko)
             self._capture = (seat, p)
-            self._heat()
+            if cycle_set or self._cycle_set:
+                self._cycle_set = cycle_set
+                self._heat()
         elif self._cycle_set:
             self._cycle_set = _NONE
             self._heat()
-        if not constrained and self._potentially_disallowed(p, noted):
-            self._pending.append(_new_tuple(Pending, (seat, p, noted.signature, noted.threatened)))
+        if threatened is not None and not (rescues and self._rescued(rescues)):
+            # H12: an unconstrained move that threatened strings, its stone still there (not a
+            # suicide), and gave no threatened string of its own a second liberty
+            self._pending.append(_new_tuple(Pending, (seat, p, signature, threatened)))
         self.quiet = not self._pending and not self._cycle_set
 
-    def _potentially_disallowed(self, p: int, noted: Noted) -> bool:
-        """H12, for an unconstrained move just made: it threatened strings, its stone is still
-        there, and it gave no threatened string of its own a second liberty."""
-        pos = self.game._pos
-        if not noted.threatened or pos.stones[p] == EMPTY:
-            return False
-        chain = pos.chain
-        for r in noted.rescues:
+    def _rescued(self, rescues: Sequence[int]) -> bool:
+        """H12: has the move just made given an own string in atari a second liberty?"""
+        chain = self.game._pos.chain
+        for r in rescues:
             c = chain[r]
             if c is not None and len(c.libs) >= 2:
-                return False   # H12: it increases the liberties of a threatened string of its own
-        return True
+                return True
+        return False
 
-    def _cycle_set_of(self, index: int, p: int, noted: Noted) -> frozenset[int]:
+    def _cycle_set_of(self, index: int, p: int, captured: frozenset[int], basic_ko: bool) -> frozenset[int]:
         """H8: the cycle set the capture just made has or creates (A1' adds the obvious one)."""
-        key = (p, noted.captured, self.game._pos.hash)
-        first = self._first.setdefault(key, index)
-        found: frozenset[int] = frozenset()
+        first = self._first.setdefault((p, captured, self.game._pos.hash), index)
+        found = _NONE
         if first < index:
             found = frozenset(e.point for e in self.game._live[first:index + 1] if e.action is Action.STONE)
         if self.by_identity:
-            capture = (p, noted.captured)
-            found = self._identity.get(capture, frozenset()) | found
+            capture = (p, captured)
+            found = self._identity.get(capture, _NONE) | found
             if found:
                 self._identity[capture] = found
-        if self.basic_ko and noted.basic_ko:
-            found = found | {p} | noted.captured
+        if self.basic_ko and basic_ko:
+            found = found | {p} | captured
         return found
 
     def _counteract(self, seat: int) -> None:
@@ -222,10 +256,11 @@ class CycleSets(RepetitionRule):
         pos, kept = self.game._pos, []
         stones, chain = pos.stones, pos.chain
         for pending in self._pending:
-            if stones[pending.point] != pending.seat + 1:
+            owner, point, signature, threatened = pending
+            if stones[point] != owner + 1:
                 continue
             there = breathe = True   # the threatened strings are all there, with two liberties
-            for r in pending.threatened:
+            for r in threatened:
                 c = chain[r]
                 if c is None:
                     there = False
@@ -234,23 +269,32 @@ class CycleSets(RepetitionRule):
                     breathe = False
             if not there:
                 continue
-            if pending.seat == seat:
+            if owner == seat:
                 kept.append(pending)
             elif breathe:
-                self._banned[pending.seat].add(pending.signature)
-                self._banned_points[pending.seat].update(pending.signature)
-                self._banned_all.update(pending.signature)
-                self._heat()
+                self._disallow(owner, frozenset(signature))
             elif self.later:
                 kept.append(pending)
         self._pending = kept
 
+    def _disallow(self, seat: int, signature: frozenset[int]) -> None:
+        """H15: ``seat`` may not make an unconstrained move with this signature again."""
+        banned = self._banned[seat]
+        if signature in banned:
+            return
+        banned.add(signature)
+        self._banned_points[seat].update(signature)
+        self._banned_all.update(signature)
+        if self._cycle_set:   # else hot_points is _banned_all itself
+            self._heat()
+
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         """A-3, A-10: the cycle set's restriction lapses, and the next move is unconstrained; a
         pass counteracts nothing, and under the immediate reading it was the reply."""
-        self._cycle_set = _NONE
-        self._heat()
-        if not self.later:
+        if self._cycle_set:
+            self._cycle_set = _NONE
+            self._heat()
+        if self._pending and not self.later:
             self._pending = [pending for pending in self._pending if pending.seat == seat]
         self.quiet = not self._pending
 

@@ -97,9 +97,13 @@ class RepetitionRule:
         itself. Legal-move lists probe only these beside the position's own suspects."""
         return ()
 
-    def before_stone(self, seat: int, p: int, probe: Probe) -> None:
+    def before_stone(self, seat: int, p: int, probe: Probe) -> bool | None:
         """``seat`` is about to place a stone on ``p`` (only where :attr:`watches_before_stone`):
-        the chains and liberties are still as they were before the play."""
+        the chains and liberties are still as they were before the play.
+
+        True where this play leaves :meth:`stone_played` nothing to do: the quick path then
+        does not call it (the careful path does, and it must still hold)."""
+        return None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         """A stone play at live index ``index`` has changed the position and passed the turn."""
