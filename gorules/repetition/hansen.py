@@ -20,7 +20,10 @@ Read beside the text (``shared/rule-texts/hansen-sst-ko-1996.txt``) and docs/rul
   the captured stone touches an own string with one liberty that touches two basic ko mouths.
 
 The liberties before a play are what H11-H13 read, so this rule sees each stone play twice:
-:meth:`before_stone` notes what the play captures and threatens, :meth:`stone_played` judges it.
+:meth:`before_stone` notes what the play captures and threatens, :meth:`stone_played` judges it;
+where the play captures nothing and there is nothing else to update (no cycle set, no earlier
+pending move, no own string in atari), :meth:`before_stone` makes it pending itself and the
+quick path of ``Game.play`` skips :meth:`stone_played` (issue 13, docs/speed.md).
 """
 
 from __future__ import annotations
@@ -38,8 +41,6 @@ if TYPE_CHECKING:
 
 
 _NONE: frozenset[int] = frozenset()
-
-
 _new_tuple = tuple.__new__   # Noted's and Pending's own constructors are Python functions
 
 
