@@ -11,6 +11,7 @@ refused for that reason now (checked, not played).
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -485,3 +486,27 @@ def test_a_game_stopped_by_the_move_cap_exports_as_void() -> None:
     assert g.result.reason == "no-result"
     assert "RE[Void]" in to_sgf(g.to_record())
     assert Game.from_record(g.to_record()).result == g.result
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_quick_and_careful_paths_keep_the_same_records(seed: int) -> None:
+    """A plain atari is made pending by before_stone alone on the quick path (stone_played is
+    skipped there); a lower-case point name takes the careful path, which calls both. Random
+    games on a small board: the pending moves, the disallowed signatures and the cycle set agree
+    after every move."""
+    rng = random.Random(seed)
+    quick, careful = Game(Board.grid(5), rules="hansen-sst"), Game(Board.grid(5), rules="hansen-sst")
+    made_pending = 0
+    for _ in range(120):
+        legal = [m for m in quick.legal_moves() if m != "pass"]
+        if quick.over or not legal:
+            break
+        move = rng.choice(legal) if rng.random() > 0.02 else "pass"
+        quick.play(move)
+        careful.play(move.lower())
+        assert pending(quick) == pending(careful)
+        assert cycle_set(quick) == cycle_set(careful)
+        assert disallowed(quick, BLACK) == disallowed(careful, BLACK)
+        assert disallowed(quick, WHITE) == disallowed(careful, WHITE)
+        made_pending += bool(pending(quick))
+    assert made_pending
