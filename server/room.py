@@ -110,10 +110,14 @@ class Room:
         first served); refused once the graceful stop has begun."""
         if self._halted:
             raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
-        async with self._lock:
+        lock = self._lock
+        await lock.acquire()    # by hand: `async with` adds two coroutines of its own a request (issue 13)
+        try:
             if self._halted:
                 raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
             return await fn(*args)
+        finally:
+            lock.release()
 
     def _deadline(self) -> None:
         """The running clock's deadline passed: a task of its own takes its turn at the lock."""
@@ -395,7 +399,7 @@ class Room:
             self.rescinded.update(newly)
             data["rescinded"] = newly
         self._sync_clocks(now, mover=seat if turn else None)
-        data.update(self._state(now))
+        self._add_state(data, now)
         if point is None:
             data.update(dead=self.game.dead, disputed=self.game.disputed, accepted=self.game.accepted,
                         proposal=proposal_view(self.game), dropped=dropped(self.game))
@@ -483,7 +487,7 @@ class Room:
         if self.clocks is not None and self.clocks.running is not None:
             self.clocks.stop(self.clocks.running, now, credit=False)   # an undo is nobody's move
         self._sync_clocks(now, mover=None)
-        data.update(self._state())
+        self._add_state(data)
         try:
             await self._commit("undo", data, move=(seat, UNDO, None), clocks=True)
         except Exception:
@@ -510,8 +514,8 @@ class Room:
         self.clocks.stop(seat, now)
         self._sync_clocks(now, mover=None)
         after = self.game.stones()
-        data = {"seat": seat, "index": index, "changes": changes(self.stones, after),
-                "dropped": dropped(self.game), **self._state()}
+        data = {"seat": seat, "index": index, "changes": changes(self.stones, after), "dropped": dropped(self.game)}
+        self._add_state(data)
         self.stones = after
         result = self._ended()
         if result is not None:
@@ -528,14 +532,19 @@ class Room:
 
     # -- the machinery ---------------------------------------------------------------------------------
 
-    def _state(self, now: float | None = None) -> dict[str, Any]:
-        """What every change event tells of the game; the clocks as of `now` (default: the clock now)."""
-        state = {"to_move": self.game.to_move, "phase": self.game.phase, "prisoners": self.game.prisoners,
-                 "clocks": self._clocks_view(now), "legal": legal_view(self.game)}
-        kos = ko_view(self.game)
+    def _add_state(self, data: dict[str, Any], now: float | None = None) -> None:
+        """Add to a change event's `data` what every change event tells of the game, the clocks as
+        of `now` (default: the clock now). Written into the event itself, not a map of its own
+        copied in: one map fewer a move (issue 13)."""
+        game = self.game
+        data["to_move"] = game.to_move
+        data["phase"] = game.phase
+        data["prisoners"] = game.prisoners
+        data["clocks"] = self._clocks_view(now)
+        data["legal"] = legal_view(game)
+        kos = ko_view(game)
         if kos is not None:
-            state["kos"] = kos
-        return state
+            data["kos"] = kos
 
     def _ended(self) -> dict[str, Any] | None:
         """The result if the last change ended the game (and mark the room ended)."""
