@@ -360,14 +360,18 @@ class Hub:
         return Rooms(rooms=[listed(row) for row in rows], total=total,
                      next=offset + limit if offset + limit < total else None)
 
-    def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
+    def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any],
+                  encoded: dict[str, bytes | str] | None = None) -> None:
         """Send one message to many connections, encoded and framed once per codec, when the
-        first watcher speaking it comes (`Connection.send_frame` skips a peer that cannot take it)."""
+        first watcher speaking it comes (`Connection.send_frame` skips a peer that cannot take it);
+        `encoded` holds the message already encoded, by codec."""
         framed: dict[str, bytes] = {}
         for conn in watchers:
-            data = framed.get(conn.codec)
+            codec = conn.codec
+            data = framed.get(codec)
             if data is None:
-                data = framed[conn.codec] = frame(encode(message, conn.codec))
+                payload = encoded.get(codec) if encoded else None
+                data = framed[codec] = frame(encode(message, codec) if payload is None else payload)
             conn.send_frame(data)
 
     # -- finished games ------------------------------------------------------------------------------------
