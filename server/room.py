@@ -611,10 +611,10 @@ class Room:
         roll back on an exception, and a change that is in the store must stay in the room, so a
         failure to send it is logged (watchers resync).
 
-        The resync window keeps the event as the msgpack bytes its broadcast sends, not as its map:
-        the maps of 256 events a room (a dozen lists and maps each) held alive were a fifth of a
-        move's own time in the collector's passes and their freeing (issue 13: 17.3-17.5 -> 16.0-16.2
-        µs in-process), and the bytes are encoded once for both.
+        The resync window keeps the event as the msgpack bytes its broadcast sends, encoded once for
+        both, not as its map: the maps of 256 events a room (a dozen lists and maps each) held
+        alive cost 2.6 µs of a move's 18 in-process, and the bytes took the path from 18.3 to
+        16.0 µs (issue 13, docs/speed.md's fifth round).
         """
         version = self.version + 1
         event = {"version": version, "kind": kind, **data}
