@@ -19,9 +19,9 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
-from gorules import IllegalMove, parse_move
 import msgspec
 
+from gorules import IllegalMove, parse_move
 from protocol import MSGPACK, Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, Snapshot, encode
 
 from .clock import Clocks
