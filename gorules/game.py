@@ -266,15 +266,19 @@ class Game:
         seat = self.to_move
         if seat is None:
             return {}, []
-        refused, names = self._refused(seat), self.board.points
+        refused = self._refused(seat)
+        if not refused:     # most turns: every empty point is a legal stone play, and no appeal
+            return {}, self._turn_words(seat, refused)
+        names = self.board.points
         return {names[p]: reason.value for p, reason in refused.items()}, self._turn_words(seat, refused)
 
     def _turn_words(self, seat: int, refused: dict[int, Reason]) -> list[str]:
         if self._free_left and not self.rules.passes_any_time:
             return []
-        appealable, names = self._rule.appealable, self.board.points
         words = list(self._ending.turn_words(seat))
-        words.extend("appeal " + names[p] for p, reason in refused.items() if reason is appealable)
+        if refused:
+            appealable, names = self._rule.appealable, self.board.points
+            words.extend("appeal " + names[p] for p, reason in refused.items() if reason is appealable)
         return words
 
     def _refused(self, seat: int) -> dict[int, Reason]:
@@ -287,6 +291,8 @@ class Game:
         """
         suspects = self._pos.suspects(seat + 1)
         suspects.update(self._rule.suspects(seat))
+        if not suspects:    # most turns: every play is a plain one
+            return {}
         stones, refused = self._pos.stones, {}
         for p in sorted(suspects):
             if stones[p] == EMPTY:

@@ -233,10 +233,11 @@ class Position:
         """
         if self._dirty:
             self._refresh()
-        stones = self.stones
-        out = {p for p in self.freed[colour] if stones[p] == EMPTY}
-        out |= self._cramped
-        out |= self._short
+        out = self._cramped | self._short
+        freed = self.freed[colour]
+        if freed:
+            stones = self.stones
+            out.update(p for p in freed if stones[p] == EMPTY)
         return out
 
     def _refresh(self) -> None:

@@ -81,7 +81,7 @@ class HouseBots:
 
     def changed(self, room: Room) -> None:
         """Something happened in `room`: let its bots look at it (from a task of their own)."""
-        if not bot_seats(room.settings) or room.status != "playing":
+        if not room.settings.get("bots") or room.status != "playing":   # no bot seats (bot_seats); asked every move
             return
         if room.id in self._driving:
             self._again.add(room.id)

@@ -22,7 +22,7 @@ from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, Room
 
 from .cluster import Cluster
 from .config import Config
-from .frames import frame, write
+from .frames import frame
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
 from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
@@ -360,17 +360,19 @@ class Hub:
         return Rooms(rooms=[listed(row) for row in rows], total=total,
                      next=offset + limit if offset + limit < total else None)
 
-    def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any]) -> None:
-        """Send one message to many connections, encoded and framed once per codec."""
-        groups: dict[str, list[Connection]] = {}
+    def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any],
+                  encoded: dict[str, bytes | str] | None = None) -> None:
+        """Send one message to many connections, encoded and framed once per codec, when the
+        first watcher speaking it comes (`Connection.send_frame` skips a peer that cannot take it);
+        `encoded` holds the message already encoded, by codec."""
+        framed: dict[str, bytes] = {}
         for conn in watchers:
-            if conn.writable():
-                groups.setdefault(conn.codec, []).append(conn)
-        for codec, conns in groups.items():
-            framed = frame(encode(message, codec))
-            for conn in conns:
-                if not conn.hold(framed):
-                    write(conn.ws, framed)
+            codec = conn.codec
+            data = framed.get(codec)
+            if data is None:
+                payload = encoded.get(codec) if encoded else None
+                data = framed[codec] = frame(encode(message, codec) if payload is None else payload)
+            conn.send_frame(data)
 
     # -- finished games ------------------------------------------------------------------------------------
 
