@@ -151,7 +151,7 @@ async def main() -> None:
             print(f"acknowledged moves missing from the database: {len(missing)}")
             print(f"stored moves whose ack never arrived (in flight at the kill): {len(unacked)}")
             print(f"time from restart to the first welcome: {serving * 1000:.0f} ms")
-            resumed = 0
+            resumed = finished = 0
             for room, token_b, token_w, moves in games:
                 ws_b, wb = await hello(port, token=token_b)
                 ws_w, ww = await hello(port, token=token_w)
@@ -160,7 +160,9 @@ async def main() -> None:
                 seat = snap["game"]["to_move"]
                 mover = (ws_b, ws_w)[seat]
                 seq = sum(1 for h in history if h[0] == seat) + 1
-                reply = await request(mover, {"type": "move", "room": room, "move": moves[seat][seq - 1], "seq": seq})
+                finished += seq > len(moves[seat])
+                move = moves[seat][seq - 1] if seq <= len(moves[seat]) else "pass"   # its script all played
+                reply = await request(mover, {"type": "move", "room": room, "move": move, "seq": seq})
                 while reply.get("type") == "event":
                     reply = msgpack.unpackb(await mover.recv(), raw=False)
                 held = [(entry["room"], entry["seat"]) for entry in wb["seats"]]   # with each seat's last seq now
@@ -168,6 +170,9 @@ async def main() -> None:
                 await ws_b.close()
                 await ws_w.close()
             print(f"games resumed and moved on over the protocol: {resumed}/{len(games)}")
+            if finished:
+                print(f"games whose script was all played before the kill (resumed with a pass): {finished};"
+                      " a shorter --load kills more of them mid-game")
         finally:
             proc.terminate()
             proc.wait(timeout=30)
