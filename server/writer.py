@@ -1,10 +1,18 @@
-"""The store's writing connection: SQLite on a thread of its own, one trip there per transaction.
+"""The store's writing connection: a batch's rows written on the event loop, its COMMIT on a
+thread of its own.
 
 aiosqlite hands every call to its thread and every result back through the event loop. A group
 commit made of BEGIN, one ``executemany`` per table and COMMIT is five such trips, and on a busy
 server each return trip waits in the loop's queue behind the rooms' work while the transaction
-stays open, so commits took half again as long as the SQLite work in them. Here a whole
-transaction is one function run on the writer's thread: one trip per batch, whatever it holds.
+stays open, so commits took half again as long as the SQLite work in them. Then a whole
+transaction ran as one function on the writer's thread; but ``sqlite3`` lets go of the GIL around
+every row's step and takes it back after, and beside a busy loop each of those takes was a wait
+and a thread switch (issue 13: 42,000 futex calls for 15,000 moves under strace, the thread's CPU
+per move half again the baseline server's with the same store). Now the rows are bound and
+stepped on the loop's own thread, where nothing competes for the GIL; they only fill SQLite's page
+cache (tens of µs a batch). Only COMMIT, which writes the WAL and waits for the disk's sync, goes
+to the thread: one trip, one GIL hand-over per batch. BEGIN IMMEDIATE never waits on the loop: the
+server is the file's only writer (``lockfile.py``), and readers do not block it in WAL mode.
 Reads stay on aiosqlite (see ``store.py``); this module only writes.
 """
 
@@ -39,15 +47,22 @@ class Writer:
         return cls(executor, connection)
 
     async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None:
-        """Run each (sql, rows) with executemany inside one IMMEDIATE transaction; all or nothing."""
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._transaction, list(groups))
-
-    def _transaction(self, groups: list[tuple[str, Sequence[tuple]]]) -> None:
+        """Run each (sql, rows) with executemany inside one IMMEDIATE transaction, here, then
+        COMMIT it on the writer's thread; all or nothing."""
         db = self._connection
         db.execute("BEGIN IMMEDIATE")
         try:
             for sql, rows in groups:
                 db.executemany(sql, rows)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._commit)
+
+    def _commit(self) -> None:
+        """On the writer's thread: the disk's sync is a wait the loop must not share."""
+        db = self._connection
+        try:
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -60,7 +75,8 @@ class Writer:
 
 
 def _connect(path: str, synchronous: str) -> sqlite3.Connection:
-    db = sqlite3.connect(path, isolation_level=None)
+    # Used from two threads, never at once: the rows on the loop's, COMMIT on the writer's.
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     db.create_function("name_skeleton", 1, skeleton, deterministic=True)
     try:
         db.execute("PRAGMA journal_mode = WAL")
