@@ -1,7 +1,7 @@
 """The store's SQLite database: the writing connection on its thread, and a reading connection.
 
-Writes go through one connection (the writer, ``writer.py``: a whole transaction is one trip to
-its thread), reads through another (aiosqlite): a read never sees the uncommitted half of a batch,
+Writes go through one connection (the writer, ``writer.py``: a batch's rows stepped on the loop,
+its COMMIT one trip to the writer's thread), reads through another (aiosqlite): a read never sees the uncommitted half of a batch,
 and WAL lets it run while the writer commits. ``postgres_db.py`` is the same shape on PostgreSQL.
 """
 

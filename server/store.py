@@ -16,7 +16,7 @@ Why it looks like this:
   among all the rooms in the batch, which is what makes FULL affordable. NORMAL is available for
   machines where losing the last moments on power loss is acceptable.
 - Writes go through one connection, reads through others, so a read never sees the uncommitted
-  half of a batch: ``sqlite_db.py`` (the writer on a thread of its own, ``writer.py``; reads
+  half of a batch: ``sqlite_db.py`` (the writer, ``writer.py``: rows on the loop, COMMIT on a thread of its own; reads
   through aiosqlite, WAL lets them run while the writer commits) and ``postgres_db.py`` (asyncpg).
   Both hold the same tables (``schema.py``) and answer the same queries, so everything here,
   the checks and the group commit, is one code for both.
