@@ -8,7 +8,7 @@ time to serve again. Then the moves table is read with sqlite3 and compared with
 each game is resumed over the protocol (hello with the token, watch, move on) to show play goes on.
 Loopback only, bounded.
 
-    python bench/server_crash.py                 # 50 games, killed after 3 s of load
+    python bench/server_crash.py                 # 50 games, killed after 1.5 s of load
     python bench/server_crash.py --games 200 --load 5
 """
 
@@ -125,7 +125,7 @@ async def load_and_kill(proc: subprocess.Popen, port: int, games_wanted: int, lo
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=50)
-    parser.add_argument("--load", type=float, default=3.0, help="seconds of load before the kill")
+    parser.add_argument("--load", type=float, default=1.5, help="seconds of load before the kill")
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
