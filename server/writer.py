@@ -11,8 +11,11 @@ and a thread switch (issue 13: 42,000 futex calls for 15,000 moves under strace,
 per move half again the baseline server's with the same store). Now the rows are bound and
 stepped on the loop's own thread, where nothing competes for the GIL; they only fill SQLite's page
 cache (tens of µs a batch). Only COMMIT, which writes the WAL and waits for the disk's sync, goes
-to the thread: one trip, one GIL hand-over per batch. BEGIN IMMEDIATE never waits on the loop: the
-server is the file's only writer (``lockfile.py``), and readers do not block it in WAL mode.
+to the thread, and BEGIN IMMEDIATE before the rows: the server is the file's only writer
+(``lockfile.py``), but another process may still hold the file's lock (a backup, a person with the
+sqlite3 shell), and BEGIN then waits up to the busy timeout, which must not freeze the loop (the
+graceful stop's deadline runs there: ``tests/server/test_shutdown.py``). Once BEGIN holds the
+write lock, the rows wait on nothing.
 Reads stay on aiosqlite (see ``store.py``); this module only writes.
 """
 
@@ -47,17 +50,18 @@ class Writer:
         return cls(executor, connection)
 
     async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None:
-        """Run each (sql, rows) with executemany inside one IMMEDIATE transaction, here, then
-        COMMIT it on the writer's thread; all or nothing."""
+        """Run each (sql, rows) with executemany inside one IMMEDIATE transaction, here, between
+        its BEGIN and its COMMIT on the writer's thread; all or nothing."""
         db = self._connection
-        db.execute("BEGIN IMMEDIATE")
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, db.execute, "BEGIN IMMEDIATE")
         try:
             for sql, rows in groups:
                 db.executemany(sql, rows)
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._commit)
+        await loop.run_in_executor(self._executor, self._commit)
 
     def _commit(self) -> None:
         """On the writer's thread: the disk's sync is a wait the loop must not share."""
