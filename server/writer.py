@@ -1,5 +1,5 @@
-"""The store's writing connection: a batch's rows written on the event loop, its COMMIT on a
-thread of its own.
+"""The store's writing connection: a batch's rows written on the event loop, its BEGIN and its
+COMMIT on a thread of its own.
 
 aiosqlite hands every call to its thread and every result back through the event loop. A group
 commit made of BEGIN, one ``executemany`` per table and COMMIT is five such trips, and on a busy
