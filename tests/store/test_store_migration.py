@@ -6,6 +6,7 @@ import sqlite3
 
 import pytest
 
+from server.schema import SQLITE_MIGRATIONS
 from server.store import SCHEMA_VERSION, Store, StoreError
 
 TABLES = {"schema_version", "users", "sessions", "rooms", "seats", "moves", "events", "results"}
@@ -69,3 +70,38 @@ async def test_an_unreachable_database_is_one_sentence_without_the_password(post
     assert info.value.code == "unreachable"
     assert "no_such_database" in str(info.value) and "secret" not in str(info.value)
     assert info.value.message.endswith(".")
+
+
+def schema_2_file(path) -> None:
+    """A file as polygo wrote it at schema 2, with a room's events (one a chat line) in it."""
+    with sqlite3.connect(path) as db:
+        db.create_function("name_skeleton", 1, str.lower)
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for statement in SQLITE_MIGRATIONS[0] + SQLITE_MIGRATIONS[1]:
+            db.execute(statement)
+        db.execute("INSERT INTO schema_version VALUES (2)")
+        db.execute("INSERT INTO rooms VALUES ('r1', '{\"rules\": \"chinese\"}', 't', NULL, 3, NULL, 0, 0)")
+        db.executemany("INSERT INTO events VALUES ('r1', ?, ?, ?)",
+                       [(1, '{"kind": "start"}', None), (3, '{"kind": "chat", "text": "hi"}', 5.0),
+                        (2, '{"kind": "move", "move": "D4"}', None)])
+
+
+async def test_schema_2_events_move_to_a_rowid_table_and_keep_their_order_and_chat_times(tmp_path):
+    """Schema 3 keeps the events in a rowid table (fewer pages written a move; docs/speed.md): the
+    rows come over as they were, and the unique index still refuses a version twice."""
+    path = tmp_path / "old.db"
+    schema_2_file(path)
+    store = await Store.open(str(path))
+    try:
+        assert [e["kind"] for e in await store.events_since("r1", 0)] == ["start", "move", "chat"]
+        assert await store.drop_chat(said_before=6.0) == {"r1": 3}
+        assert [e["kind"] for e in await store.events_since("r1", 0)] == ["start", "move"]
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+        assert "WITHOUT ROWID" not in db.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+        assert {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE tbl_name = 'events'"
+                                               " AND type = 'index'")} == {"events_by_room", "events_by_chat_at"}
+        with pytest.raises(sqlite3.IntegrityError):
+            db.execute("INSERT INTO events VALUES ('r1', 2, '{}', NULL)")
