@@ -17,9 +17,8 @@ import logging
 import time
 from typing import Any
 
-from websockets.asyncio.server import ServerConnection
-
 from .addresses import Networks, is_trusted, limit_key
+from .frames import QuickReading
 from .ratelimit import Tally, TokenBucket
 
 log = logging.getLogger("polygo.gate")
@@ -70,7 +69,7 @@ class Gate:
         return self.open <= self.total + MARGIN and self._polite.allow(now)
 
 
-class GatedConnection(ServerConnection):
+class GatedConnection(QuickReading):
     """A websocket connection counted by its server's `Gate` from accept to close."""
 
     gate: Gate

@@ -147,6 +147,7 @@ class Store:
         self._window = group_window
         self._max_batch = max_batch
         self._pending: list[_Write] = []
+        self._loop = asyncio.get_running_loop()     # kept: asking for it is a getpid call, once a write
         self._wake = asyncio.Event()
         self._closing = False
         self._rooms: dict[str, _Room] = {}
@@ -533,7 +534,7 @@ class Store:
 
     async def _write(self, statements: list[tuple[str, tuple]], *, room: str | None = None) -> None:
         self._check_writable()
-        future = asyncio.get_running_loop().create_future()
+        future = self._loop.create_future()
         self._pending.append(_Write(statements, future, room))
         self._wake.set()
         await future

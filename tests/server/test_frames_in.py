@@ -1,0 +1,80 @@
+"""Client frames as bytes on the socket, written by hand: the server's quick reading of a lone whole
+frame (`server/frames.py`, `QuickReading`) and websockets' parser for everything else must read the
+same messages in the same order, and refuse what websockets refuses, with its close codes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import msgpack
+import pytest
+from websockets.frames import apply_mask
+
+from protocol import PROTOCOL_VERSION
+
+from .conftest import WAIT
+
+MASK = b"\x5a\x17\xc3\x08"
+
+
+def masked(payload: bytes, opcode: int = 0x2, *, first: int = 0x80, mask: bytes | None = MASK) -> bytes:
+    """A client's frame: FIN (or the `first` bits given) and the opcode, the length, the mask, the
+    masked payload (no mask and the payload as it is for `mask=None`)."""
+    size = len(payload)
+    length = bytes([size]) if size < 126 else bytes([126]) + size.to_bytes(2, "big")
+    if mask is None:
+        return bytes([first | opcode]) + length + payload
+    return bytes([first | opcode, 0x80 | length[0]]) + length[1:] + mask + apply_mask(payload, mask)
+
+
+def hello(name: str, ref: int) -> bytes:
+    return msgpack.packb({"type": "hello", "protocol": PROTOCOL_VERSION, "name": name, "id": ref})
+
+
+async def closed_with(client) -> int:
+    await asyncio.wait_for(client.ws.wait_closed(), WAIT)
+    return client.ws.close_code
+
+
+async def test_frames_in_pieces_together_and_alone_are_each_one_message_in_order(connect_client):
+    client = await connect_client("polygo.msgpack")
+    write = client.ws.transport.write
+    first = masked(hello("ann", 1))
+    write(first[:3])                  # the header in two pieces: websockets' parser reads it
+    await asyncio.sleep(0.05)
+    write(first[3:])
+    assert (await client.reply())["id"] == 1
+    write(masked(hello("bob", 2)) + masked(hello("cat", 3)))     # two frames in one write
+    assert [(await client.reply())["id"] for _ in range(2)] == [2, 3]
+    write(masked(hello("dan", 4)))                               # alone again: the quick path
+    assert (await client.reply())["id"] == 4
+    write(masked(hello("e" * 150, 5)))           # a 16-bit length (a name too long: refused, but read)
+    assert (await client.reply())["id"] == 5
+
+
+async def test_a_text_frame_read_alone_is_json(connect_client):
+    client = await connect_client("polygo.json")
+    message = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": "ann", "id": 7}
+    client.ws.transport.write(masked(json.dumps(message).encode(), opcode=0x1))
+    reply = await client.reply()
+    assert reply["type"] == "welcome" and reply["id"] == 7
+
+
+@pytest.mark.parametrize("frame,code", [
+    (masked(b"\xff\xfe not utf-8", opcode=0x1), 1007),         # a text frame must be UTF-8
+    (masked(hello("ann", 1), mask=None), 1002),               # a client's frame must be masked
+    (masked(hello("ann", 1), first=0xC0), 1002),              # RSV1 with no extension negotiated
+    (masked(hello("ann", 1), opcode=0x0), 1002),              # a continuation with nothing to continue
+], ids=["bad-utf8", "unmasked", "rsv1", "stray-continuation"])
+async def test_frames_websockets_refuses_are_refused_with_its_close_code(connect_client, frame, code):
+    client = await connect_client("polygo.json")
+    client.ws.transport.write(frame)
+    assert await closed_with(client) == code
+
+
+async def test_a_frame_over_the_size_limit_read_alone_closes_with_1009(make_server, connect_client):
+    server = await make_server(hard_frame=100, max_frame=50)
+    client = await connect_client("polygo.msgpack", port=server.port)
+    client.ws.transport.write(masked(b"\x00" * 120))
+    assert await closed_with(client) == 1009
