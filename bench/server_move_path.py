@@ -3,14 +3,22 @@
 `bench/server_load.py` measures the whole server against a minimal baseline; this one places
 polygo's share of it. The same scripted 19x19 games (Black the left half, White the right) are fed
 as msgpack frames through `Connection._on_frame`, as a websocket's reader hands them over, with
-transports that only count writes and the store's `record` replaced by a no-op, on uvloop when
-installed, with the collector set as the server sets it (`app.GC_THRESHOLDS`: with the default
-thresholds its passes over every game's state were most of a move's time here). It prints the CPU
-time per move of that path, and of the rules' part of it alone (`Game.play`, the legal-move view
-and the ko view on the same games), best and median of the rounds.
+transports that only count writes and the store's `record` run up to its batch (the batch and its
+commit left out, but the move waits for them as in the server: suspended, then resumed), on uvloop when installed, with the collector set as the server sets it
+(`app.GC_THRESHOLDS`: with the default thresholds its passes over every game's state were most of
+a move's time here). It prints the CPU time per move of that path, and of the rules' part of it
+alone (`Game.play`, the legal-move view and the ko view on the same games), best and median of the
+rounds.
+
+`--cold MB` plays the games' moves in turns, one move of each game in a round, as the server meets
+them, and walks MB of memory before each move so that it starts with the caches cold, as it does
+in a server where some hundred other moves, the store and the sockets ran since the room's last
+one: there each move's cost is some twice its cost here warm (issue 13's sixth round), and a change
+is worth what it saves cold. Only the moves are timed (`perf_counter`), not the walk.
 
     python bench/server_move_path.py
     python bench/server_move_path.py --rounds 9 --games 40
+    python bench/server_move_path.py --cold 8 --rounds 3 --games 50
 """
 
 from __future__ import annotations
@@ -101,8 +109,8 @@ async def seated_game(hub: Hub, index: int) -> tuple[list[Connection], list[byte
     return players, frames
 
 
-async def move_path(rounds: int, games: int) -> tuple[list[float], list[float]]:
-    """µs of CPU per move through the connection (store left out), and through the rules alone."""
+async def move_path(rounds: int, games: int, cold: Cold | None) -> tuple[list[float], list[float]]:
+    """µs per move through the connection (the store's batch left out), and through the rules alone."""
     with tempfile.TemporaryDirectory() as tmp:
         config = Config(port=0, db=os.path.join(tmp, "path.db"), rate=1e9, burst=1e9, rooms_per_session=10**6,
                         connections_per_address=10**6, rooms_per_address=10**6, create_rate=1e9)
@@ -110,55 +118,93 @@ async def move_path(rounds: int, games: int) -> tuple[list[float], list[float]]:
         hub = Hub(config, store, Sessions(store), metrics=make_metrics(lambda: {}))
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
-        record = store.record
+        write, loop = store._write, asyncio.get_running_loop()
 
-        async def stored(*args, **kwargs) -> None:
-            """The store's part is server_load.py's to measure."""
+        async def batched(*args, **kwargs) -> None:
+            """The batch and its commit are server_load.py's to measure; the move still waits for
+            them as in the server: suspended, then resumed by the loop."""
+            committed = loop.create_future()
+            loop.call_soon(committed.set_result, None)
+            await committed
 
         whole, rules = [], []
         for r in range(rounds):
             seated = [await seated_game(hub, r * games + i) for i in range(games)]
             fresh = [(await seated_game(hub, -1 - i))[0] for i in range(games)]
-            store.record = stored
-            started = time.process_time()
-            for players, frames in seated:
-                for i, frame in enumerate(frames):
-                    await players[i % 2]._on_frame(frame)
-            whole.append((time.process_time() - started) / (games * len(script())) * 1e6)
-            store.record = record
-            rules.append(rules_only([next(iter(players[0].watching)).game for players in fresh]))
+            store._write = batched
+            whole.append(await (cold_moves(seated, cold) if cold else warm_moves(seated)))
+            store._write = write
+            rules.append(rules_only([next(iter(players[0].watching)).game for players in fresh], cold))
         await store.close()
     return whole, rules
 
 
-def rules_only(games: list) -> float:
-    """µs per move of what the rules do for a move on the server: the play, the legal-move view
-    and the ko view sent with every event."""
-    moves = script()
+async def warm_moves(seated: list[tuple[list[Connection], list[bytes]]]) -> float:
+    """µs of CPU per move, each game played through in turn."""
     started = time.process_time()
-    for game in games:
-        for i, move in enumerate(moves):
+    for players, frames in seated:
+        for i, frame in enumerate(frames):
+            await players[i % 2]._on_frame(frame)
+    return (time.process_time() - started) / (len(seated) * len(script())) * 1e6
+
+
+async def cold_moves(seated: list[tuple[list[Connection], list[bytes]]], cold: Cold) -> float:
+    """µs per move, one move of each game in a round, the caches walked over before each."""
+    spent = 0.0
+    for i in range(len(script())):
+        for players, frames in seated:
+            cold.walk()
+            started = time.perf_counter()
+            await players[i % 2]._on_frame(frames[i])
+            spent += time.perf_counter() - started
+    return spent / (len(seated) * len(script())) * 1e6
+
+
+class Cold:
+    """Memory written a byte a cache line, to push what a move uses out of the caches."""
+
+    def __init__(self, megabytes: int) -> None:
+        self.memory = bytearray(megabytes << 20)
+        self.ones = b"\x01" * (len(self.memory) // 64)
+
+    def walk(self) -> None:
+        self.memory[::64] = self.ones
+
+
+def rules_only(games: list, cold: Cold | None) -> float:
+    """µs per move of what the rules do for a move on the server: the play, the legal-move view
+    and the ko view sent with every event (with `cold`, in turns and from cold caches as above)."""
+    moves = script()
+    spent = 0.0
+    for i, move in enumerate(moves):
+        for game in games:
+            if cold:
+                cold.walk()
+            started = time.perf_counter()
             point = stone_point(game, move)
             game.play(move, seat=i % 2)
             game.stone_at(point)
             legal_view(game)
             ko_view(game)
-    return (time.process_time() - started) / (len(games) * len(moves)) * 1e6
+            spent += time.perf_counter() - started
+    return spent / (len(games) * len(moves)) * 1e6
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--games", type=int, default=20, help="games per round (300 moves each)")
+    parser.add_argument("--cold", type=int, metavar="MB", default=0,
+                        help="moves in turns, MB of memory walked before each (0: warm, each game through)")
     args = parser.parse_args()
     factory = loop_factory()
     with asyncio.Runner(loop_factory=factory) as runner:
-        whole, rules = runner.run(move_path(args.rounds, args.games))
+        whole, rules = runner.run(move_path(args.rounds, args.games, Cold(args.cold) if args.cold else None))
     loop = "asyncio" if factory is None else "uvloop"
     for name, figures in (("move through _on_frame", whole), ("of which the rules", rules)):
         figures.sort()
         print(f"{name:24} best {figures[0]:6.2f} µs, median {figures[len(figures) // 2]:6.2f} µs per move "
-              f"({loop}, {args.rounds} rounds of {args.games} games)")
+              f"({loop}, {args.rounds} rounds of {args.games} games{f', cold: {args.cold} MB walked' if args.cold else ''})")
 
 
 if __name__ == "__main__":
