@@ -17,8 +17,13 @@ Server CPU per move (µs/move) is split into the process's main thread, which ru
 (`loop`), and its other threads (`other`: the store's writer thread, which commits, and aiosqlite's
 reader), from /proc's per-thread counters.
 
+`--repeat N` runs each game count N times, the two servers alternately, and ends with each
+ratio's median and range over the N pairs: on a shared machine runs of the same code move by
+20-30%, so one pair proves little.
+
     python bench/server_load.py                    # 50 and 200 games
     python bench/server_load.py --games 20 --moves 100
+    python bench/server_load.py --repeat 5
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import argparse
 import asyncio
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -269,6 +275,7 @@ async def main() -> None:
                         help="SQLite sync mode of both servers' stores (NORMAL survives a killed process, "
                              "not a power cut)")
     parser.add_argument("--dir", help="where the databases go (default: the system's temporary directory)")
+    parser.add_argument("--repeat", type=int, default=1, help="pairs of runs per game count, alternated")
     parser.add_argument("--stock-loop", action="store_true",
                         help="run polygo on asyncio's own loop even when uvloop is installed")
     args = parser.parse_args()
@@ -278,21 +285,30 @@ async def main() -> None:
           f"event loop: polygo {loop}, baseline asyncio")
     print(f"{'server':8} {'games':>5} {'moves':>7} {'seconds':>8} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7}"
           f" {'server CPU':>10} {'client CPU':>10} {'µs/move':>8} {'loop':>5} {'other':>5}")
+    summary: dict[int, list[dict[str, float]]] = {}
     for games in args.games:
-        results = {}
-        for kind in ("baseline", "polygo"):
-            r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous, args.dir,
-                                               args.stock_loop)
-            print(f"{kind:8} {games:5d} {r['moves']:7d} {r['seconds']:8.2f} {r['rate']:9.0f} {r['p50']:7.2f} {r['p99']:7.2f}"
-                  f" {r['server_cpu']:10.0%} {r['client_cpu']:10.0%} {r['cpu_per_move']:8.0f}"
-                  f" {r['loop_per_move']:5.0f} {r['cpu_per_move'] - r['loop_per_move']:5.0f}",
+        for _ in range(args.repeat):
+            results = {}
+            for kind in ("baseline", "polygo"):
+                r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous, args.dir,
+                                                   args.stock_loop)
+                print(f"{kind:8} {games:5d} {r['moves']:7d} {r['seconds']:8.2f} {r['rate']:9.0f} {r['p50']:7.2f}"
+                      f" {r['p99']:7.2f} {r['server_cpu']:10.0%} {r['client_cpu']:10.0%} {r['cpu_per_move']:8.0f}"
+                      f" {r['loop_per_move']:5.0f} {r['cpu_per_move'] - r['loop_per_move']:5.0f}", flush=True)
+            b, p = results["baseline"], results["polygo"]
+            ratios = {"moves/s": p["rate"] / b["rate"], "p50": p["p50"] / b["p50"], "p99": p["p99"] / b["p99"],
+                      "server CPU per move": p["cpu_per_move"] / b["cpu_per_move"]}
+            summary.setdefault(games, []).append(ratios)
+            print(f"{'ratio':8} {games:5d}   polygo/baseline: moves/s x{ratios['moves/s']:.2f}, "
+                  f"p50 x{ratios['p50']:.2f}, p99 x{ratios['p99']:.2f}", flush=True)
+            print(f"{'ratio':8} {games:5d}   server CPU per move polygo/baseline x{ratios['server CPU per move']:.2f}",
                   flush=True)
-        b, p = results["baseline"], results["polygo"]
-        print(f"{'ratio':8} {games:5d}   polygo/baseline: moves/s x{p['rate'] / b['rate']:.2f}, "
-              f"p50 x{p['p50'] / b['p50']:.2f}, p99 x{p['p99'] / b['p99']:.2f}", flush=True)
-        print(f"{'ratio':8} {games:5d}   server CPU per move polygo/baseline x{p['cpu_per_move'] / b['cpu_per_move']:.2f}",
-              flush=True)
-
+    if args.repeat > 1:
+        for games, runs in summary.items():
+            for name in ("server CPU per move", "moves/s", "p99"):
+                values = sorted(r[name] for r in runs)
+                print(f"{'median':8} {games:5d}   {name} polygo/baseline x{statistics.median(values):.2f}"
+                      f" (x{values[0]:.2f}-{values[-1]:.2f} over {len(values)} pairs)", flush=True)
 
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "--baseline-server":
