@@ -21,9 +21,10 @@ Read beside the text (``shared/rule-texts/hansen-sst-ko-1996.txt``) and docs/rul
 
 The liberties before a play are what H11-H13 read, so this rule sees each stone play twice:
 :meth:`before_stone` notes what the play captures and threatens, :meth:`stone_played` judges it;
-where the play captures nothing and there is nothing else to update (no cycle set, no earlier
-pending move, no own string in atari), :meth:`before_stone` makes it pending itself and the
-quick path of ``Game.play`` skips :meth:`stone_played` (issue 13, docs/speed.md).
+the quick path of ``Game.play`` shows its ataris to :meth:`threatens` (no probe built), and where
+the play captures nothing and there is nothing else to update (no cycle set, no earlier pending
+move, no own string in atari), :meth:`threatens` makes it pending itself and the quick path
+skips :meth:`stone_played` (issue 13, docs/speed.md).
 """
 
 from __future__ import annotations
@@ -146,17 +147,7 @@ class CycleSets(RepetitionRule):
         path's ataris): is it potentially disallowed (H12)? Where it rescues nothing and there
         is no cycle set or earlier pending move for :meth:`stone_played` to update (97 of the
         112 ataris a run of the 19x19 records), it is made pending here, and True returned."""
-        threatened = signature = None   # as _threats, written out (a call less for 97 plays a run)
-        for c in others:
-            if len(c.libs) == 2:
-                r = c.stones[0]
-                if threatened is None:
-                    threatened, signature = [r], [p]
-                elif r in threatened:
-                    continue
-                else:
-                    threatened.append(r)
-                signature += c.stones
+        threatened, signature = _threats(p, others)
         if threatened is None or (self._cycle_set and seat != self._capture[0]):
             # most careful plays; or a constrained move (H10), never potentially disallowed: for
             # stone_played, only the cycle set lapses
