@@ -68,6 +68,10 @@ class Noted(NamedTuple):
 class CycleSets(RepetitionRule):
     watches_before_stone = True
     two_players = True
+    # set per game by _heat; named here as well so that CPython 3.11 specialises the quick
+    # path's read of it from the instance: it does not past a class attribute of a mutable
+    # type, such as RepetitionRule's EVERYWHERE
+    hot_points: frozenset[int] | set[int] = frozenset()
 
     def __init__(self, game: "Game"):
         super().__init__(game)
