@@ -488,12 +488,19 @@ class Game:
                             break
                 watched = rule.watches
                 if breathes and h not in rule.hot_hashes and not (captured is not None and watched & _REFUSES_CAPTURES):
-                    settled = None   # True: before_stone left stone_played nothing to do
-                    if watched and ((captured is not None and watched & _CAPTURES)
-                                    or (others is not None and watched & _ATARIS and _ataris(others))):
-                        settled = rule.before_stone(turn, p, _new_tuple(Probe, (
-                            captured or [], False, h, own or ([first] if first is not None else []),
-                            _distinct(others) if others is not None else [], list(empties))))
+                    settled = None   # True: the rule's hook left stone_played nothing to do
+                    if watched:
+                        if captured is not None:
+                            if watched & _CAPTURES:
+                                settled = rule.before_stone(turn, p, _new_tuple(Probe, (
+                                    captured, False, h, own or ([first] if first is not None else []),
+                                    _distinct(others) if others is not None else [], list(empties))))
+                        elif others is not None and watched & _ATARIS:
+                            for c in others:
+                                if len(c.libs) == 2:   # c goes into atari
+                                    settled = rule.threatens(turn, p, others, own or (
+                                        (first,) if first is not None else ()))
+                                    break
                     if others is not None:
                         for c in others:
                             c.libs.discard(p)
@@ -907,14 +914,6 @@ def _quick_records(board: Board, colours: int) -> list[dict[str, tuple[int, int,
 def _distinct(chains: list[Chain]) -> list[Chain]:
     """The chains without repeats (a chain beside the stone on two sides is listed twice)."""
     return chains if len(chains) == 1 else list(dict.fromkeys(chains))
-
-
-def _ataris(others: list[Chain]) -> bool:
-    """Does a stone beside these opponent chains take one of them from two liberties to one?"""
-    for c in others:
-        if len(c.libs) == 2:
-            return True
-    return False
 
 
 def _seat_names(players: "int | Sequence[str]") -> tuple[str, ...]:

@@ -21,9 +21,10 @@ Read beside the text (``shared/rule-texts/hansen-sst-ko-1996.txt``) and docs/rul
 
 The liberties before a play are what H11-H13 read, so this rule sees each stone play twice:
 :meth:`before_stone` notes what the play captures and threatens, :meth:`stone_played` judges it;
-where the play captures nothing and there is nothing else to update (no cycle set, no earlier
-pending move, no own string in atari), :meth:`before_stone` makes it pending itself and the
-quick path of ``Game.play`` skips :meth:`stone_played` (issue 13, docs/speed.md).
+the quick path of ``Game.play`` shows its ataris to :meth:`threatens` (no probe built), and where
+the play captures nothing and there is nothing else to update (no cycle set, no earlier pending
+move, no own string in atari), :meth:`threatens` makes it pending itself and the quick path
+skips :meth:`stone_played` (issue 13, docs/speed.md).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import Reason
 from ..moves import Action
-from ..position import EMPTY, Position, Probe
+from ..position import EMPTY, Chain, Position, Probe
 from .rule import REFUSES_CAPTURES, WATCHES_ATARIS, WATCHES_CAPTURES, RepetitionRule
 
 if TYPE_CHECKING:
@@ -67,10 +68,10 @@ class Noted(NamedTuple):
 class CycleSets(RepetitionRule):
     watches_before_stone = True
     two_players = True
-    # a play that captures or threatens is noted before it is made; the rest are refused only
-    # on the cycle set's points and the disallowed signatures' (hot_points: see _heat), and
-    # captures by A3' (option a3)
-    watches = WATCHES_CAPTURES | WATCHES_ATARIS
+    # set per game by _heat; named here as well so that CPython 3.11 specialises the quick
+    # path's read of it from the instance: it does not past a class attribute of a mutable
+    # type, such as RepetitionRule's EVERYWHERE
+    hot_points: frozenset[int] | set[int] = frozenset()
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -79,8 +80,15 @@ class CycleSets(RepetitionRule):
         self.tko = bool(rules.a3)
         self.by_identity = rules.keying == "identity"
         self.later = rules.counter == "later"
-        if self.tko:
-            self.watches = WATCHES_CAPTURES | WATCHES_ATARIS | REFUSES_CAPTURES
+        # a play that captures or threatens is noted before it is made; the rest are refused
+        # only on the cycle set's points and the disallowed signatures' (hot_points: see
+        # _heat), and captures by A3' (option a3)
+        self.watches = WATCHES_CAPTURES | WATCHES_ATARIS | (REFUSES_CAPTURES if self.tko else 0)
+        # what Game.play's quick path reads of the rule every play, set on the instance as
+        # watches is: CPython 3.11 specialises the read of an attribute in the instance's
+        # values, not of one found on its class (the 19x19 records: 18,352 machine instructions
+        # a move, not 19,167; docs/speed.md)
+        self.hot_hashes, self.left, self.positions = (), None, None
 
     def reset(self) -> None:
         self._first: dict[tuple[int, frozenset[int], int], int] = {}   # H8 key -> live index
@@ -90,7 +98,7 @@ class CycleSets(RepetitionRule):
         self._pending: list[Pending] = []
         self._banned: list[set[frozenset[int]]] = [set(), set()]
         self._banned_points: list[set[int]] = [set(), set()]
-        self._noted: Noted | None = None
+        self._noted: Noted | None = None   # None between plays: stone_played clears it
         self.quiet = True   # nothing pending, no cycle set: a plain quick play changes nothing here
         self._banned_all: set[int] = set()   # the points of both seats' disallowed signatures
         self._heat()
@@ -134,40 +142,35 @@ class CycleSets(RepetitionRule):
     # --- what a play changes -----------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> bool | None:
-        # the threatened strings and the signature (H14, as :meth:`signature`) in one pass; the
-        # signature stays a list until H15 disallows it (most potentially disallowed moves are
-        # never counteracted)
-        threatened = signature = None
-        if not probe.suicide:   # a suicide threatens nothing, and its stone is gone (H12)
-            for c in probe.others:
-                if len(c.libs) == 2:
-                    if threatened is None:
-                        threatened, signature = [c.stones[0]], [p]
-                    else:
-                        threatened.append(c.stones[0])
-                    signature += c.stones
-        if probe.captured:
-            self._note_capture(seat, p, probe, threatened, signature)
-            return None
+        if not probe.captured:
+            # a suicide threatens nothing, and its stone is gone (H12)
+            return None if probe.suicide else self.threatens(seat, p, probe.others, probe.own)
+        threatened, signature = _threats(p, probe.others)
+        self._note_capture(seat, p, probe, threatened, signature)
+        return None
+
+    def threatens(self, seat: int, p: int, others: list[Chain], own: Sequence[Chain]) -> bool | None:
+        """:meth:`before_stone` of a play that captures nothing and is no suicide (the quick
+        path's ataris): is it potentially disallowed (H12)? Where it rescues nothing and there
+        is no cycle set or earlier pending move for :meth:`stone_played` to update (97 of the
+        112 ataris a run of the 19x19 records), it is made pending here, and True returned."""
+        threatened, signature = _threats(p, others)
         if threatened is None or (self._cycle_set and seat != self._capture[0]):
-            # most plays; or a constrained move (H10), never potentially disallowed: for
+            # most careful plays; or a constrained move (H10), never potentially disallowed: for
             # stone_played, only the cycle set lapses
-            self._noted = None
             return None
-        self.quiet = False
         rescues = None   # one stone of each own string in atari it joins (H12)
-        for c in probe.own:
+        for c in own:
             if len(c.libs) == 1:
                 if rescues is None:
                     rescues = [c.stones[0]]
                 else:
                     rescues.append(c.stones[0])
-        if rescues is None and not self._pending and not self._cycle_set:
+        quiet, self.quiet = self.quiet, False
+        if rescues is None and quiet:
             # H12 already: it threatens, captures nothing (so its stone stays) and rescues
-            # nothing; and no cycle set or earlier pending move for stone_played to update
-            # (97 of the 143 plays shown here in the 19x19 records)
+            # nothing; and nothing for stone_played to update
             self._pending.append(_new_tuple(Pending, (seat, p, signature, threatened)))
-            self._noted = None
             return True
         self._noted = _new_tuple(Noted, (_NONE, threatened, signature, rescues or (), False))
         return None
@@ -355,6 +358,24 @@ class CycleSets(RepetitionRule):
         other._banned_all = set(self._banned_all)
         other._heat()
         return other
+
+
+def _threats(p: int, others: list[Chain]) -> tuple[list[int] | None, list[int] | None]:
+    """H11, H14: one stone of each opponent string a stone on ``p`` takes from two liberties to
+    one, and the signature's stone and threatened points (None, None where there are none).
+    ``others`` may list a string twice (beside ``p`` on two sides)."""
+    threatened = signature = None
+    for c in others:
+        if len(c.libs) == 2:
+            r = c.stones[0]
+            if threatened is None:
+                threatened, signature = [r], [p]
+            elif r in threatened:
+                continue
+            else:
+                threatened.append(r)
+            signature += c.stones
+    return threatened, signature
 
 
 def _basic_ko(probe: Probe) -> bool:

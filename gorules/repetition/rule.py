@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Container, Iterable
+from typing import TYPE_CHECKING, Any, Container, Iterable, Sequence
 
 from ..errors import Reason, RulesetError
-from ..position import Probe
+from ..position import Chain, Probe
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -49,9 +49,9 @@ class RepetitionRule:
     # ``hot_hashes``, and, where ``watches`` has REFUSES_CAPTURES, a play that captures; so
     # :meth:`refuse` must allow every other play, and a rule must keep these up to date as its
     # history grows. A rule that names none is asked about every play. Where ``watches`` has
-    # WATCHES_CAPTURES (WATCHES_ATARIS), the quick path calls :meth:`before_stone` for a play
-    # that captures (that takes an opponent's chain from two liberties to one);
-    # :meth:`before_stone` sees no other quick play.
+    # WATCHES_CAPTURES, the quick path calls :meth:`before_stone` for a play that captures;
+    # where it has WATCHES_ATARIS, :meth:`threatens` for a play that captures nothing and takes
+    # an opponent's chain from two liberties to one; the rule's hooks see no other quick play.
     #: the points where :meth:`refuse` may refuse a play (any seat), or where it must see a play first
     hot_points: Container[int] = EVERYWHERE
     #: the position hashes whose making :meth:`refuse` may refuse (any seat)
@@ -103,6 +103,13 @@ class RepetitionRule:
 
         True where this play leaves :meth:`stone_played` nothing to do: the quick path then
         does not call it (the careful path does, and it must still hold)."""
+        return None
+
+    def threatens(self, seat: int, p: int, others: list[Chain], own: Sequence[Chain]) -> bool | None:
+        """:meth:`before_stone` of a quick play that captures nothing and takes an opponent chain
+        from two liberties to one (a rule whose ``watches`` has WATCHES_ATARIS defines it): the
+        quick path builds no probe for it. ``others``: the opponent chains beside ``p``, a chain
+        beside it on two sides listed twice; ``own``: the player's chains beside it, each once."""
         return None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
