@@ -68,10 +68,6 @@ class Noted(NamedTuple):
 class CycleSets(RepetitionRule):
     watches_before_stone = True
     two_players = True
-    # set per game by _heat; named here as well so that CPython 3.11 specialises the quick
-    # path's read of it from the instance: it does not past a class attribute of a mutable
-    # type, such as RepetitionRule's EVERYWHERE
-    hot_points: frozenset[int] | set[int] = frozenset()
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -84,11 +80,6 @@ class CycleSets(RepetitionRule):
         # only on the cycle set's points and the disallowed signatures' (hot_points: see
         # _heat), and captures by A3' (option a3)
         self.watches = WATCHES_CAPTURES | WATCHES_ATARIS | (REFUSES_CAPTURES if self.tko else 0)
-        # what Game.play's quick path reads of the rule every play, set on the instance as
-        # watches is: CPython 3.11 specialises the read of an attribute in the instance's
-        # values, not of one found on its class (the 19x19 records: 18,352 machine instructions
-        # a move, not 19,167; docs/speed.md)
-        self.hot_hashes, self.left, self.positions = (), None, None
 
     def reset(self) -> None:
         self._first: dict[tuple[int, frozenset[int], int], int] = {}   # H8 key -> live index

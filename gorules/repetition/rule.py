@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Container, Iterable, Sequence
+import sys
+from typing import TYPE_CHECKING, Container, Iterable, Sequence
 
 from ..errors import Reason, RulesetError
 from ..position import Chain, Probe
@@ -18,14 +19,11 @@ WATCHES_ATARIS = 2
 REFUSES_CAPTURES = 4
 
 
-class Everywhere:
-    """The container that holds everything: ``hot_points`` of a rule that names none."""
-
-    def __contains__(self, item: Any) -> bool:
-        return True
-
-
-EVERYWHERE = Everywhere()
+EVERYWHERE = range(sys.maxsize)
+"""Every point: ``hot_points`` of a rule that names none. A range, not a class of our own that
+contains everything: CPython 3.11 does not specialise the read of an instance's attribute whose
+name the class holds as an instance of a Python class (a mutable type), and ``Game.play`` reads
+``hot_points`` every play (docs/speed.md, issue 13's sixth round)."""
 
 
 class RepetitionRule:
@@ -82,6 +80,13 @@ class RepetitionRule:
         if self.two_players and len(game.players) != 2:
             raise RulesetError(f"{game.rules.name}: {game.rules.repetition.value}'s repetition rule is for "
                                f"two players, not {len(game.players)}")
+        # what Game.play's quick path reads every play, on the instance: CPython 3.11 specialises
+        # the read of an instance's value, not of one found on its class (docs/speed.md, issue
+        # 13's sixth round); subclasses set their own after this
+        cls = type(self)
+        self.hot_points, self.hot_hashes, self.watches = cls.hot_points, cls.hot_hashes, cls.watches
+        self.positions, self.positions_by_turn = cls.positions, cls.positions_by_turn
+        self.left, self.quiet = cls.left, cls.quiet
         self.game = game
 
     def reset(self) -> None:
