@@ -191,7 +191,8 @@ def legal_view(game: Game) -> dict[str, Any] | None:
     if seat is None:
         return None
     prohibited, words = game.legal_turn()
-    appeals = [m[7:] for m in words if m.startswith("appeal ")]
+    # an appeal names a prohibited point, and most turns prohibit none: no comprehension then
+    appeals = [m[7:] for m in words if m.startswith("appeal ")] if prohibited else []
     return {"seat": seat, "pass": "pass" in words, "prohibited": prohibited, "appeals": appeals}
 
 
