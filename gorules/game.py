@@ -75,9 +75,13 @@ class Game:
         ruleset = preset(rules) if isinstance(rules, str) else rules
         if options:
             ruleset = ruleset.with_options(**options)
+        # at most 29 attributes on a game: CPython 3.11 keeps an instance's attributes in values
+        # read by position only up to 29 names (a class with 30 gets a dict per instance), which
+        # Game.play reads some twenty times a play through the slower hinted lookup
+        # (LOAD_ATTR_WITH_HINT, not LOAD_ATTR_INSTANCE_VALUE; docs/speed.md, issue 13's sixth
+        # round: Jasiek's memory)
         self.board = board
         self.rules = ruleset
-        self._exact_index = board.exact_index
         self.players = _seat_names(players)
         n = len(self.players)
         if ruleset.max_players is not None and n > ruleset.max_players:
@@ -99,7 +103,6 @@ class Game:
         self._dropped: list[int] = []
         self._rule = repetition_rule(self)
         self._ending = ending_procedure(self)
-        self._watch_before = self._rule.watches_before_stone
         self._move_cap = ruleset.move_cap_per_point * len(board)
         self._last_index = self._move_cap - 1 if self._move_cap else math.inf   # of a live play, by the cap
         self._no_suicide = ruleset.suicide is Suicide.FORBIDDEN
@@ -596,7 +599,7 @@ class Game:
     def _learn(self, seat: int, move: str) -> tuple[int, int, int, Play, LiveEntry] | None:
         """The quick path's records of ``seat``'s stone play named ``move`` (see
         :func:`_quick_records`), kept from now on; None if ``move`` is no point's exact name."""
-        p = self._exact_index.get(move)
+        p = self.board.exact_index.get(move)
         if p is None:
             return None
         known = self._quick[seat][move] = (p, seat + 1, self._pos._z[seat + 1][p], Play(seat, move),
@@ -612,7 +615,7 @@ class Game:
         """
         if type(move) is not str or (seat is not None and (type(seat) is not int or seat != self._turn)):
             return None
-        p = self._exact_index.get(move)
+        p = self.board.exact_index.get(move)
         pos = self._pos
         if p is None or self._phase in ("scoring", "ended") or pos.stones[p] != EMPTY:
             return None
@@ -637,7 +640,7 @@ class Game:
         if phase_2:
             self._prisoners[seat] -= 1
         pos = self._pos
-        if self._watch_before:
+        if self._rule.watches_before_stone:   # not kept on the game: see __init__'s note on its attributes
             if probe is None:
                 probe = pos.probe(p, seat + 1)
             self._rule.before_stone(seat, p, probe)
@@ -707,7 +710,7 @@ class Game:
         """Each live entry's index in the record: the turn plays (stone plays, passes, appeals)
         that no rescission took out, in order. Worked out when a rescission needs them, not
         kept per play."""
-        index, rescinded = self._exact_index, self._rescinded
+        index, rescinded = self.board.exact_index, self._rescinded
         records = [i for i, play in enumerate(self._raw) if i not in rescinded
                    and (play.move in index or play.move == "pass" or play.move.startswith("appeal "))]
         assert len(records) == len(self._live), "the live game is the record's turn plays that stand"

@@ -207,3 +207,15 @@ def test_a_two_player_repetition_rule_refuses_a_third_seat_without_the_presets_l
     with pytest.raises(RulesetError, match="for two players, not 3"):
         Game(Board.grid(5, 5), own, players=3)
     assert len(Game(Board.grid(5, 5), own).players) == 2
+
+
+@pytest.mark.parametrize("rules", ["japanese", "kee", "lasker-maas", "jasiek-nkr", "hansen-sst"])
+def test_a_game_keeps_at_most_29_attributes(rules):
+    """CPython 3.11 keeps the attributes of an instance with at most 29 names in values read by
+    position; with more, each game gets a dict of its own and every attribute read of Game.play's
+    quick path takes the slower hinted lookup (issue 13: docs/speed.md's sixth round, Jasiek's
+    memory). A new attribute means folding or dropping another."""
+    g = Game(Board.grid(9, 9), rules=rules)
+    for move in ("D4", "E5", "pass", "pass"):
+        g.play(move)
+    assert len(vars(g)) <= 29

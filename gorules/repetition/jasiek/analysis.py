@@ -93,7 +93,7 @@ class Analysis:
         if len(changed) == 1:
             p = next(iter(changed))
             if pos.stones[p] != EMPTY:
-                self.placed(pos, p, had_two)
+                self.placed(pos, p, had_two, self._made_by(pos, p) if self.shapes.pairs_only else None)
                 return
         board = pos.stones   # matching needs no read log: the list itself is quicker
         if self.shapes.pairs_only:
@@ -121,42 +121,18 @@ class Analysis:
                 if stones[q] == EMPTY and not guard.isdisjoint(nbrs[q]):
                     guard.add(q)
 
-    def placed(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
+    def placed(self, pos: Position, p: int, had_two: set[frozenset[int]], made: list[int] | None) -> None:
         """:meth:`update` after a stone placed on ``p`` that took nothing off: what most plays
         are, so it is written for one point, in one piece. When the grouping stands, R4's class
         key moves on by the stone's own key (the stones outside the ko positions changed by that
         stone only, or not at all when ``p`` is in one), or is the position's hash when there
-        is no ko position. With two-point templates alone, the mouths the stone made are found
-        from the chains: the loop of :meth:`_made_by`, written out here because the call cost
-        more than the rest of a plain play's analysis (about 500 instructions a play on the
-        19x19 records, callgrind); a mouth it unmade has ``p`` as its empty point (``p`` was empty,
-        so it was no wall), so in a ko position."""
+        is no ko position. With two-point templates alone, ``made`` is the mouths the stone made
+        (:meth:`_made_by`: the caller has looked, see ``NewKoRules.stone_played``); a mouth it
+        unmade has ``p`` as its empty point (``p`` was empty, so it was no wall), so in a ko
+        position."""
         board = pos.stones
         shapes = self.shapes
         if shapes.pairs_only:
-            chain, nbrs, pairs = pos.chain, shapes.nbrs, shapes.pairs
-            made = None   # the mouths the stone made: most plays make none
-            colour = board[p]
-            for q in nbrs[p]:
-                v = board[q]
-                if v == EMPTY:
-                    for r in nbrs[q]:
-                        if board[r] != colour:
-                            break
-                    else:   # q is walled by the player's stones: is one of them a lone stone in atari?
-                        for r in nbrs[q]:
-                            c = chain[r]
-                            if len(c.libs) == 1 and len(c.stones) == 1:
-                                made = [pairs[r][q]] if made is None else [*made, pairs[r][q]]
-                elif v != colour:
-                    c = chain[q]
-                    if len(c.libs) == 1 and len(c.stones) == 1:
-                        for e in c.libs:
-                            for r in nbrs[e]:
-                                if board[r] != v:
-                                    break
-                            else:
-                                made = [pairs[q][e]] if made is None else [*made, pairs[q][e]]
             matched = self.matched
             if made is None and not matched:   # no mouth before the play nor after it: most plays
                 if p in self._read:

@@ -74,6 +74,7 @@ class NewKoRules(RepetitionRule):
         super().__init__(game)
         self.shapes = shapes_for(game.board, game.rules.ko_shapes is KoShapes.RECONSTRUCTED)
         self._rows = self.shapes.rows4
+        self._pairs_only, self._nbrs, self._pairs = self.shapes.pairs_only, self.shapes.nbrs, self.shapes.pairs
 
     def reset(self) -> None:
         self.had_two: set[frozenset[int]] = set()
@@ -88,7 +89,8 @@ class NewKoRules(RepetitionRule):
         self._disturbers: dict[Ko, Disturber] = {}        # R3
         # R4, by class key (Analysis.class_key: an int, or the ko positions' points and an int)
         self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
-        self._deferred: dict[int, tuple[Any, int]] = {}   # point -> (class, seat) not yet in _done (_defer)
+        # point -> the class of the plain play on it not yet in _done, or None (_defer)
+        self._deferred: list[Any] = [None] * len(self.game._pos.stones)
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
@@ -181,8 +183,42 @@ class NewKoRules(RepetitionRule):
             # the quick path: a play outside the ko positions that captured nothing, most plays.
             # R4 records its point (deferred, see _defer); it is no ko stone move, so R1-R3 bar
             # nothing after it
-            self._deferred[p] = (a.class_key, seat)
-            a.placed(self.game._pos, p, self.had_two)
+            self._deferred[p] = a.class_key
+            pos = self.game._pos
+            if self._pairs_only:
+                made = None
+                board, chain, nbrs = pos.stones, pos.chain, self._nbrs
+                colour = board[p]
+                # the mouths the stone made (Analysis._made_by, written out here: most plays make
+                # none on a board with none, and then Analysis.placed is not called at all;
+                # 30,850 -> 30,172 instructions a move on the 19x19 records, 25,871 -> 25,013 on
+                # 9x9, docs/speed.md's sixth round)
+                for q in nbrs[p]:
+                    v = board[q]
+                    if v == EMPTY:
+                        for r in nbrs[q]:
+                            if board[r] != colour:
+                                break
+                        else:   # q is walled by the player's stones: is one of them a lone stone in atari?
+                            for r in nbrs[q]:
+                                c = chain[r]
+                                if len(c.libs) == 1 and len(c.stones) == 1:
+                                    made = [self._pairs[r][q]] if made is None else [*made, self._pairs[r][q]]
+                    elif v != colour:
+                        c = chain[q]
+                        if len(c.libs) == 1 and len(c.stones) == 1:
+                            for e in c.libs:
+                                for r in nbrs[e]:
+                                    if board[r] != v:
+                                        break
+                                else:
+                                    made = [self._pairs[q][e]] if made is None else [*made, self._pairs[q][e]]
+                if made is None and not a.matched and p not in a._read:
+                    a.class_key = pos.hash   # no mouth before the play nor after it: Analysis.placed's first case
+                else:
+                    a.placed(pos, p, self.had_two, made)
+            else:
+                a.placed(pos, p, self.had_two, None)
             if self._rows:
                 self._note_row4()
             self._basic = self._fight = None
@@ -202,8 +238,9 @@ class NewKoRules(RepetitionRule):
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
         a, pos = self.analysis, self.game._pos
-        if len(changed) > 1 and self._deferred:   # stones taken off: their deferred classes may come back
-            self._defer(changed)
+        if len(changed) > 1:   # stones taken off: their deferred classes may come back
+            # the stones taken off are the opponent's, or the player's own in a suicide
+            self._defer(changed, seat if pos.stones[p] == EMPTY else 1 - seat)
         # R4: the action counts in the class of the position it was played from
         if facts.first:
             self._first.setdefault(a.class_key, set()).add(facts.ko)
@@ -234,22 +271,25 @@ class NewKoRules(RepetitionRule):
                 disturbers[ko] = current
         self._disturbers = disturbers
 
-    def _defer(self, changed: set[int]) -> None:
-        """Put into ``_done`` R4's deferred records of the stones taken off. A plain play on
-        ``p`` of the quick path from class K is recorded only when its stone is taken off: K
-        holds the stones outside its ko positions, ``p`` is outside them and empty in K, so no
-        position of class K can come back (and ``_done`` be asked about it) while that stone
-        stands. Most plays of a game are recorded this way, with one dict entry instead of a
-        lookup and two sets, and most never: their stones are never taken off."""
+    def _defer(self, changed: set[int], owner: int) -> None:
+        """Put into ``_done`` R4's deferred records of the stones taken off (``owner``'s). A
+        plain play on ``p`` of the quick path from class K is recorded only when its stone is
+        taken off: K holds the stones outside its ko positions, ``p`` is outside them and empty
+        in K, so no position of class K can come back (and ``_done`` be asked about it) while
+        that stone stands. Most plays of a game are recorded this way, with a store in a list
+        kept per point instead of a lookup and two sets, and most never: their stones are never
+        taken off. The record is the class alone: the stone's colour says whose play it was,
+        and the stones a play takes off are all one player's (issue 13's sixth round: no tuple
+        and no dict entry a play)."""
         done, deferred = self._done, self._deferred
         for q in changed:
-            record = deferred.pop(q, None)
-            if record is not None:
-                key, seat = record
+            key = deferred[q]
+            if key is not None:
+                deferred[q] = None
                 actions = done.get(key)
                 if actions is None:
                     done[key] = actions = (set(), set())
-                actions[seat].add(q)
+                actions[owner].add(q)
 
     def _fights(self) -> bool:
         """Is R2's ko fighting in this position (the one right after the ko stone; ``_fight``
@@ -323,7 +363,7 @@ class NewKoRules(RepetitionRule):
         other.analysis = self.analysis.copy(game._pos, other.had_two)
         other._disturbers = {k: Disturber(d.seat, set(d.seen), d.barred) for k, d in self._disturbers.items()}
         other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
-        other._deferred = dict(self._deferred)
+        other._deferred = list(self._deferred)
         other._first = {k: set(v) for k, v in self._first.items()}
         other._memo = dict(self._memo)
         other._now = other._done.get(other.analysis.class_key, _UNPLAYED)
