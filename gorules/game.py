@@ -292,10 +292,11 @@ class Game:
         point itself. The same answer as asking :meth:`_stone_reason` about every empty point, at a
         fraction of the cost: the server sends it with every move.
         """
-        suspects = self._pos.suspects(seat + 1)
-        suspects.update(self._rule.suspects(seat))
-        if not suspects:    # most turns: every play is a plain one
+        pos, named = self._pos, self._rule.suspects(seat)
+        if not named and not pos.has_suspects(seat + 1):    # most turns: every play is a plain one
             return {}
+        suspects = pos.suspects(seat + 1)
+        suspects.update(named)
         stones, refused = self._pos.stones, {}
         for p in sorted(suspects):
             if stones[p] == EMPTY:

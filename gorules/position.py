@@ -240,6 +240,19 @@ class Position:
             out.update(p for p in freed if stones[p] == EMPTY)
         return out
 
+    def has_suspects(self, colour: int) -> bool:
+        """Whether :meth:`suspects` names any point. The legal view asks every move, and most
+        turns there is none: then no set is built to say so."""
+        if self._dirty:
+            self._refresh()
+        if self._cramped or self._short:
+            return True
+        stones = self.stones
+        for p in self.freed[colour]:
+            if stones[p] == EMPTY:
+                return True
+        return False
+
     def _refresh(self) -> None:
         """Bring the cramped points and the last liberties up to date after plays and captures.
 
@@ -249,10 +262,14 @@ class Position:
         dropped.
         """
         stones, nbrs, chain = self.stones, self._nbrs, self.chain
-        near = set(self._dirty)
-        for d in self._dirty:
-            near.update(nbrs[d])
-        self._dirty = []
+        dirty = self._dirty
+        if len(dirty) == 1:   # a plain play (most refreshes): its point and neighbours, no set built
+            near = (dirty[0], *nbrs[dirty[0]])
+        else:
+            near = set(dirty)
+            for d in dirty:
+                near.update(nbrs[d])
+        dirty.clear()
         cramped, short = self._cramped, self._short
         for p in near:
             if stones[p] == EMPTY:
