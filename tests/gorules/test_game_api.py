@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from gorules import Board, Game, IllegalMove, Ruleset, RulesetError, preset
+from gorules import PRESETS, Board, Game, IllegalMove, Ruleset, RulesetError, preset
 
 
 def test_players_as_a_number_or_names():
@@ -219,3 +219,25 @@ def test_a_game_keeps_at_most_29_attributes(rules):
     for move in ("D4", "E5", "pass", "pass"):
         g.play(move)
     assert len(vars(g)) <= 29
+
+
+QUICK_READS = ("hot_points", "hot_hashes", "watches", "left", "positions", "positions_by_turn", "quiet")
+"""What Game.play's quick path reads of the repetition rule every play."""
+
+
+@pytest.mark.parametrize("rules", sorted(PRESETS))
+def test_what_the_quick_path_reads_is_in_each_rule_instance(rules):
+    """CPython 3.11 specialises an attribute read only when the value is in the instance's own
+    values, and not when a class on the way holds the name as an instance of a Python class
+    (issue 13: docs/speed.md's sixth round): every rule carries the quick path's attributes
+    itself, as the ending carries `watches_stones`, or each play takes the generic lookup."""
+    g = Game(Board.grid(9, 9), rules=rules)
+    g.play("D4")
+    rule = g._rule
+    assert set(QUICK_READS) <= set(vars(rule)), set(QUICK_READS) - set(vars(rule))
+    assert "watches_stones" in vars(g._ending)
+    for cls in type(rule).__mro__:
+        for name in QUICK_READS:
+            if name in vars(cls):
+                kind = type(vars(cls)[name])
+                assert kind.__module__ == "builtins", f"{cls.__name__}.{name} is a {kind.__name__}"
