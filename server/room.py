@@ -411,7 +411,7 @@ class Room:
         if result is not None:
             data["result"] = result
         self.undo = None
-        marks = [self.row_index[i] if i < index else row for i in newly] if newly else newly
+        marks = [self.row_index[i] if i < index else row for i in newly] if newly else []
         try:
             await self._commit("move", data, move=(seat, play.move, seq), rescinded=marks,
                                clocks=True, result=result, now=now)

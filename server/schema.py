@@ -103,7 +103,7 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " WHERE body::json->>'kind' = 'chat'",
         "CREATE INDEX events_by_chat_at ON events (chat_at) WHERE chat_at IS NOT NULL",
     ),
-    (),     # 3: SQLite's events left WITHOUT ROWID; PostgreSQL's tables are heaps beside their keys' index
+    (),     # 3: SQLite's alone (its events moved to a rowid table); PostgreSQL's tables are heaps already
 )
 
 
