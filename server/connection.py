@@ -27,7 +27,7 @@ from protocol.names import clean_name
 
 from .addresses import Networks, client_address
 from .cluster import RETRY
-from .frames import frame, write
+from .frames import QuickReading, frame, write
 from .lease import Fenced
 from .ratelimit import TokenBucket
 from .sessions import Session
@@ -66,9 +66,10 @@ class Connection:
 
     async def serve(self) -> None:
         """Read frames until the peer goes away."""
+        message = self.ws.message if isinstance(self.ws, QuickReading) else self.ws.recv
         try:
-            async for frame in self.ws:
-                await self._on_frame(frame)
+            while True:
+                await self._on_frame(await message())
         except ConnectionClosed:
             pass
         finally:

@@ -8,15 +8,18 @@ server is simple (RFC 6455, section 5.2): FIN and the opcode, the payload's leng
 no mask. The server negotiates no extension (`compression=None` in app.py), so the payload goes
 as it is, and one frame's bytes can be written to any number of connections.
 
-Inbound, a client's frame usually arrives alone in one read: `QuickReading` hands such a frame to
-the connection's messages itself, without websockets' parser (a generator over a stream reader,
-the protocol's events, the connection's checks of what to send and when to close). Anything else
-(a frame in pieces or with others, a control frame, a fragment, an unmasked or reserved-bit frame,
-one over the size limit, a connection not open) goes through websockets exactly as before.
+Inbound, a client's frame usually arrives alone in one read: `QuickReading` takes such a frame
+without websockets' parser (a generator over a stream reader, the protocol's events, the
+connection's checks of what to send and when to close), and when the connection's reader is
+waiting for its next message with nothing queued, hands the message straight to it
+(`QuickReading.message`), past websockets' assembler. Anything else (a frame in pieces or with
+others, a control frame, a fragment, an unmasked or reserved-bit frame, one over the size limit,
+text that is not UTF-8, a connection not open) goes through websockets exactly as before.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from websockets.asyncio.server import ServerConnection
@@ -58,20 +61,71 @@ def write(ws: ServerConnection, frames: bytes) -> None:
 
 
 class QuickReading(ServerConnection):
-    """A server connection that takes a lone, whole data frame straight to its messages.
+    """A server connection that takes a lone, whole data frame without websockets' parser and,
+    when its reader waits for the next message, hands the message straight to it.
 
     websockets' path for one client frame cost 3.4 µs of the loop warm and 6.6 with the caches
-    cold, as they are between two moves of a room at 200 games; this one 1.6 and 3.3-3.9 (issue 13,
-    docs/speed.md's sixth round). What the message then goes through (the assembler, `recv`, UTF-8
-    decoding of a text frame, whose failure closes with 1007) is websockets' own.
+    cold, as they are between two moves of a room at 200 games; reading the frame here took that
+    to 1.6 and 3.3-3.9 (issue 13, docs/speed.md's sixth round). The message then went through
+    websockets' assembler, `recv` and the connection's async iterator: a queue, a future, flow
+    control and four coroutines a message. Handed over past them, a frame and its wait cost
+    3.25 µs warm and 5.9-6.2 cold instead of 3.7 and 6.4-7.3, and the server 10,000 instructions
+    a move less (docs/speed.md's seventh round). A message that is not handed over (the reader
+    busy, or anything queued before it) goes to the assembler, and the reader takes it through
+    `recv` as before, so the order of the messages is the order of their frames.
     """
+
+    _reader: asyncio.Future | None = None
+    """`message`'s wait for a frame handed over; set only while nothing is queued in the assembler."""
+
+    async def message(self) -> bytes | str:
+        """The next message, as `recv` gives it (ConnectionClosed once the connection is closed)."""
+        if not len(self.recv_messages.frames) and self.protocol.state is State.OPEN:
+            self._reader = reader = self.loop.create_future()
+            try:
+                message = await reader
+            finally:
+                self._reader = None
+            if message is not None:
+                return message
+        return await self.recv()
 
     def data_received(self, data: bytes) -> None:
         frame = lone_data_frame(self.protocol, data)
+        reader = self._reader
+        if frame is not None and reader is not None:
+            message = _message(frame)
+            if message is not None:
+                self._reader = None
+                reader.set_result(message)
+                return
         if frame is None:
             super().data_received(data)
         else:
             self.recv_messages.put(frame)
+        self._to_recv()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._to_recv()
+
+    def _to_recv(self) -> None:
+        """Something went to websockets (a frame into the assembler, a close): a waiting reader
+        reads on through `recv`, which gives it in order or raises ConnectionClosed."""
+        reader, self._reader = self._reader, None
+        if reader is not None and not reader.done():
+            reader.set_result(None)
+
+
+def _message(frame: Frame) -> bytes | str | None:
+    """A data frame's message as `recv` gives it, or None for text that is not UTF-8 (websockets
+    closes with 1007 for it, through `recv`)."""
+    if frame.opcode is Opcode.BINARY:
+        return frame.data
+    try:
+        return frame.data.decode()
+    except UnicodeDecodeError:
+        return None
 
 
 def lone_data_frame(protocol: Protocol, data: bytes) -> Frame | None:

@@ -78,3 +78,60 @@ async def test_a_frame_over_the_size_limit_read_alone_closes_with_1009(make_serv
     client = await connect_client("polygo.msgpack", port=server.port)
     client.ws.transport.write(masked(b"\x00" * 120))
     assert await closed_with(client) == 1009
+
+
+def fragments(payload: bytes) -> bytes:
+    """A binary message in two frames: the first without FIN, then a continuation with it."""
+    half = len(payload) // 2
+    return masked(payload[:half], opcode=0x2, first=0x00) + masked(payload[half:], opcode=0x0)
+
+
+async def test_a_lone_frame_to_a_waiting_reader_is_handed_over_past_the_assembler(server, connect_client):
+    client = await connect_client("polygo.msgpack")
+    (connection,) = server.connections
+    queued = []
+    put = connection.ws.recv_messages.put
+    connection.ws.recv_messages.put = lambda frame: (queued.append(frame), put(frame))
+    write = client.ws.transport.write
+    write(masked(hello("ann", 1)))
+    assert (await client.reply())["id"] == 1
+    assert queued == []
+    pieces = fragments(hello("bob", 2))
+    write(pieces[:len(pieces) // 2 + 2])     # the first fragment and a few bytes of the second
+    await asyncio.sleep(0.05)
+    write(pieces[len(pieces) // 2 + 2:])
+    assert (await client.reply())["id"] == 2
+    assert len(queued) == 2                  # both fragments went through websockets
+    write(masked(hello("cat", 3)))           # the reader waits again: handed over
+    assert (await client.reply())["id"] == 3
+    assert len(queued) == 2
+
+
+async def test_messages_keep_their_order_whichever_way_each_is_read(connect_client):
+    client = await connect_client("polygo.msgpack")
+    write = client.ws.transport.write
+    write(fragments(hello("ann", 1)))        # websockets' parser, into the assembler
+    for ref in range(2, 8):                  # lone frames, some while the reader is busy with the last
+        write(masked(hello(f"p{ref}", ref)))
+        if ref % 3 == 0:
+            await asyncio.sleep(0.01)
+    assert [(await client.reply())["id"] for _ in range(7)] == list(range(1, 8))
+
+
+async def test_a_ping_while_the_reader_waits_is_answered_and_reading_goes_on(connect_client):
+    client = await connect_client("polygo.msgpack")
+    pong = await client.ws.ping(b"here?")
+    await asyncio.wait_for(pong, WAIT)
+    client.ws.transport.write(masked(hello("ann", 1)))
+    assert (await client.reply())["id"] == 1
+
+
+async def test_the_reader_ends_when_the_peer_goes_away_while_it_waits(server, connect_client):
+    client = await connect_client("polygo.msgpack")
+    assert len(server.connections) == 1
+    client.ws.transport.abort()              # no closing handshake: the connection is lost
+    for _ in range(100):
+        if not server.connections:
+            break
+        await asyncio.sleep(0.01)
+    assert not server.connections
