@@ -15,12 +15,12 @@ before it) whose stone is a ko stone after it; K is known by its point set (J-A1
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from ...errors import Reason
-from ...position import EMPTY, Probe
+from ...position import EMPTY, Chain, Probe
 from ...ruleset import KoShapes
-from ..rule import WATCHES_CAPTURES, RepetitionRule
+from ..rule import WATCHES_ALONE, WATCHES_ATARIS, WATCHES_CAPTURES, RepetitionRule
 from .analysis import Analysis
 from .kinds import disturbing
 from .shapes import Scratch, shapes_for, string
@@ -59,6 +59,7 @@ class Disturber:
 
 
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
+_NOWHERE: frozenset[int] = frozenset()   # hot_points while quiet with no lone stone in atari (see _sleep)
 
 
 class NewKoRules(RepetitionRule):
@@ -66,7 +67,8 @@ class NewKoRules(RepetitionRule):
     # R1-R3 refuse only plays in ko positions (a recapture is on the mouth of the ko it takes
     # back), R4 plays on the points of its actions in the class of the position: hot_points (see
     # _heat). Elsewhere the quick path makes the play: a capture is shown to before_stone first
-    # (the points it changed move the analysis on), a plain play reaches stone_played alone
+    # (the points it changed move the analysis on), a plain play reaches stone_played alone, or
+    # not at all while the rule is quiet (see _sleep)
     watches_before_stone = True
     watches = WATCHES_CAPTURES
 
@@ -75,6 +77,8 @@ class NewKoRules(RepetitionRule):
         self.shapes = shapes_for(game.board, game.rules.ko_shapes is KoShapes.RECONSTRUCTED)
         self._rows = self.shapes.rows4
         self._pairs_only, self._nbrs, self._pairs = self.shapes.pairs_only, self.shapes.nbrs, self.shapes.pairs
+        if self._pairs_only:   # the plays that may make a mouth while quiet (see _sleep)
+            self.watches = WATCHES_CAPTURES | WATCHES_ATARIS | WATCHES_ALONE
 
     def reset(self) -> None:
         self.had_two: set[frozenset[int]] = set()
@@ -94,8 +98,12 @@ class NewKoRules(RepetitionRule):
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
-        self._now = self._done.get(self.analysis.class_key, _UNPLAYED)
-        self._heat()
+        self.hot_hashes, self.played_from = self._done, self._deferred   # (see _sleep)
+        chains = self.game._pos.chain
+        # lone stones that may be in atari (see _sleep): more are noted as plays make them
+        self._alone = {q for q, c in enumerate(chains) if c is not None and len(c.stones) == 1 and len(c.libs) == 1}
+        self.quiet = False
+        self._settle()
 
     def _heat(self) -> None:
         """``hot_points``: the points of the ko positions, and those R4 bars a seat from now."""
@@ -168,6 +176,8 @@ class NewKoRules(RepetitionRule):
     # --- what happened --------------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
+        if self.quiet:
+            self._wake()
         # a play outside every ko position is no ko stone move in one: its facts are plain
         facts = self._facts(seat, p, probe) if p in self.analysis.ko_at else _plain(p)
         changed = {p, *(q for chain in probe.captured for q in chain.stones)}
@@ -230,11 +240,80 @@ class NewKoRules(RepetitionRule):
             self._moved_on(seat, p, *pending[1:])
         if self._memo:
             self._memo = {}
-        self._now = now = done.get(a.class_key, _UNPLAYED)
-        if now is _UNPLAYED:   # _heat, written out for the commonest case
+        self._settle()
+
+    def _settle(self) -> None:
+        """After a play (or a reset): R4's actions in the class of the position, ``hot_points``,
+        and quiet where it may be (see :meth:`_sleep`)."""
+        a = self.analysis
+        self._now = now = self._done.get(a.class_key, _UNPLAYED)
+        if now is not _UNPLAYED:
+            self._heat()
+        elif a.matched or a._read or not self._pairs_only:
             self.hot_points = a.ko_at
         else:
-            self._heat()
+            self._sleep()
+
+    def _sleep(self) -> None:
+        """Quiet: no mouth on the board (so no ko position and no R1-R3 state), no cached ko
+        type, no R4 action in the class of the position, two-point mouths alone. Then a plain
+        play that makes no mouth leaves stone_played only R4's deferred record (the class of the
+        position it was played from is that position's hash, which the quick path stores in
+        ``played_from``, our ``_deferred``) and the class key (the new hash: the analysis's is
+        not moved on while quiet, see _wake). Each play that may make a mouth reaches the rule:
+
+        - a capture, any careful play (a suicide; a play on ``hot_points``; one that makes a
+          position whose class R4 has actions in: ``hot_hashes`` is ``_done``, whose keys are
+          hashes where there is no ko position): :meth:`before_stone`;
+        - a lone stone placed in atari, the mouth's stone S (:meth:`alone`), or an opponent's
+          lone stone put in atari (:meth:`threatens`): S;
+        - a stone beside E, the breath of a lone stone S in atari, when E's other neighbours are
+          S's colour or empty: it may wall E. These points are ``hot_points`` while quiet.
+
+        (A two-point mouth is a lone stone S in atari at E, every other neighbour of E S's
+        colour: Analysis._made_by.) Most plays of a game are made quiet: 1,014 of the 1,353 of
+        the 19x19 records, 245 of the 272 on 9x9 (docs/speed.md, issue 13's seventh round)."""
+        self.quiet = True
+        self.hot_points = self._walling() if self._alone else _NOWHERE
+
+    def _walling(self) -> set[int]:
+        """The empty points beside the breath E of each lone stone S in atari whose E has no
+        neighbour of the other colour: a stone there may wall E (the lone stones no longer in
+        atari are forgotten; a stone placed alone in atari or put in atari is noted again)."""
+        alone, pos, nbrs = self._alone, self.game._pos, self._nbrs
+        chain, stones = pos.chain, pos.stones
+        watch: set[int] = set()
+        for s in list(alone):
+            c = chain[s]
+            if c is None or len(c.stones) != 1 or len(c.libs) != 1:
+                alone.discard(s)
+                continue
+            other = 3 - stones[s]
+            for e in c.libs:
+                if all(stones[r] != other for r in nbrs[e]):
+                    watch.update(r for r in nbrs[e] if stones[r] == EMPTY)
+        return watch
+
+    def _wake(self) -> None:
+        """No longer quiet: before a play that may make a mouth; the class key of the position
+        (no ko position: its hash) is moved on again."""
+        self.quiet = False
+        self.analysis.class_key = self.game._pos.hash
+
+    def threatens(self, seat: int, p: int, others: list[Chain], own: Sequence[Chain]) -> bool | None:
+        # an opponent's lone stone put in atari may be a mouth's stone now or later (see _sleep)
+        for c in others:
+            if len(c.libs) == 2 and len(c.stones) == 1:
+                self._alone.add(c.stones[0])
+                if self.quiet:
+                    self._wake()
+        return None
+
+    def alone(self, seat: int, p: int) -> None:
+        # the stone may be a mouth's stone now or later (see _sleep)
+        self._alone.add(p)
+        if self.quiet:
+            self._wake()
 
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
@@ -250,6 +329,7 @@ class NewKoRules(RepetitionRule):
         a.update(pos, changed, self.had_two)
         if self._rows:
             self._note_row4()
+        self._note_alone(p)
         # R1: a single ko stone that has captured a single ko stone
         chain = pos.chain[p]
         single = chain is not None and len(chain.stones) == 1 and p in a.ko_stones
@@ -271,6 +351,15 @@ class NewKoRules(RepetitionRule):
                 current.seen.add(config)
                 disturbers[ko] = current
         self._disturbers = disturbers
+
+    def _note_alone(self, p: int) -> None:
+        """After a play the quick path did not make: the lone stones in atari it left beside
+        ``p`` or on it (see _sleep; the quick path's plays are noted by alone and threatens)."""
+        chain = self.game._pos.chain
+        for q in (p, *self._nbrs[p]):
+            c = chain[q]
+            if c is not None and len(c.stones) == 1 and len(c.libs) == 1:
+                self._alone.add(q)
 
     def _defer(self, changed: set[int], owner: int) -> None:
         """Put into ``_done`` R4's deferred records of the stones taken off (``owner``'s). A
@@ -367,6 +456,9 @@ class NewKoRules(RepetitionRule):
         other._deferred = list(self._deferred)
         other._first = {k: set(v) for k, v in self._first.items()}
         other._memo = dict(self._memo)
-        other._now = other._done.get(other.analysis.class_key, _UNPLAYED)
-        other._heat()
+        other._alone = set(self._alone)
+        other.hot_hashes, other.played_from = other._done, other._deferred
+        if self.quiet:   # the class key was not moved on: the position's hash (see _wake)
+            other.analysis.class_key = game._pos.hash
+        other._settle()
         return other
