@@ -102,6 +102,7 @@ class NewKoRules(RepetitionRule):
         chains = self.game._pos.chain
         # lone stones that may be in atari (see _sleep): more are noted as plays make them
         self._alone = {q for q, c in enumerate(chains) if c is not None and len(c.stones) == 1 and len(c.libs) == 1}
+        self._walls: set[int] | None = None   # hot_points while quiet, None until worked out again
         self.quiet = False
         self._settle()
 
@@ -178,6 +179,14 @@ class NewKoRules(RepetitionRule):
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
         if self.quiet:
             self._wake()
+        if p not in self.analysis.ko_at and not probe.captured and not probe.suicide:
+            # a plain play on R4's points, or to a class R4 has actions in, or on walls to watch:
+            # stone_played's quick branch records it as it records the quick path's (R4's record
+            # deferred, see _defer), with the lone stones it puts in atari noted here
+            self.threatens(seat, p, probe.others, probe.own)
+            if not probe.own and len(probe.empties) == 1:
+                self.alone(seat, p)
+            return
         # a play outside every ko position is no ko stone move in one: its facts are plain
         facts = self._facts(seat, p, probe) if p in self.analysis.ko_at else _plain(p)
         changed = {p, *(q for chain in probe.captured for q in chain.stones)}
@@ -274,12 +283,17 @@ class NewKoRules(RepetitionRule):
         colour: Analysis._made_by.) Most plays of a game are made quiet: 1,014 of the 1,353 of
         the 19x19 records, 245 of the 272 on 9x9 (docs/speed.md, issue 13's seventh round)."""
         self.quiet = True
-        self.hot_points = self._walling() if self._alone else _NOWHERE
+        walls = self._walls
+        if walls is None:   # a lone stone noted in atari, or a careful play, since they were worked out
+            walls = self._walls = self._walling() if self._alone else _NOWHERE
+        self.hot_points = walls
 
     def _walling(self) -> set[int]:
         """The empty points beside the breath E of each lone stone S in atari whose E has no
         neighbour of the other colour: a stone there may wall E (the lone stones no longer in
-        atari are forgotten; a stone placed alone in atari or put in atari is noted again)."""
+        atari are forgotten; a stone placed alone in atari or put in atari is noted again).
+        Worked out again only after a lone stone is noted or a careful play: a quick play
+        between them puts no lone stone in atari, takes no stone off, and leaves a superset."""
         alone, pos, nbrs = self._alone, self.game._pos, self._nbrs
         chain, stones = pos.chain, pos.stones
         watch: set[int] = set()
@@ -304,16 +318,40 @@ class NewKoRules(RepetitionRule):
         # an opponent's lone stone put in atari may be a mouth's stone now or later (see _sleep)
         for c in others:
             if len(c.libs) == 2 and len(c.stones) == 1:
-                self._alone.add(c.stones[0])
-                if self.quiet:
-                    self._wake()
+                for e in c.libs:
+                    if e != p:
+                        self._in_atari(seat, p, c.stones[0], e, 2 - seat)
         return None
 
     def alone(self, seat: int, p: int) -> None:
         # the stone may be a mouth's stone now or later (see _sleep)
-        self._alone.add(p)
-        if self.quiet:
+        stones = self.game._pos.stones
+        for e in self._nbrs[p]:
+            if stones[e] == EMPTY:
+                self._in_atari(seat, p, p, e, seat + 1)
+
+    def _in_atari(self, seat: int, p: int, s: int, e: int, colour: int) -> None:
+        """Before ``seat``'s stone on ``p``: after it, ``s``, a lone stone of ``colour``, is in
+        atari at ``e``. Noted; while quiet, the rule wakes only if that makes a mouth (every
+        neighbour of ``e`` ``colour``), else ``e``'s empty neighbours are walls to watch when it
+        has no neighbour of the other colour (see _sleep): 69 of the 90 plays of the 19x19
+        records that put a lone stone in atari while quiet make no mouth."""
+        self._alone.add(s)
+        if not self.quiet:
+            self._walls = None   # worked out at the next _sleep
+            return
+        stones, mine = self.game._pos.stones, seat + 1
+        watch = []
+        for r in self._nbrs[e]:
+            v = mine if r == p else stones[r]
+            if v == EMPTY:
+                watch.append(r)
+            elif v != colour:
+                return   # e has a neighbour of the other colour: no mouth, no walls to watch
+        if not watch:   # e walled by colour: s and e are a mouth
             self._wake()
+        else:
+            self.hot_points = self._walls = {*self._walls, *watch}
 
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
@@ -360,6 +398,7 @@ class NewKoRules(RepetitionRule):
             c = chain[q]
             if c is not None and len(c.stones) == 1 and len(c.libs) == 1:
                 self._alone.add(q)
+        self._walls = None   # and stones taken off may have freed a breath's neighbour
 
     def _defer(self, changed: set[int], owner: int) -> None:
         """Put into ``_done`` R4's deferred records of the stones taken off (``owner``'s). A
