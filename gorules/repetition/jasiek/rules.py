@@ -99,9 +99,11 @@ class NewKoRules(RepetitionRule):
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
         self.hot_hashes, self.played_from = self._done, self._deferred   # (see _sleep)
-        chains = self.game._pos.chain
-        # lone stones that may be in atari (see _sleep): more are noted as plays make them
-        self._alone = {q for q, c in enumerate(chains) if c is not None and len(c.stones) == 1 and len(c.libs) == 1}
+        pos = self.game._pos
+        # lone stones that may be in atari (see _sleep): more are noted as plays make them (the
+        # look over the points is skipped on an empty board: 4 us of a new 19x19 game's 40)
+        self._alone = {q for q, c in enumerate(pos.chain) if c is not None and len(c.stones) == 1
+                       and len(c.libs) == 1} if any(pos.stones) else set()
         self._walls: set[int] | None = None   # hot_points while quiet, None until worked out again
         self.quiet = False
         self._settle()
