@@ -201,9 +201,9 @@ class NewKoRules(RepetitionRule):
     def stone_played(self, index: int, seat: int, p: int) -> None:
         pending, a, done = self._pending, self.analysis, self._done
         if pending is None:
-            # the quick path: a play outside the ko positions that captured nothing, most plays.
-            # R4 records its point (deferred, see _defer); it is no ko stone move, so R1-R3 bar
-            # nothing after it
+            # a play outside the ko positions that captured nothing (most plays, but while the
+            # rule is quiet they do not come here: see _sleep). R4 records its point (deferred,
+            # see _defer); it is no ko stone move, so R1-R3 bar nothing after it
             self._deferred[p] = a.class_key
             pos = self.game._pos
             if self._pairs_only:
@@ -251,7 +251,11 @@ class NewKoRules(RepetitionRule):
             self._moved_on(seat, p, *pending[1:])
         if self._memo:
             self._memo = {}
-        self._settle()
+        self._now = now = done.get(a.class_key, _UNPLAYED)
+        if now is _UNPLAYED and a.matched:   # a ko on the board, no R4 action: _settle written out
+            self.hot_points = a.ko_at
+        else:
+            self._settle()
 
     def _settle(self) -> None:
         """After a play (or a reset): R4's actions in the class of the position, ``hot_points``,
