@@ -286,8 +286,9 @@ class NewKoRules(RepetitionRule):
           S's colour or empty: it may wall E. These points are ``hot_points`` while quiet.
 
         (A two-point mouth is a lone stone S in atari at E, every other neighbour of E S's
-        colour: Analysis._made_by.) Most plays of a game are made quiet: 1,014 of the 1,353 of
-        the 19x19 records, 245 of the 272 on 9x9 (docs/speed.md, issue 13's seventh round)."""
+        colour: Analysis._made_by.) Most plays of a game are made quiet: 1,073 of the 1,341
+        stone plays of the 19x19 records, 256 of the 260 on 9x9 (docs/speed.md, issue 13's
+        seventh round)."""
         self.quiet = True
         walls = self._walls
         if walls is None:   # a lone stone noted in atari, or a careful play, since they were worked out
@@ -340,8 +341,8 @@ class NewKoRules(RepetitionRule):
         """Before ``seat``'s stone on ``p``: after it, ``s``, a lone stone of ``colour``, is in
         atari at ``e``. Noted; while quiet, the rule wakes only if that makes a mouth (every
         neighbour of ``e`` ``colour``), else ``e``'s empty neighbours are walls to watch when it
-        has no neighbour of the other colour (see _sleep): 69 of the 90 plays of the 19x19
-        records that put a lone stone in atari while quiet make no mouth."""
+        has no neighbour of the other colour (see _sleep): 62 of the 70 plays of the 19x19
+        records that put a lone stone in atari while quiet make no mouth, and all 13 on 9x9."""
         self._alone.add(s)
         if not self.quiet:
             self._walls = None   # worked out at the next _sleep
