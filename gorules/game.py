@@ -21,7 +21,7 @@ from .handicap import fixed_handicap_points
 from .moves import ENDING_ACTIONS, Action, Move, parse_move
 from .position import EMPTY, Chain, Position, Probe, join
 from .repetition import repetition_rule
-from .repetition.rule import REFUSES_CAPTURES, WATCHES_ALONE, WATCHES_ATARIS, WATCHES_CAPTURES
+from .repetition.rule import REFUSES_CAPTURES, WATCHES_ATARIS, WATCHES_CAPTURES
 from .ruleset import HandicapBonus, HandicapMode, Ruleset, Scoring, Suicide, preset
 
 SEAT_NAMES = ("black", "white", "red", "blue", "green", "yellow", "purple", "orange")
@@ -31,7 +31,7 @@ _new_tuple = tuple.__new__
 _STONE = Action.STONE   # a global, not an enum attribute lookup, on the path of every stone play
 _QUICK_PHASES = frozenset({"play", "phase-1"})   # where Game.play's quick path makes stone plays
 _PASS = Move(Action.PASS, "pass")
-_CAPTURES, _ATARIS, _REFUSES_CAPTURES, _ALONE = WATCHES_CAPTURES, WATCHES_ATARIS, REFUSES_CAPTURES, WATCHES_ALONE
+_CAPTURES, _ATARIS, _REFUSES_CAPTURES = WATCHES_CAPTURES, WATCHES_ATARIS, REFUSES_CAPTURES
 
 
 class Play(NamedTuple):
@@ -442,8 +442,8 @@ class Game:
         ``refuse``, ``_apply_stone``) every play the rules must look at more closely: a
         suicide, a play on one of the repetition rule's ``hot_points`` or making a position in
         its ``hot_hashes``, a capture where the rule may refuse one; it shows the rule the
-        captures and ataris it ``watches``, and records the play in the rule's ``left``,
-        ``positions`` and ``played_from`` itself where the rule names them (see
+        captures and ataris it ``watches``, and records the play in the rule's ``left`` and
+        ``positions`` (and ``quiet``, where it is a list) itself where the rule names them (see
         :class:`RepetitionRule`).
         """
         if type(move) is str and (seat is None or (type(seat) is int and seat == self._turn)):
@@ -506,8 +506,6 @@ class Game:
                                     settled = rule.threatens(turn, p, others, own or (
                                         (first,) if first is not None else ()))
                                     break
-                        if watched & _ALONE and first is None and captured is None and len(empties) == 1:
-                            rule.alone(turn, p)
                     if others is not None:
                         for c in others:
                             c.libs.discard(p)
@@ -551,13 +549,14 @@ class Game:
                         left[turn] = h
                     positions = rule.positions
                     if positions is None:
-                        if not rule.quiet:
+                        quiet = rule.quiet
+                        if not quiet:
                             if not settled:
                                 rule.stone_played(index, turn, p)
-                        else:
-                            played_from = rule.played_from
-                            if played_from is not None:
-                                played_from[p] = h ^ key   # a quiet play captures nothing: the hash before it
+                        elif quiet is not True:   # a list: the position it was played from, under p
+                            quiet[p] = h ^ key   # (a quiet play of such a rule captures nothing)
+                            if first is None and len(empties) == 1:
+                                rule.alone(index, turn, p)
                     else:
                         positions[h] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Container, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Container, Iterable, Sequence
 
 from ..errors import Reason, RulesetError
 from ..position import Chain, Probe
@@ -17,8 +17,6 @@ if TYPE_CHECKING:
 WATCHES_CAPTURES = 1
 WATCHES_ATARIS = 2
 REFUSES_CAPTURES = 4
-#: :meth:`RepetitionRule.alone` sees plays that capture nothing and leave their stone alone with one liberty
-WATCHES_ALONE = 8
 
 
 EVERYWHERE = range(sys.maxsize)
@@ -51,14 +49,12 @@ class RepetitionRule:
     # history grows. A rule that names none is asked about every play. Where ``watches`` has
     # WATCHES_CAPTURES, the quick path calls :meth:`before_stone` for a play that captures;
     # where it has WATCHES_ATARIS, :meth:`threatens` for a play that captures nothing and takes
-    # an opponent's chain from two liberties to one; where it has WATCHES_ALONE, :meth:`alone`
-    # for a play that captures nothing and whose stone stands alone with one liberty; the
-    # rule's hooks see no other quick play.
+    # an opponent's chain from two liberties to one; the rule's hooks see no other quick play.
     #: the points where :meth:`refuse` may refuse a play (any seat), or where it must see a play first
     hot_points: Container[int] = EVERYWHERE
     #: the position hashes whose making :meth:`refuse` may refuse (any seat)
     hot_hashes: Container[int] = ()
-    #: WATCHES_CAPTURES | WATCHES_ATARIS | REFUSES_CAPTURES | WATCHES_ALONE (above)
+    #: WATCHES_CAPTURES | WATCHES_ATARIS | REFUSES_CAPTURES (above)
     watches = 0
     #: a dict, for a rule whose :meth:`stone_played` of a play that makes a position not in
     #: ``hot_hashes`` only stores that position's hash -> the play's live index there (positional
@@ -71,16 +67,16 @@ class RepetitionRule:
     #: the quick path stores a plain play's board at its seat itself
     left: list[int] | None = None
     #: True while :meth:`stone_played` has nothing to do for a play the rule was not shown
-    #: before it was made (no :meth:`before_stone` call) beyond the stores in ``left`` and
-    #: ``played_from``: the quick path then does not call it. A rule that sets it keeps it up
-    #: to date (Hansen's: nothing pending, no cycle set)
-    quiet = False
-    #: a list, for a rule that keeps per point the hash of the position a plain play on it was
-    #: made from (Jasiek's R4, deferred): the quick path stores it there itself for a play it
-    #: does not show :meth:`stone_played` (``quiet``). Such a rule is quiet only while those
-    #: plays capture nothing (its :meth:`before_stone` of a capture ends it): the quick path
-    #: takes the hash before the play as the new one less the stone's key
-    played_from: list[int] | None = None
+    #: before it was made (no :meth:`before_stone` call) beyond the store in ``left``: the quick
+    #: path then does not call it. A rule that sets it keeps it up to date (Hansen's: nothing
+    #: pending, no cycle set). Or, for a rule that keeps per point the hash of the position a
+    #: plain play on it was made from (Jasiek's R4, deferred), that list, where the quick path
+    #: stores it itself for such a play; that rule is quiet only while these plays capture
+    #: nothing (the hash before a play is the new one less the stone's key), and the quick path
+    #: calls its :meth:`alone` after one that leaves its stone alone with one liberty. A list
+    #: and not a flag of its own: the other rules' quiet plays read nothing more (issue 13's
+    #: seventh round, docs/speed.md)
+    quiet: "bool | list[Any]" = False
     #: the rule's text is written for two players (Nieminen, Hansen, Jasiek) and its records
     #: are kept per seat of two; the presets say so with ``max_players``, a ruleset built by
     #: hand may not, and a third seat would be read wrongly or crash mid-game
@@ -96,7 +92,7 @@ class RepetitionRule:
         cls = type(self)
         self.hot_points, self.hot_hashes, self.watches = cls.hot_points, cls.hot_hashes, cls.watches
         self.positions, self.positions_by_turn = cls.positions, cls.positions_by_turn
-        self.left, self.quiet, self.played_from = cls.left, cls.quiet, cls.played_from
+        self.left, self.quiet = cls.left, cls.quiet
         self.game = game
 
     def reset(self) -> None:
@@ -127,9 +123,10 @@ class RepetitionRule:
         beside it on two sides listed twice; ``own``: the player's chains beside it, each once."""
         return None
 
-    def alone(self, seat: int, p: int) -> None:
-        """A quick play that captures nothing and leaves its stone alone with one liberty (a
-        rule whose ``watches`` has WATCHES_ALONE defines it), before the stone is placed."""
+    def alone(self, index: int, seat: int, p: int) -> None:
+        """A quiet play at live index ``index`` (``quiet`` a list) left its stone on ``p`` alone
+        with one liberty (a rule whose ``quiet`` may be a list defines it; the play is made, and
+        :meth:`stone_played` was not called)."""
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         """A stone play at live index ``index`` has changed the position and passed the turn."""

@@ -221,8 +221,7 @@ def test_a_game_keeps_at_most_29_attributes(rules):
     assert len(vars(g)) <= 29
 
 
-QUICK_READS = ("hot_points", "hot_hashes", "watches", "left", "positions", "positions_by_turn", "quiet",
-               "played_from")
+QUICK_READS = ("hot_points", "hot_hashes", "watches", "left", "positions", "positions_by_turn", "quiet")
 """What Game.play's quick path reads of the repetition rule every play."""
 
 

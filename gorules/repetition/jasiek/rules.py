@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 from ...errors import Reason
 from ...position import EMPTY, Chain, Probe
 from ...ruleset import KoShapes
-from ..rule import WATCHES_ALONE, WATCHES_ATARIS, WATCHES_CAPTURES, RepetitionRule
+from ..rule import WATCHES_ATARIS, WATCHES_CAPTURES, RepetitionRule
 from .analysis import Analysis
 from .kinds import disturbing
 from .shapes import Scratch, shapes_for, string
@@ -78,7 +78,7 @@ class NewKoRules(RepetitionRule):
         self._rows = self.shapes.rows4
         self._pairs_only, self._nbrs, self._pairs = self.shapes.pairs_only, self.shapes.nbrs, self.shapes.pairs
         if self._pairs_only:   # the plays that may make a mouth while quiet (see _sleep)
-            self.watches = WATCHES_CAPTURES | WATCHES_ATARIS | WATCHES_ALONE
+            self.watches = WATCHES_CAPTURES | WATCHES_ATARIS
 
     def reset(self) -> None:
         self.had_two: set[frozenset[int]] = set()
@@ -98,7 +98,7 @@ class NewKoRules(RepetitionRule):
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
-        self.hot_hashes, self.played_from = self._done, self._deferred   # (see _sleep)
+        self.hot_hashes = self._done   # (see _sleep)
         pos = self.game._pos
         # lone stones that may be in atari (see _sleep): more are noted as plays make them (the
         # look over the points is skipped on an empty board: 4 us of a new 19x19 game's 40)
@@ -187,7 +187,8 @@ class NewKoRules(RepetitionRule):
             # deferred, see _defer), with the lone stones it puts in atari noted here
             self.threatens(seat, p, probe.others, probe.own)
             if not probe.own and len(probe.empties) == 1:
-                self.alone(seat, p)
+                self._alone.add(p)
+                self._walls = None
             return
         # a play outside every ko position is no ko stone move in one: its facts are plain
         facts = self._facts(seat, p, probe) if p in self.analysis.ko_at else _plain(p)
@@ -235,6 +236,10 @@ class NewKoRules(RepetitionRule):
                                         break
                                 else:
                                     made = [self._pairs[q][e]] if made is None else [*made, self._pairs[q][e]]
+                c = chain[p]
+                if len(c.libs) == 1 and len(c.stones) == 1:   # a lone stone in atari (see _sleep)
+                    self._alone.add(p)
+                    self._walls = None
                 if made is None and not a.matched and p not in a._read:
                     a.class_key = pos.hash   # no mouth before the play nor after it: Analysis.placed's first case
                 else:
@@ -274,14 +279,16 @@ class NewKoRules(RepetitionRule):
         type, no R4 action in the class of the position, two-point mouths alone. Then a plain
         play that makes no mouth leaves stone_played only R4's deferred record (the class of the
         position it was played from is that position's hash, which the quick path stores in
-        ``played_from``, our ``_deferred``) and the class key (the new hash: the analysis's is
-        not moved on while quiet, see _wake). Each play that may make a mouth reaches the rule:
+        ``quiet``, our ``_deferred``, while quiet) and the class key (the new hash: the
+        analysis's is not moved on while quiet, see _wake). Each play that may make a mouth
+        reaches the rule:
 
         - a capture, any careful play (a suicide; a play on ``hot_points``; one that makes a
           position whose class R4 has actions in: ``hot_hashes`` is ``_done``, whose keys are
           hashes where there is no ko position): :meth:`before_stone`;
-        - a lone stone placed in atari, the mouth's stone S (:meth:`alone`), or an opponent's
-          lone stone put in atari (:meth:`threatens`): S;
+        - a lone stone placed in atari, the mouth's stone S (:meth:`alone`, after the play), or
+          an opponent's lone stone put in atari (:meth:`threatens`): S; the rule wakes only if
+          S's breath E is walled already;
         - a stone beside E, the breath of a lone stone S in atari, when E's other neighbours are
           S's colour or empty: it may wall E. These points are ``hot_points`` while quiet.
 
@@ -289,7 +296,7 @@ class NewKoRules(RepetitionRule):
         colour: Analysis._made_by.) Most plays of a game are made quiet: 1,073 of the 1,341
         stone plays of the 19x19 records, 256 of the 260 on 9x9 (docs/speed.md, issue 13's
         seventh round)."""
-        self.quiet = True
+        self.quiet = self._deferred
         walls = self._walls
         if walls is None:   # a lone stone noted in atari, or a careful play, since they were worked out
             walls = self._walls = self._walling() if self._alone else _NOWHERE
@@ -326,27 +333,30 @@ class NewKoRules(RepetitionRule):
         for c in others:
             if len(c.libs) == 2 and len(c.stones) == 1:
                 for e in c.libs:
-                    if e != p:
-                        self._in_atari(seat, p, c.stones[0], e, 2 - seat)
+                    if e != p and self._in_atari(seat, p, c.stones[0], e, 2 - seat):
+                        self._wake()
         return None
 
-    def alone(self, seat: int, p: int) -> None:
+    def alone(self, index: int, seat: int, p: int) -> None:
         # the stone may be a mouth's stone now or later (see _sleep)
-        stones = self.game._pos.stones
-        for e in self._nbrs[p]:
-            if stones[e] == EMPTY:
-                self._in_atari(seat, p, p, e, seat + 1)
+        pos = self.game._pos
+        for e in pos.chain[p].libs:
+            if self._in_atari(seat, p, p, e, seat + 1):   # a mouth: stone_played after all
+                self.quiet = False
+                self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]   # the position played from
+                self.stone_played(index, seat, p)
 
-    def _in_atari(self, seat: int, p: int, s: int, e: int, colour: int) -> None:
-        """Before ``seat``'s stone on ``p``: after it, ``s``, a lone stone of ``colour``, is in
-        atari at ``e``. Noted; while quiet, the rule wakes only if that makes a mouth (every
-        neighbour of ``e`` ``colour``), else ``e``'s empty neighbours are walls to watch when it
-        has no neighbour of the other colour (see _sleep): 62 of the 70 plays of the 19x19
-        records that put a lone stone in atari while quiet make no mouth, and all 13 on 9x9."""
+    def _in_atari(self, seat: int, p: int, s: int, e: int, colour: int) -> bool:
+        """``seat``'s stone on ``p`` leaves ``s``, a lone stone of ``colour``, in atari at
+        ``e`` (before or after it is placed). Noted; while quiet, True if that makes a mouth
+        (every neighbour of ``e`` ``colour``: the rule must wake), else ``e``'s empty neighbours
+        are walls to watch when it has no neighbour of the other colour (see _sleep): 62 of the
+        70 plays of the 19x19 records that put a lone stone in atari while quiet make no mouth,
+        and all 13 on 9x9."""
         self._alone.add(s)
         if not self.quiet:
             self._walls = None   # worked out at the next _sleep
-            return
+            return False
         stones, mine = self.game._pos.stones, seat + 1
         watch = []
         for r in self._nbrs[e]:
@@ -354,11 +364,11 @@ class NewKoRules(RepetitionRule):
             if v == EMPTY:
                 watch.append(r)
             elif v != colour:
-                return   # e has a neighbour of the other colour: no mouth, no walls to watch
+                return False   # e has a neighbour of the other colour: no mouth, no walls to watch
         if not watch:   # e walled by colour: s and e are a mouth
-            self._wake()
-        else:
-            self.hot_points = self._walls = {*self._walls, *watch}
+            return True
+        self.hot_points = self._walls = {*self._walls, *watch}
+        return False
 
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
@@ -399,7 +409,8 @@ class NewKoRules(RepetitionRule):
 
     def _note_alone(self, p: int) -> None:
         """After a play the quick path did not make: the lone stones in atari it left beside
-        ``p`` or on it (see _sleep; the quick path's plays are noted by alone and threatens)."""
+        ``p`` or on it (see _sleep; the quick path's plays are noted by stone_played, alone and
+        threatens)."""
         chain = self.game._pos.chain
         for q in (p, *self._nbrs[p]):
             c = chain[q]
@@ -503,8 +514,9 @@ class NewKoRules(RepetitionRule):
         other._first = {k: set(v) for k, v in self._first.items()}
         other._memo = dict(self._memo)
         other._alone = set(self._alone)
-        other.hot_hashes, other.played_from = other._done, other._deferred
+        other.hot_hashes = other._done
         if self.quiet:   # the class key was not moved on: the position's hash (see _wake)
             other.analysis.class_key = game._pos.hash
+        other.quiet = False   # quiet again (with its own list) by _settle
         other._settle()
         return other
