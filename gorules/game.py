@@ -549,14 +549,15 @@ class Game:
                         left[turn] = h
                     positions = rule.positions
                     if positions is None:
-                        quiet = rule.quiet
-                        if not quiet:
-                            if not settled:
-                                rule.stone_played(index, turn, p)
-                        elif quiet is not True:   # a list: the position it was played from, under p
-                            quiet[p] = h ^ key   # (a quiet play of such a rule captures nothing)
-                            if first is None and len(empties) == 1:
-                                rule.alone(index, turn, p)
+                        if rule.quiet is not True:
+                            quiet = rule.quiet
+                            if not quiet:
+                                if not settled:
+                                    rule.stone_played(index, turn, p)
+                            else:   # a list: the position it was played from, under p
+                                quiet[p] = h ^ key   # (a quiet play of such a rule captures nothing)
+                                if first is None and len(empties) == 1:
+                                    rule.alone(index, turn, p)
                     else:
                         positions[h] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:
