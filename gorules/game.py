@@ -557,7 +557,11 @@ class Game:
                             else:   # a list: the position it was played from, under p
                                 quiet[p] = h ^ key   # (a quiet play of such a rule captures nothing)
                                 if first is None and len(empties) == 1:
-                                    rule.alone(index, turn, p)
+                                    rule.alone(index, turn, p, p)
+                                if others is not None:
+                                    for c in others:
+                                        if len(c.libs) == 1 and len(c.stones) == 1:
+                                            rule.alone(index, turn, p, c.stones[0])
                     else:
                         positions[h] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:

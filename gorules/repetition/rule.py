@@ -73,7 +73,7 @@ class RepetitionRule:
     #: plain play on it was made from (Jasiek's R4, deferred), that list, where the quick path
     #: stores it itself for such a play; that rule is quiet only while these plays capture
     #: nothing (the hash before a play is the new one less the stone's key), and the quick path
-    #: calls its :meth:`alone` after one that leaves its stone alone with one liberty. A list
+    #: calls its :meth:`alone` after one that leaves a lone stone in atari. A list
     #: and not a flag of its own: the other rules' quiet plays read nothing more (issue 13's
     #: seventh round, docs/speed.md)
     quiet: "bool | list[Any]" = False
@@ -123,10 +123,11 @@ class RepetitionRule:
         beside it on two sides listed twice; ``own``: the player's chains beside it, each once."""
         return None
 
-    def alone(self, index: int, seat: int, p: int) -> None:
-        """A quiet play at live index ``index`` (``quiet`` a list) left its stone on ``p`` alone
-        with one liberty (a rule whose ``quiet`` may be a list defines it; the play is made, and
-        :meth:`stone_played` was not called)."""
+    def alone(self, index: int, seat: int, p: int, s: int) -> None:
+        """A quiet play on ``p`` at live index ``index`` (``quiet`` a list) left the lone stone
+        on ``s`` in atari: its own (``s`` is ``p``), or an opponent's beside it (once for each
+        side of ``p`` it is on). A rule whose ``quiet`` may be a list defines it; the play is
+        made, and :meth:`stone_played` was not called."""
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         """A stone play at live index ``index`` has changed the position and passed the turn."""

@@ -15,12 +15,12 @@ before it) whose stone is a ko stone after it; K is known by its point set (J-A1
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...errors import Reason
-from ...position import EMPTY, Chain, Probe
+from ...position import EMPTY, Probe
 from ...ruleset import KoShapes
-from ..rule import WATCHES_ATARIS, WATCHES_CAPTURES, RepetitionRule
+from ..rule import WATCHES_CAPTURES, RepetitionRule
 from .analysis import Analysis
 from .kinds import disturbing
 from .shapes import Scratch, shapes_for, string
@@ -77,8 +77,6 @@ class NewKoRules(RepetitionRule):
         self.shapes = shapes_for(game.board, game.rules.ko_shapes is KoShapes.RECONSTRUCTED)
         self._rows = self.shapes.rows4
         self._pairs_only, self._nbrs, self._pairs = self.shapes.pairs_only, self.shapes.nbrs, self.shapes.pairs
-        if self._pairs_only:   # the plays that may make a mouth while quiet (see _sleep)
-            self.watches = WATCHES_CAPTURES | WATCHES_ATARIS
 
     def reset(self) -> None:
         self.had_two: set[frozenset[int]] = set()
@@ -184,11 +182,7 @@ class NewKoRules(RepetitionRule):
         if p not in self.analysis.ko_at and not probe.captured and not probe.suicide:
             # a plain play on R4's points, or to a class R4 has actions in, or on walls to watch:
             # stone_played's quick branch records it as it records the quick path's (R4's record
-            # deferred, see _defer), with the lone stones it puts in atari noted here
-            self.threatens(seat, p, probe.others, probe.own)
-            if not probe.own and len(probe.empties) == 1:
-                self._alone.add(p)
-                self._walls = None
+            # deferred, see _defer), with the lone stones it puts in atari noted there
             return
         # a play outside every ko position is no ko stone move in one: its facts are plain
         facts = self._facts(seat, p, probe) if p in self.analysis.ko_at else _plain(p)
@@ -230,6 +224,8 @@ class NewKoRules(RepetitionRule):
                     elif v != colour:
                         c = chain[q]
                         if len(c.libs) == 1 and len(c.stones) == 1:
+                            self._alone.add(q)   # a lone stone in atari (see _sleep)
+                            self._walls = None
                             for e in c.libs:
                                 for r in nbrs[e]:
                                     if board[r] != v:
@@ -286,9 +282,9 @@ class NewKoRules(RepetitionRule):
         - a capture, any careful play (a suicide; a play on ``hot_points``; one that makes a
           position whose class R4 has actions in: ``hot_hashes`` is ``_done``, whose keys are
           hashes where there is no ko position): :meth:`before_stone`;
-        - a lone stone placed in atari, the mouth's stone S (:meth:`alone`, after the play), or
-          an opponent's lone stone put in atari (:meth:`threatens`): S; the rule wakes only if
-          S's breath E is walled already;
+        - a lone stone placed in atari or an opponent's lone stone put in atari, the mouth's
+          stone S (:meth:`alone`, after the play): the rule wakes only if S's breath E is
+          walled already;
         - a stone beside E, the breath of a lone stone S in atari, when E's other neighbours are
           S's colour or empty: it may wall E. These points are ``hot_points`` while quiet.
 
@@ -328,47 +324,33 @@ class NewKoRules(RepetitionRule):
         self.quiet = False
         self.analysis.class_key = self.game._pos.hash
 
-    def threatens(self, seat: int, p: int, others: list[Chain], own: Sequence[Chain]) -> bool | None:
-        # an opponent's lone stone put in atari may be a mouth's stone now or later (see _sleep)
-        for c in others:
-            if len(c.libs) == 2 and len(c.stones) == 1:
-                for e in c.libs:
-                    if e != p and self._in_atari(seat, p, c.stones[0], e, 2 - seat):
-                        self._wake()
-        return None
-
-    def alone(self, index: int, seat: int, p: int) -> None:
-        # the stone may be a mouth's stone now or later (see _sleep)
-        pos = self.game._pos
-        for e in pos.chain[p].libs:
-            if self._in_atari(seat, p, p, e, seat + 1):   # a mouth: stone_played after all
-                self.quiet = False
-                self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]   # the position played from
-                self.stone_played(index, seat, p)
-
-    def _in_atari(self, seat: int, p: int, s: int, e: int, colour: int) -> bool:
-        """``seat``'s stone on ``p`` leaves ``s``, a lone stone of ``colour``, in atari at
-        ``e`` (before or after it is placed). Noted; while quiet, True if that makes a mouth
-        (every neighbour of ``e`` ``colour``: the rule must wake), else ``e``'s empty neighbours
-        are walls to watch when it has no neighbour of the other colour (see _sleep): 62 of the
-        70 plays of the 19x19 records that put a lone stone in atari while quiet make no mouth,
-        and all 13 on 9x9."""
+    def alone(self, index: int, seat: int, p: int, s: int) -> None:
+        """After a quiet play on ``p``: ``s`` is a lone stone in atari at its breath E, so a
+        mouth's stone now or later (see _sleep). Noted; while still quiet, if E is walled by
+        ``s``'s colour the play made a mouth and stone_played does its work after all, else E's
+        empty neighbours are walls to watch when it has no neighbour of the other colour: 62 of
+        the 70 plays of the 19x19 records that put a lone stone in atari while quiet make no
+        mouth, and all 13 on 9x9."""
         self._alone.add(s)
-        if not self.quiet:
-            self._walls = None   # worked out at the next _sleep
-            return False
-        stones, mine = self.game._pos.stones, seat + 1
+        if not self.quiet:   # woken by another stone of this play: stone_played has seen it
+            self._walls = None
+            return
+        pos = self.game._pos
+        stones, colour = pos.stones, pos.stones[s]
         watch = []
-        for r in self._nbrs[e]:
-            v = mine if r == p else stones[r]
-            if v == EMPTY:
-                watch.append(r)
-            elif v != colour:
-                return False   # e has a neighbour of the other colour: no mouth, no walls to watch
-        if not watch:   # e walled by colour: s and e are a mouth
-            return True
-        self.hot_points = self._walls = {*self._walls, *watch}
-        return False
+        for e in pos.chain[s].libs:
+            for r in self._nbrs[e]:
+                v = stones[r]
+                if v == EMPTY:
+                    watch.append(r)
+                elif v != colour:
+                    return   # E has a neighbour of the other colour: no mouth, no walls to watch
+        if watch:
+            self.hot_points = self._walls = {*self._walls, *watch}
+        else:   # E walled by s's colour: a mouth
+            self.quiet = False
+            self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]   # the position played from
+            self.stone_played(index, seat, p)
 
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
@@ -409,8 +391,8 @@ class NewKoRules(RepetitionRule):
 
     def _note_alone(self, p: int) -> None:
         """After a play the quick path did not make: the lone stones in atari it left beside
-        ``p`` or on it (see _sleep; the quick path's plays are noted by stone_played, alone and
-        threatens)."""
+        ``p`` or on it (see _sleep; the quick path's plays are noted by stone_played and
+        alone)."""
         chain = self.game._pos.chain
         for q in (p, *self._nbrs[p]):
             c = chain[q]
