@@ -554,8 +554,8 @@ class Game:
                             if not quiet:
                                 if not settled:
                                     rule.stone_played(index, turn, p)
-                            else:   # a list: the position it was played from, under p
-                                quiet[p] = h ^ key   # (a quiet play of such a rule captures nothing)
+                            else:   # a list: the position the play made, under p
+                                quiet[p] = h
                                 if first is None and len(empties) == 1:
                                     rule.alone(index, turn, p, p)
                                 if others is not None:

@@ -70,10 +70,9 @@ class RepetitionRule:
     #: before it was made (no :meth:`before_stone` call) beyond the store in ``left``: the quick
     #: path then does not call it. A rule that sets it keeps it up to date (Hansen's: nothing
     #: pending, no cycle set). Or, for a rule that keeps per point the hash of the position a
-    #: plain play on it was made from (Jasiek's R4, deferred), that list, where the quick path
-    #: stores it itself for such a play; that rule is quiet only while these plays capture
-    #: nothing (the hash before a play is the new one less the stone's key), and the quick path
-    #: calls its :meth:`alone` after one that leaves a lone stone in atari. A list
+    #: plain play on it made (Jasiek's R4, deferred), that list, where the quick path stores
+    #: it itself for such a play; and the quick path calls the rule's :meth:`alone` after one
+    #: that leaves a lone stone in atari. A list
     #: and not a flag of its own: the other rules' quiet plays read nothing more (issue 13's
     #: seventh round, docs/speed.md)
     quiet: "bool | list[Any]" = False

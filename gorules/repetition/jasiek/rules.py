@@ -91,7 +91,7 @@ class NewKoRules(RepetitionRule):
         self._disturbers: dict[Ko, Disturber] = {}        # R3
         # R4, by class key (Analysis.class_key: an int, or the ko positions' points and an int)
         self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
-        # point -> the class of the plain play on it not yet in _done, or None (_defer)
+        # point -> the record of the plain play on it not yet in _done, or None (_defer)
         self._deferred: list[Any] = [None] * len(self.game._pos.stones)
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
@@ -199,8 +199,9 @@ class NewKoRules(RepetitionRule):
             # a play outside the ko positions that captured nothing (most plays, but while the
             # rule is quiet they do not come here: see _sleep). R4 records its point (deferred,
             # see _defer); it is no ko stone move, so R1-R3 bar nothing after it
-            self._deferred[p] = a.class_key
             pos = self.game._pos
+            key = a.class_key
+            self._deferred[p] = pos.hash if type(key) is int else key   # (see _defer)
             if self._pairs_only:
                 made = None
                 board, chain, nbrs = pos.stones, pos.chain, self._nbrs
@@ -274,10 +275,10 @@ class NewKoRules(RepetitionRule):
         """Quiet: no mouth on the board (so no ko position and no R1-R3 state), no cached ko
         type, no R4 action in the class of the position, two-point mouths alone. Then a plain
         play that makes no mouth leaves stone_played only R4's deferred record (the class of the
-        position it was played from is that position's hash, which the quick path stores in
-        ``quiet``, our ``_deferred``, while quiet) and the class key (the new hash: the
-        analysis's is not moved on while quiet, see _wake). Each play that may make a mouth
-        reaches the rule:
+        position it was played from is that position's hash: the record is the hash after the
+        play, which the quick path stores in ``quiet``, our ``_deferred``, while quiet, see
+        _defer) and the class key (the new hash: the analysis's is not moved on while quiet,
+        see _wake). Each play that may make a mouth reaches the rule:
 
         - a capture, any careful play (a suicide; a play on ``hot_points``; one that makes a
           position whose class R4 has actions in: ``hot_hashes`` is ``_done``, whose keys are
@@ -409,12 +410,16 @@ class NewKoRules(RepetitionRule):
         kept per point instead of a lookup and two sets, and most never: their stones are never
         taken off. The record is the class alone: the stone's colour says whose play it was,
         and the stones a play takes off are all one player's (issue 13's sixth round: no tuple
-        and no dict entry a play)."""
-        done, deferred = self._done, self._deferred
+        and no dict entry a play). Where the class is a hash (no ko position) the record is the
+        hash after the play, the class that less the stone's key: the quick path stores it
+        while the rule is quiet without working out the hash before (issue 13's seventh round)."""
+        done, deferred, keys = self._done, self._deferred, self.game._pos._z[owner + 1]
         for q in changed:
             key = deferred[q]
             if key is not None:
                 deferred[q] = None
+                if type(key) is int:
+                    key ^= keys[q]
                 actions = done.get(key)
                 if actions is None:
                     done[key] = actions = (set(), set())
@@ -448,8 +453,10 @@ class NewKoRules(RepetitionRule):
         # a pass ends every ko stone move-sequence and is the opponent's next move (R1, R2, R3)
         self._basic = None
         self._fight = None
-        self._disturbers = {}
-        self._memo = {}
+        if self._disturbers:
+            self._disturbers = {}
+        if self._memo:
+            self._memo = {}
 
     # --- words and data -------------------------------------------------------------------
 
