@@ -49,7 +49,9 @@ class RepetitionRule:
     # history grows. A rule that names none is asked about every play. Where ``watches`` has
     # WATCHES_CAPTURES, the quick path calls :meth:`before_stone` for a play that captures;
     # where it has WATCHES_ATARIS, :meth:`threatens` for a play that captures nothing and takes
-    # an opponent's chain from two liberties to one; the rule's hooks see no other quick play.
+    # an opponent's chain from two liberties to one; where ``quiet`` is a list, :meth:`alone`
+    # after a quiet play that leaves a lone stone in atari; the rule's hooks see no other quick
+    # play.
     #: the points where :meth:`refuse` may refuse a play (any seat), or where it must see a play first
     hot_points: Container[int] = EVERYWHERE
     #: the position hashes whose making :meth:`refuse` may refuse (any seat)
@@ -72,9 +74,8 @@ class RepetitionRule:
     #: pending, no cycle set). Or, for a rule that keeps per point the hash of the position a
     #: plain play on it made (Jasiek's R4, deferred), that list, where the quick path stores
     #: it itself for such a play; and the quick path calls the rule's :meth:`alone` after one
-    #: that leaves a lone stone in atari. A list
-    #: and not a flag of its own: the other rules' quiet plays read nothing more (issue 13's
-    #: seventh round, docs/speed.md)
+    #: that leaves a lone stone in atari. A list and not a flag of its own: the other rules'
+    #: quiet plays read nothing more (issue 13's seventh round, docs/speed.md)
     quiet: "bool | list[Any]" = False
     #: the rule's text is written for two players (Nieminen, Hansen, Jasiek) and its records
     #: are kept per seat of two; the presets say so with ``max_players``, a ruleset built by
