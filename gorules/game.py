@@ -443,7 +443,8 @@ class Game:
         suicide, a play on one of the repetition rule's ``hot_points`` or making a position in
         its ``hot_hashes``, a capture where the rule may refuse one; it shows the rule the
         captures and ataris it ``watches``, and records the play in the rule's ``left`` and
-        ``positions`` itself where the rule names them (see :class:`RepetitionRule`).
+        ``positions`` (and ``quiet``, where it is a list) itself where the rule names them (see
+        :class:`RepetitionRule`).
         """
         if type(move) is str and (seat is None or (type(seat) is int and seat == self._turn)):
             turn = self._turn
@@ -548,8 +549,19 @@ class Game:
                         left[turn] = h
                     positions = rule.positions
                     if positions is None:
-                        if not rule.quiet and not settled:
-                            rule.stone_played(index, turn, p)
+                        if rule.quiet is not True:
+                            quiet = rule.quiet
+                            if not quiet:
+                                if not settled:
+                                    rule.stone_played(index, turn, p)
+                            else:   # a list: the position the play made, under p
+                                quiet[p] = h
+                                if first is None and len(empties) == 1:
+                                    rule.alone(index, turn, p, p)
+                                if others is not None:
+                                    for c in others:
+                                        if len(c.libs) == 1 and len(c.stones) == 1:
+                                            rule.alone(index, turn, p, c.stones[0])
                     else:
                         positions[h] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Container, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Container, Iterable, Sequence
 
 from ..errors import Reason, RulesetError
 from ..position import Chain, Probe
@@ -49,7 +49,9 @@ class RepetitionRule:
     # history grows. A rule that names none is asked about every play. Where ``watches`` has
     # WATCHES_CAPTURES, the quick path calls :meth:`before_stone` for a play that captures;
     # where it has WATCHES_ATARIS, :meth:`threatens` for a play that captures nothing and takes
-    # an opponent's chain from two liberties to one; the rule's hooks see no other quick play.
+    # an opponent's chain from two liberties to one; where ``quiet`` is a list, :meth:`alone`
+    # after a quiet play that leaves a lone stone in atari; the rule's hooks see no other quick
+    # play.
     #: the points where :meth:`refuse` may refuse a play (any seat), or where it must see a play first
     hot_points: Container[int] = EVERYWHERE
     #: the position hashes whose making :meth:`refuse` may refuse (any seat)
@@ -69,8 +71,12 @@ class RepetitionRule:
     #: True while :meth:`stone_played` has nothing to do for a play the rule was not shown
     #: before it was made (no :meth:`before_stone` call) beyond the store in ``left``: the quick
     #: path then does not call it. A rule that sets it keeps it up to date (Hansen's: nothing
-    #: pending, no cycle set)
-    quiet = False
+    #: pending, no cycle set). Or, for a rule that keeps per point the hash of the position a
+    #: plain play on it made (Jasiek's R4, deferred), that list, where the quick path stores
+    #: it itself for such a play; and the quick path calls the rule's :meth:`alone` after one
+    #: that leaves a lone stone in atari. A list and not a flag of its own: the other rules'
+    #: quiet plays read nothing more (issue 13's seventh round, docs/speed.md)
+    quiet: "bool | list[Any]" = False
     #: the rule's text is written for two players (Nieminen, Hansen, Jasiek) and its records
     #: are kept per seat of two; the presets say so with ``max_players``, a ruleset built by
     #: hand may not, and a third seat would be read wrongly or crash mid-game
@@ -116,6 +122,12 @@ class RepetitionRule:
         quick path builds no probe for it. ``others``: the opponent chains beside ``p``, a chain
         beside it on two sides listed twice; ``own``: the player's chains beside it, each once."""
         return None
+
+    def alone(self, index: int, seat: int, p: int, s: int) -> None:
+        """A quiet play on ``p`` at live index ``index`` (``quiet`` a list) left the lone stone
+        on ``s`` in atari: its own (``s`` is ``p``), or an opponent's beside it (once for each
+        side of ``p`` it is on). A rule whose ``quiet`` may be a list defines it; the play is
+        made, and :meth:`stone_played` was not called."""
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         """A stone play at live index ``index`` has changed the position and passed the turn."""

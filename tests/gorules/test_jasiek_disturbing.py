@@ -355,3 +355,33 @@ def test_single_disturbing_death_only_the_owner_of_the_dead_string_disturbs_it()
     g.play("s1")
     g.play("x1")
     assert (ko()["type"], ko()["disturber"]) == ("disturbing-death", WHITE)
+
+
+@pytest.mark.parametrize("moves", [
+    # a lone stone put in atari first (C4), its breath D3 walled later by plays on the points
+    # watched while quiet (D4, D2: the careful path)
+    ["B3", "C3", "C2", "E3", "C4", "D4", "G7", "D2"],
+    # a lone stone placed in atari with its breath already walled (alone, the stone is S)
+    ["B3", "E3", "C2", "D4", "C4", "D2", "G7", "C3"],
+    # an opponent's lone stone put in atari with its breath already walled (S beside the play)
+    ["B3", "C3", "C2", "E3", "G7", "D4", "G6", "D2", "C4"],
+], ids=["walled-later", "placed-in-atari", "put-in-atari"])
+def test_a_mouth_made_while_the_rule_is_quiet_is_seen(moves: list[str]) -> None:
+    """Issue 13's seventh round: with no mouth on the board the quick path does not call the
+    rule; each way a two-point mouth can come (C3-D3 here, White's stone on C3) still reaches
+    it, and the kept analysis equals one made from scratch; Black's capture at D3 then makes a
+    basic ko."""
+    from gorules.repetition.jasiek.analysis import Analysis
+    g = Game(Board.standard(9), rules="jasiek-nkr")
+    for move in moves[:-1]:
+        g.play(move)
+    assert g.ko_analysis() == [] and g._rule.quiet
+    g.play(moves[-1])
+    assert [k["points"] for k in g.ko_analysis()] == [["C3", "D3"]]
+    fresh = Analysis(g._rule.shapes)
+    fresh.rebuild(g._pos, g._rule.had_two)
+    assert (g._rule.analysis.kos, g._rule.analysis.class_key) == (fresh.kos, fresh.class_key)
+    if g.to_move == 1:
+        g.play("pass")
+    g.play("D3")
+    assert refused(g, "C3").reason.value == "basic-ko"

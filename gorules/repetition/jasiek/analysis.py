@@ -83,7 +83,8 @@ class Analysis:
         """From scratch: every template through a stone matched (a mouth holds one; the types
         are worked out when read)."""
         board, templates, containing = pos.stones, self.shapes.templates, self.shapes.containing
-        candidates = {i for p, s in enumerate(board) if s != EMPTY for i in containing[p]}
+        # no look over the points of an empty board (every new game without set-up stones)
+        candidates = {i for p, s in enumerate(board) if s != EMPTY for i in containing[p]} if any(board) else ()
         self.matched = {i for i in candidates if matches(board, templates[i])}
         self._cache, self._read = {}, set()
         self._derive(pos, had_two)

@@ -59,6 +59,7 @@ class Disturber:
 
 
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
+_NOWHERE: frozenset[int] = frozenset()   # hot_points while quiet with no lone stone in atari (see _sleep)
 
 
 class NewKoRules(RepetitionRule):
@@ -66,7 +67,8 @@ class NewKoRules(RepetitionRule):
     # R1-R3 refuse only plays in ko positions (a recapture is on the mouth of the ko it takes
     # back), R4 plays on the points of its actions in the class of the position: hot_points (see
     # _heat). Elsewhere the quick path makes the play: a capture is shown to before_stone first
-    # (the points it changed move the analysis on), a plain play reaches stone_played alone
+    # (the points it changed move the analysis on), a plain play reaches stone_played alone, or
+    # not at all while the rule is quiet (see _sleep)
     watches_before_stone = True
     watches = WATCHES_CAPTURES
 
@@ -89,13 +91,20 @@ class NewKoRules(RepetitionRule):
         self._disturbers: dict[Ko, Disturber] = {}        # R3
         # R4, by class key (Analysis.class_key: an int, or the ko positions' points and an int)
         self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
-        # point -> the class of the plain play on it not yet in _done, or None (_defer)
+        # point -> the record of the plain play on it not yet in _done, or None (_defer)
         self._deferred: list[Any] = [None] * len(self.game._pos.stones)
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
-        self._now = self._done.get(self.analysis.class_key, _UNPLAYED)
-        self._heat()
+        self.hot_hashes = self._done   # (see _sleep)
+        pos = self.game._pos
+        # lone stones that may be in atari (see _sleep): more are noted as plays make them (the
+        # look over the points is skipped on an empty board: 4 us of a new 19x19 game's 40)
+        self._alone = {q for q, c in enumerate(pos.chain) if c is not None and len(c.stones) == 1
+                       and len(c.libs) == 1} if any(pos.stones) else set()
+        self._walls: set[int] | None = None   # hot_points while quiet, None until worked out again
+        self.quiet = False
+        self._settle()
 
     def _heat(self) -> None:
         """``hot_points``: the points of the ko positions, and those R4 bars a seat from now."""
@@ -168,6 +177,13 @@ class NewKoRules(RepetitionRule):
     # --- what happened --------------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
+        if self.quiet:
+            self._wake()
+        if p not in self.analysis.ko_at and not probe.captured and not probe.suicide:
+            # a plain play on R4's points, or to a class R4 has actions in, or on walls to watch:
+            # stone_played's quick branch records it as it records the quick path's (R4's record
+            # deferred, see _defer), with the lone stones it puts in atari noted there
+            return
         # a play outside every ko position is no ko stone move in one: its facts are plain
         facts = self._facts(seat, p, probe) if p in self.analysis.ko_at else _plain(p)
         changed = {p, *(q for chain in probe.captured for q in chain.stones)}
@@ -180,11 +196,12 @@ class NewKoRules(RepetitionRule):
     def stone_played(self, index: int, seat: int, p: int) -> None:
         pending, a, done = self._pending, self.analysis, self._done
         if pending is None:
-            # the quick path: a play outside the ko positions that captured nothing, most plays.
-            # R4 records its point (deferred, see _defer); it is no ko stone move, so R1-R3 bar
-            # nothing after it
-            self._deferred[p] = a.class_key
+            # a play outside the ko positions that captured nothing (most plays, but while the
+            # rule is quiet they do not come here: see _sleep). R4 records its point (deferred,
+            # see _defer); it is no ko stone move, so R1-R3 bar nothing after it
             pos = self.game._pos
+            key = a.class_key
+            self._deferred[p] = pos.hash if type(key) is int else key   # (see _defer)
             if self._pairs_only:
                 made = None
                 board, chain, nbrs = pos.stones, pos.chain, self._nbrs
@@ -208,12 +225,18 @@ class NewKoRules(RepetitionRule):
                     elif v != colour:
                         c = chain[q]
                         if len(c.libs) == 1 and len(c.stones) == 1:
+                            self._alone.add(q)   # a lone stone in atari (see _sleep)
+                            self._walls = None
                             for e in c.libs:
                                 for r in nbrs[e]:
                                     if board[r] != v:
                                         break
                                 else:
                                     made = [self._pairs[q][e]] if made is None else [*made, self._pairs[q][e]]
+                c = chain[p]
+                if len(c.libs) == 1 and len(c.stones) == 1:   # a lone stone in atari (see _sleep)
+                    self._alone.add(p)
+                    self._walls = None
                 if made is None and not a.matched and p not in a._read:
                     a.class_key = pos.hash   # no mouth before the play nor after it: Analysis.placed's first case
                 else:
@@ -231,10 +254,104 @@ class NewKoRules(RepetitionRule):
         if self._memo:
             self._memo = {}
         self._now = now = done.get(a.class_key, _UNPLAYED)
-        if now is _UNPLAYED:   # _heat, written out for the commonest case
+        if now is _UNPLAYED and a.matched:   # a ko on the board, no R4 action: _settle written out
             self.hot_points = a.ko_at
         else:
+            self._settle()
+
+    def _settle(self) -> None:
+        """After a play (or a reset): R4's actions in the class of the position, ``hot_points``,
+        and quiet where it may be (see :meth:`_sleep`)."""
+        a = self.analysis
+        self._now = now = self._done.get(a.class_key, _UNPLAYED)
+        if now is not _UNPLAYED:
             self._heat()
+        elif a.matched or a._read or not self._pairs_only:
+            self.hot_points = a.ko_at
+        else:
+            self._sleep()
+
+    def _sleep(self) -> None:
+        """Quiet: no mouth on the board (so no ko position and no R1-R3 state), no cached ko
+        type, no R4 action in the class of the position, two-point mouths alone. Then a plain
+        play that makes no mouth leaves stone_played only R4's deferred record (the class of the
+        position it was played from is that position's hash: the record is the hash after the
+        play, which the quick path stores in ``quiet``, our ``_deferred``, while quiet, see
+        _defer) and the class key (the new hash: the analysis's is not moved on while quiet,
+        see _wake). Each play that may make a mouth reaches the rule:
+
+        - a capture, any careful play (a suicide; a play on ``hot_points``; one that makes a
+          position whose class R4 has actions in: ``hot_hashes`` is ``_done``, whose keys are
+          hashes where there is no ko position): :meth:`before_stone`;
+        - a lone stone placed in atari or an opponent's lone stone put in atari, the mouth's
+          stone S (:meth:`alone`, after the play): the rule wakes only if S's breath E is
+          walled already;
+        - a stone beside E, the breath of a lone stone S in atari, when E's other neighbours are
+          S's colour or empty: it may wall E. These points are ``hot_points`` while quiet.
+
+        (A two-point mouth is a lone stone S in atari at E, every other neighbour of E S's
+        colour: Analysis._made_by.) Most plays of a game are made quiet: 1,073 of the 1,341
+        stone plays of the 19x19 records, 256 of the 260 on 9x9 (docs/speed.md, issue 13's
+        seventh round)."""
+        self.quiet = self._deferred
+        walls = self._walls
+        if walls is None:   # a lone stone noted in atari, or a careful play, since they were worked out
+            walls = self._walls = self._walling() if self._alone else _NOWHERE
+        self.hot_points = walls
+
+    def _walling(self) -> set[int]:
+        """The empty points beside the breath E of each lone stone S in atari whose E has no
+        neighbour of the other colour: a stone there may wall E (the lone stones no longer in
+        atari are forgotten; a stone placed alone in atari or put in atari is noted again).
+        Worked out again only after a lone stone is noted or a careful play: a quick play
+        between them puts no lone stone in atari, takes no stone off, and leaves a superset."""
+        alone, pos, nbrs = self._alone, self.game._pos, self._nbrs
+        chain, stones = pos.chain, pos.stones
+        watch: set[int] = set()
+        for s in list(alone):
+            c = chain[s]
+            if c is None or len(c.stones) != 1 or len(c.libs) != 1:
+                alone.discard(s)
+                continue
+            other = 3 - stones[s]
+            for e in c.libs:
+                if all(stones[r] != other for r in nbrs[e]):
+                    watch.update(r for r in nbrs[e] if stones[r] == EMPTY)
+        return watch
+
+    def _wake(self) -> None:
+        """No longer quiet: before a play that may make a mouth; the class key of the position
+        (no ko position: its hash) is moved on again."""
+        self.quiet = False
+        self.analysis.class_key = self.game._pos.hash
+
+    def alone(self, index: int, seat: int, p: int, s: int) -> None:
+        """After a quiet play on ``p``: ``s`` is a lone stone in atari at its breath E, so a
+        mouth's stone now or later (see _sleep). Noted; while still quiet, if E is walled by
+        ``s``'s colour the play made a mouth and stone_played does its work after all, else E's
+        empty neighbours are walls to watch when it has no neighbour of the other colour: 62 of
+        the 70 plays of the 19x19 records that put a lone stone in atari while quiet make no
+        mouth, and all 13 on 9x9."""
+        self._alone.add(s)
+        if not self.quiet:   # woken by another stone of this play: stone_played has seen it
+            self._walls = None
+            return
+        pos = self.game._pos
+        stones, colour = pos.stones, pos.stones[s]
+        watch = []
+        for e in pos.chain[s].libs:
+            for r in self._nbrs[e]:
+                v = stones[r]
+                if v == EMPTY:
+                    watch.append(r)
+                elif v != colour:
+                    return   # E has a neighbour of the other colour: no mouth, no walls to watch
+        if watch:
+            self.hot_points = self._walls = {*self._walls, *watch}
+        else:   # E walled by s's colour: a mouth
+            self.quiet = False
+            self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]   # the position played from
+            self.stone_played(index, seat, p)
 
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
@@ -250,6 +367,7 @@ class NewKoRules(RepetitionRule):
         a.update(pos, changed, self.had_two)
         if self._rows:
             self._note_row4()
+        self._note_alone(p)
         # R1: a single ko stone that has captured a single ko stone
         chain = pos.chain[p]
         single = chain is not None and len(chain.stones) == 1 and p in a.ko_stones
@@ -272,6 +390,17 @@ class NewKoRules(RepetitionRule):
                 disturbers[ko] = current
         self._disturbers = disturbers
 
+    def _note_alone(self, p: int) -> None:
+        """After a play the quick path did not make: the lone stones in atari it left beside
+        ``p`` or on it (see _sleep; the quick path's plays are noted by stone_played and
+        alone)."""
+        chain = self.game._pos.chain
+        for q in (p, *self._nbrs[p]):
+            c = chain[q]
+            if c is not None and len(c.stones) == 1 and len(c.libs) == 1:
+                self._alone.add(q)
+        self._walls = None   # and stones taken off may have freed a breath's neighbour
+
     def _defer(self, changed: set[int], owner: int) -> None:
         """Put into ``_done`` R4's deferred records of the stones taken off (``owner``'s). A
         plain play on ``p`` of the quick path from class K is recorded only when its stone is
@@ -281,12 +410,16 @@ class NewKoRules(RepetitionRule):
         kept per point instead of a lookup and two sets, and most never: their stones are never
         taken off. The record is the class alone: the stone's colour says whose play it was,
         and the stones a play takes off are all one player's (issue 13's sixth round: no tuple
-        and no dict entry a play)."""
-        done, deferred = self._done, self._deferred
+        and no dict entry a play). Where the class is a hash (no ko position) the record is the
+        hash after the play, the class that less the stone's key: the quick path stores it
+        while the rule is quiet without working out the hash before (issue 13's seventh round)."""
+        done, deferred, keys = self._done, self._deferred, self.game._pos._z[owner + 1]
         for q in changed:
             key = deferred[q]
             if key is not None:
                 deferred[q] = None
+                if type(key) is int:
+                    key ^= keys[q]
                 actions = done.get(key)
                 if actions is None:
                     done[key] = actions = (set(), set())
@@ -320,8 +453,10 @@ class NewKoRules(RepetitionRule):
         # a pass ends every ko stone move-sequence and is the opponent's next move (R1, R2, R3)
         self._basic = None
         self._fight = None
-        self._disturbers = {}
-        self._memo = {}
+        if self._disturbers:
+            self._disturbers = {}
+        if self._memo:
+            self._memo = {}
 
     # --- words and data -------------------------------------------------------------------
 
@@ -367,6 +502,10 @@ class NewKoRules(RepetitionRule):
         other._deferred = list(self._deferred)
         other._first = {k: set(v) for k, v in self._first.items()}
         other._memo = dict(self._memo)
-        other._now = other._done.get(other.analysis.class_key, _UNPLAYED)
-        other._heat()
+        other._alone = set(self._alone)
+        other.hot_hashes = other._done
+        if self.quiet:   # the class key was not moved on: the position's hash (see _wake)
+            other.analysis.class_key = game._pos.hash
+        other.quiet = False   # quiet again (with its own list) by _settle
+        other._settle()
         return other

@@ -308,10 +308,17 @@ def graph_templates(nbrs: Sequence[Sequence[int]]) -> list[Template]:
 
 _cache: dict[tuple, Shapes] = {}
 _CACHED_BOARDS = 64   # a server with many custom graph boards keeps only the recent ones
+# the same, by the Board object itself: the key above hashes every point's name and neighbours
+# (1.3 us of a new 9x9 game's 16, 5.5 us of a 19x19 game's 32); an entry holds its board, so
+# its id is not reused while it is here
+_by_board: dict[tuple[int, bool], tuple[object, Shapes]] = {}
 
 
 def shapes_for(board, reconstructed: bool) -> Shapes:
     """The templates of ``board`` (a gorules Board), built once per board and catalogue."""
+    hit = _by_board.get((id(board), reconstructed))
+    if hit is not None:
+        return hit[1]
     nbrs = board.neighbour_indices
     key = (board.points, nbrs, reconstructed)
     shapes = _cache.get(key)
@@ -326,4 +333,7 @@ def shapes_for(board, reconstructed: bool) -> Shapes:
         shapes = _cache[key] = Shapes(nbrs, templates)
         while len(_cache) > _CACHED_BOARDS:
             del _cache[next(iter(_cache))]
+    _by_board[(id(board), reconstructed)] = (board, shapes)
+    while len(_by_board) > _CACHED_BOARDS:
+        del _by_board[next(iter(_by_board))]
     return shapes
