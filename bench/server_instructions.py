@@ -1,0 +1,164 @@
+"""Machine instructions, and simulated cache misses, a move of each server of `bench/server_load.py`
+(polygo and its minimal baseline) under cachegrind, the same scripted games of both.
+
+`bench/server_load.py` measures time, which on this shared machine moves by a fifth between
+minutes; these counts repeat to within a few per cent, so they judge a change of the server's work
+that its ratios cannot. The server runs under valgrind in a process of its own, the scripted
+clients natively in this one; each figure is the difference between a run of `--short` and one of
+`--long` moves a player, over the moves between them: start-up, the handshakes and the rooms'
+creation drop out. The store's writes are resolved by the loop at once instead of committed by its
+writer's thread (both servers), because a batch's size depends on the threads' timing and would
+move the counts; the commit's share is server_load.py's to measure.
+
+With `--cache`, cachegrind also simulates the caches, with its last level the size of this
+machine's L2 (1 MiB a core, 16-way; L1 32 KiB each): a server's misses there are what it reads
+from the shared L3 or memory. It found what the instruction counts cannot show (issue 13's seventh
+round): at 200 games polygo runs about as many instructions a move as the baseline, and twice its
+L2 misses.
+
+    python bench/server_instructions.py                      # 10 games, both servers
+    python bench/server_instructions.py --games 200 --cache  # some ten minutes
+
+Needs valgrind (Debian's `valgrind` package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import server_load  # noqa: E402
+
+COUNTS = {"I": r"I\s+refs:\s+([\d,]+)", "I1": r"I1\s+misses:\s+([\d,]+)", "D1": r"D1\s+misses:\s+([\d,]+)",
+          "L2": r"LLd misses:\s+([\d,]+)"}
+CACHES = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64"]
+
+
+# -- the server's process ------------------------------------------------------------------------------
+
+def serve(kind: str, portfile: str) -> None:
+    """Run one server until SIGTERM, its port written to ``portfile``; every store write resolved
+    by the loop at once (see the module's doc)."""
+    from server.store import Store
+
+    async def resolved(self: Store, statements: list, *, room: str | None = None) -> None:
+        done = self._loop.create_future()
+        self._loop.call_soon(done.set_result, None)
+        await done
+
+    Store._write = resolved
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        with tempfile.TemporaryDirectory() as tmp:
+            db = os.path.join(tmp, f"{kind}.db")
+            if kind == "polygo":
+                from server.app import Server
+                from server.config import Config
+                server = await Server(Config(port=0, host="127.0.0.1", db=db, rate=1e9, burst=1e9,
+                                             rooms_per_session=10**6, connections_per_address=10**6,
+                                             rooms_per_address=10**6, create_rate=1e9)).start()
+                port = server.port
+            else:
+                port = server_load.free_port()
+                # held: a task the loop alone refers to may be collected while it serves
+                server = asyncio.create_task(server_load.baseline_main(port, db, "FULL"))
+                await server_load.wait_ready(port)
+            Path(portfile).write_text(str(port))
+            await stop.wait()
+        os._exit(0)   # valgrind reports at the exit; the baseline's store has no close of its own
+
+    if kind == "polygo":
+        from server.app import loop_factory
+        asyncio.Runner(loop_factory=loop_factory()).run(main())
+    else:
+        asyncio.run(main())
+
+
+# -- the clients ---------------------------------------------------------------------------------------
+
+async def play(port: int, games: int, moves: int) -> None:
+    """The scripted games of server_load.py, opened one after the other (a server under valgrind
+    answers handshakes slowly, and 400 at once time out)."""
+    states = [server_load.Game(server_load.script(moves)) for _ in range(games)]
+    opened = [await server_load.open_game(port, i, g) for i, g in enumerate(states)]
+    go = asyncio.Event()
+    tasks = [asyncio.create_task(server_load.play(ws, room, seat, game, go))
+             for (room, clients), game in zip(opened, states) for seat, ws in enumerate(clients)]
+    for room, clients in opened:
+        for seat, ws in enumerate(clients):
+            await ws.send(server_load.msgpack.packb({"type": "sit", "room": room, "seat": seat}))
+    go.set()
+    await asyncio.wait_for(asyncio.gather(*(g.done.wait() for g in states)), timeout=3600)
+    await server_load.close_games(opened, tasks)
+
+
+async def counts(kind: str, games: int, moves: int, cache: bool) -> dict[str, int]:
+    """A server's counts under cachegrind over a run of ``moves`` a player."""
+    with tempfile.TemporaryDirectory() as tmp:
+        portfile = os.path.join(tmp, "port")
+        argv = ["valgrind", "--tool=cachegrind", "--cachegrind-out-file=/dev/null",
+                *(CACHES if cache else ["--cache-sim=no"]), sys.executable, __file__, "--serve", kind, portfile]
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONHASHSEED": "0"})
+        try:
+            for _ in range(12000):
+                if Path(portfile).exists() and Path(portfile).read_text():
+                    break
+                if proc.poll() is not None:
+                    raise SystemExit(f"the {kind} server ended before listening:\n{proc.stderr.read()[-2000:]}")
+                await asyncio.sleep(0.05)
+            await play(int(Path(portfile).read_text()), games, moves)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            report = await asyncio.to_thread(proc.communicate, timeout=600)
+    found = {}
+    for name, pattern in COUNTS.items():
+        match = re.search(pattern, report[1])
+        if match:
+            found[name] = int(match.group(1).replace(",", ""))
+    if "I" not in found:
+        raise SystemExit(f"no instruction count from valgrind:\n{report[1][-2000:]}")
+    return found
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--short", type=int, default=10, help="moves a player of the shorter run")
+    parser.add_argument("--long", type=int, default=30, help="moves a player of the longer run (at most 171)")
+    parser.add_argument("--cache", action="store_true", help="simulate the caches too (some five times slower)")
+    args = parser.parse_args()
+    moves = 2 * (args.long - args.short) * args.games
+    print(f"{args.games} games, runs of {args.short} and {args.long} moves a player: per move over the "
+          f"{moves} moves between them; the store's writes resolved without a commit (both servers)")
+    names = {"I": "instructions", "I1": "I1 misses", "D1": "D1 misses", "L2": "L2 data misses"}
+    print(f"{'server':9}" + "".join(f"{names[n]:>16}" for n in names if args.cache or n == "I"))
+    per_move = {}
+    for kind in ("baseline", "polygo"):
+        short = await counts(kind, args.games, args.short, args.cache)
+        long = await counts(kind, args.games, args.long, args.cache)
+        per_move[kind] = {n: (long[n] - short[n]) / moves for n in long}
+        print(f"{kind:9}" + "".join(f"{per_move[kind][n]:16,.0f}" for n in names if n in long), flush=True)
+    ratios = ", ".join(f"{names[n]} x{per_move['polygo'][n] / per_move['baseline'][n]:.2f}"
+                       for n in names if n in per_move["polygo"])
+    print(f"ratio polygo/baseline: {ratios}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--serve":
+        serve(sys.argv[2], sys.argv[3])
+    else:
+        asyncio.run(main())
