@@ -93,10 +93,10 @@ class Room:
         self.marks_version = version
         """The version of the last change of the dead marks (a restart counts as one: it may have lost it)."""
         self.last_seq: list[int | None] = [None] * self.players
-        self.seqs: list[dict[int, tuple[int, str]]] = [{} for _ in range(self.players)]
-        for seat, move, seq, moved_at in self.rows:
+        """Each seat's highest seq; the seqs themselves are in `rows` (`_known_seq`)."""
+        for seat, _, seq, _ in self.rows:
             if seq is not None:
-                self._remember_seq(seat, seq, moved_at, move)
+                self._remember_seq(seat, seq)
         self.status = "waiting"
         if all(self.seats):
             self.status = "ended" if self.game.result is not None else "playing"
@@ -354,11 +354,11 @@ class Room:
 
     async def move(self, session: Session, move: str, seq: int, after: int | None = None) -> Ack:
         seat = self._held_seat(session)
-        known = self.seqs[seat].get(seq)
-        if known is not None:
-            return self._resent(seat, seq, move, *known)
         last = self.last_seq[seat]
         if last is not None and seq <= last:
+            known = self._known_seq(seat, seq)
+            if known is not None:
+                return self._resent(seat, seq, move, *known)
             raise ProtocolError(ErrorCode.STALE_SEQ, f"seq {seq} is not above your last move's {last}", field="seq")
         if self.status != "waiting" and self._timed_out(seat):
             raise ProtocolError(ErrorCode.TIMEOUT, "your time ran out before this move")
@@ -420,7 +420,7 @@ class Room:
             raise
         self.rows.append([seat, play.move, seq, self.version])
         self.row_index.append(row)
-        self._remember_seq(seat, seq, self.version, play.move)
+        self._remember_seq(seat, seq)
         if words and words[0].lower() in MARK_WORDS:
             self.marks_version = self.version
         return Ack(room=self.id, seq=seq, version=self.version)
@@ -594,12 +594,26 @@ class Room:
         self.stones = self.game.stones()
         self.rescinded = {i for i, p in enumerate(self.game.history) if p.rescinded}
 
-    def _remember_seq(self, seat: int, seq: int, version: int, move: str) -> None:
-        """Every seq of the game is kept (the store keeps them too, in its moves): a resend is
-        recognised however late it comes, also after a restart."""
+    def _remember_seq(self, seat: int, seq: int) -> None:
         last = self.last_seq[seat]
-        self.last_seq[seat] = seq if last is None else max(last, seq)
-        self.seqs[seat][seq] = (version, move)
+        if last is None or seq > last:
+            self.last_seq[seat] = seq
+
+    def _known_seq(self, seat: int, seq: int) -> tuple[int, str] | None:
+        """The version and the move of `seat`'s committed move `seq`, or None. Every seq of the
+        game is kept, in `rows` (and in the store's moves): a resend is recognised however late it
+        comes, also after a restart. Asked only of a seq at or below the seat's last, so it reads
+        the rows newest first (a resend is mostly of the last move) and stops at a lower seq of the
+        seat's: a seat's seqs rise with its rows. Not a map of seqs beside the rows: its insert was
+        a tenth of the room's memory reads a move at 200 games (issue 13, docs/speed.md's seventh
+        round)."""
+        for row_seat, move, row_seq, version in reversed(self.rows):
+            if row_seat == seat and row_seq is not None:
+                if row_seq == seq:
+                    return version, move
+                if row_seq < seq:
+                    return None
+        return None
 
     async def _commit(self, kind: str, data: dict[str, Any], *, move: tuple[int, str, int | None] | None = None,
                       rescinded: Sequence[int] = (), clocks: bool = False, result: dict | None = None,

@@ -71,6 +71,26 @@ async def test_a_seq_reused_for_another_move_is_refused_and_nothing_is_played(pl
     assert [h[1] for h in snapshot["game"]["history"]] == ["E5", "C3"]
 
 
+async def test_a_seq_between_a_seats_seqs_is_stale_and_an_undone_moves_seq_is_still_known(players, seat):
+    black, white = await players(2)
+    room = await seat([black, white], {"rules": "chinese", "board": "9"})
+    first = await black.move(room, "E5", 2)
+    assert (await white.move(room, "C3", 7))["type"] == "ack"
+    taken_back = await black.move(room, "G7", 5)
+    await black.ok("undo", room=room)
+    await white.ok("undo_reply", room=room, accept=True)
+    assert (await black.move(room, "G3", 9))["type"] == "ack"
+    assert (await black.move(room, "e5", 2)) == {"type": "ack", "room": room, "seq": 2, "version": first["version"]}
+    assert (await black.move(room, "G7", 5)) == {"type": "ack", "room": room, "seq": 5,
+                                                 "version": taken_back["version"]}   # taken back, still its seq
+    for gap in (1, 3, 4, 8):      # never one of black's: below its last, so stale (7 was white's)
+        assert (await black.move(room, "J9", gap))["code"] == "stale-seq"
+    assert (await black.move(room, "J9", 7))["code"] == "stale-seq"
+    assert (await white.move(room, "c3", 7))["type"] == "ack"
+    snapshot = await black.ok("watch", room=room)
+    assert [h[1] for h in snapshot["game"]["history"]] == ["E5", "C3", "G3"]
+
+
 async def test_a_refused_moves_seq_may_be_used_again(players, seat):
     black, white = await players(2)
     room = await seat([black, white], {"rules": "chinese", "board": "9"})
