@@ -70,8 +70,8 @@ class QuickReading(ServerConnection):
     to 1.6 and 3.3-3.9 (issue 13, docs/speed.md's sixth round). The message then went through
     websockets' assembler, `recv` and the connection's async iterator: a queue, a future, flow
     control and four coroutines a message. Handed over past them, a frame and its wait cost
-    3.25 µs warm and 5.9-6.2 cold instead of 3.7 and 6.4-7.3, and the server 10,000 instructions
-    a move less (docs/speed.md's seventh round). A message that is not handed over (the reader
+    3.1 µs warm and 6.4 cold instead of 3.8-3.9 and 6.6-7.6, and the server some 9,000
+    instructions a move less (docs/speed.md's seventh round). A message that is not handed over (the reader
     busy, or anything queued before it) goes to the assembler, and the reader takes it through
     `recv` as before, so the order of the messages is the order of their frames.
     """

@@ -604,9 +604,9 @@ class Room:
         game is kept, in `rows` (and in the store's moves): a resend is recognised however late it
         comes, also after a restart. Asked only of a seq at or below the seat's last, so it reads
         the rows newest first (a resend is mostly of the last move) and stops at a lower seq of the
-        seat's: a seat's seqs rise with its rows. Not a map of seqs beside the rows: its insert was
-        a tenth of the room's memory reads a move at 200 games (issue 13, docs/speed.md's seventh
-        round)."""
+        seat's: a seat's seqs rise with its rows. Not a map of seqs beside the rows: its insert a
+        move cost 8-10 of the 220-245 lines a move read from beyond the L2 at 200 games (issue 13,
+        docs/speed.md's seventh round)."""
         for row_seat, move, row_seq, version in reversed(self.rows):
             if row_seat == seat and row_seq is not None:
                 if row_seq == seq:
