@@ -13,8 +13,8 @@ move the counts; the commit's share is server_load.py's to measure.
 With `--cache`, cachegrind also simulates the caches, with its last level the size of this
 machine's L2 (1 MiB a core, 16-way; L1 32 KiB each): a server's misses there are what it reads
 from the shared L3 or memory. It found what the instruction counts cannot show (issue 13's seventh
-round): at 200 games polygo runs about as many instructions a move as the baseline, and twice its
-L2 misses.
+round): at 200 games polygo runs about as many instructions a move as the baseline, and 1.6 times
+its L2 misses.
 
     python bench/server_instructions.py                      # 10 games, both servers
     python bench/server_instructions.py --games 200 --cache  # some ten minutes
@@ -120,6 +120,8 @@ async def counts(kind: str, games: int, moves: int, cache: bool) -> dict[str, in
                 if proc.poll() is not None:
                     raise SystemExit(f"the {kind} server ended before listening:\n{proc.stderr.read()[-2000:]}")
                 await asyncio.sleep(0.05)
+            else:
+                raise SystemExit(f"the {kind} server did not listen within 10 minutes under valgrind")
             await play(int(Path(portfile).read_text()), games, moves)
         finally:
             proc.send_signal(signal.SIGTERM)
