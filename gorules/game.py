@@ -549,12 +549,11 @@ class Game:
                         left[turn] = h
                     positions = rule.positions
                     if positions is None:
-                        if rule.quiet is not True:
+                        if rule.quiet is not True and not settled:
                             quiet = rule.quiet
-                            if not quiet:
-                                if not settled:
-                                    rule.stone_played(index, turn, p)
-                            else:   # a list: the position the play made, under p
+                            if quiet is False:
+                                rule.stone_played(index, turn, p)
+                            elif type(quiet) is list:   # the position the play made, under p
                                 quiet[p] = h
                                 if first is None and len(empties) == 1:
                                     rule.alone(index, turn, p, p)
@@ -562,6 +561,11 @@ class Game:
                                     for c in others:
                                         if len(c.libs) == 1 and len(c.stones) == 1:
                                             rule.alone(index, turn, p, c.stones[0])
+                            else:   # an int: a stone whose chain a reply may save
+                                if chain[quiet] is chain[p] and len(chain[p].libs) > 1:
+                                    rule.replied(index, turn, p)
+                                else:
+                                    rule.quiet = True
                     else:
                         positions[h] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:
@@ -605,7 +609,7 @@ class Game:
             return _PASS_PLAYS[seat]._replace(rescinded=True)
         self._turn = self._following[seat]
         self._end_if_all_passed()
-        if self._move_cap and not self.over and len(live) >= self._move_cap:
+        if self._move_cap and len(live) >= self._move_cap and not self.over:   # the property last
             self._finish("no-result")
         return _PASS_PLAYS[seat]
 
