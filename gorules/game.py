@@ -561,11 +561,8 @@ class Game:
                                     for c in others:
                                         if len(c.libs) == 1 and len(c.stones) == 1:
                                             rule.alone(index, turn, p, c.stones[0])
-                            else:   # an int: a stone whose chain a reply may save
-                                if chain[quiet] is chain[p] and len(chain[p].libs) > 1:
-                                    rule.replied(index, turn, p)
-                                else:
-                                    rule.quiet = True
+                            else:   # an int: a move waits for this reply (Hansen's H13)
+                                rule.replied(index, turn, p)
                     else:
                         positions[h] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:

@@ -24,12 +24,10 @@ The liberties before a play are what H11-H13 read, so this rule sees each stone 
 the quick path of ``Game.play`` shows its ataris to :meth:`threatens` (no probe built), and where
 the play captures nothing and there is nothing else to update (no cycle set, no earlier pending
 move, no own string in atari), :meth:`threatens` makes it pending itself and the quick path
-skips :meth:`stone_played`. Under the immediate reading the move then waits alone for the reply,
-and ``quiet`` is a stone of a string it threatens: a reply that captures nothing can counteract
-it only by joining that string (its last liberty is the only point where it gains one), so the
-quick path calls :meth:`replied` for a plain reply that joins it and has two liberties, and
-after any other plain reply sets ``quiet`` back to True itself: the move lapsed (issue 13,
-docs/speed.md, eighth round).
+skips :meth:`stone_played`. Under the immediate reading the move then waits alone for the reply
+(``_waiting``, and ``quiet`` is its point), and the quick path calls :meth:`replied`, H13 for a
+reply that captures nothing, instead of :meth:`stone_played` (issue 13, docs/speed.md, eighth
+round).
 """
 
 from __future__ import annotations
@@ -96,8 +94,8 @@ class CycleSets(RepetitionRule):
         self._banned: list[set[frozenset[int]]] = [set(), set()]
         self._banned_points: list[set[int]] = [set(), set()]
         self._noted: Noted | None = None   # None between plays: stone_played clears it
-        # True: nothing pending, no cycle set, a plain quick play changes nothing here; an int:
-        # nothing in _pending, no cycle set, the move in _waiting pending (see threatens)
+        # True: nothing pending, no cycle set, a plain quick play changes nothing here; an int
+        # (its point): nothing in _pending, no cycle set, the move in _waiting pending (threatens)
         self.quiet: bool | int = True
         self._banned_all: set[int] = set()   # the points of both seats' disallowed signatures
         self._heat()
@@ -153,9 +151,8 @@ class CycleSets(RepetitionRule):
         path's ataris): is it potentially disallowed (H12)? Where it rescues nothing and there
         is no cycle set or earlier pending move for :meth:`stone_played` to update (97 of the
         112 ataris a run of the 19x19 records), it is made pending here, and True returned;
-        under the immediate reading it waits in ``_waiting``, and ``quiet`` is a stone of a
-        string it threatens (the module's docstring): 54 of the 97 replies on those records
-        counteract it, 34 are plain and elsewhere and lapse it with no call."""
+        under the immediate reading it waits in ``_waiting`` and ``quiet`` is its point, so
+        that the reply, if it captures nothing, comes to :meth:`replied`."""
         threatened = signature = None   # _threats written out: a call less for 110 ataris a run
         for c in others:
             if len(c.libs) == 2:
@@ -183,7 +180,7 @@ class CycleSets(RepetitionRule):
                     self.quiet = False
                 else:
                     self._waiting = move
-                    self.quiet = threatened[0]
+                    self.quiet = p
                 return True
         elif self._cycle_set and seat != self._capture[0]:
             # a constrained move (H10), never potentially disallowed: for stone_played, only
@@ -256,10 +253,12 @@ class CycleSets(RepetitionRule):
         self.quiet = not self._pending and not self._cycle_set
 
     def replied(self, index: int, seat: int, p: int) -> None:
-        """:meth:`stone_played` of the plain reply to the move waiting while ``quiet`` is an int
-        that joined a string it threatens and has two liberties: H13 (:meth:`_counteract`)
-        written for this case, where the reply captured nothing, so the move's stone and
-        strings are there, and there is no cycle set to lapse."""
+        """:meth:`stone_played` of the reply to the move waiting while ``quiet`` is an int, when
+        it captured nothing and threatened nothing: H13 (:meth:`_counteract`) written for this
+        case. The move's stone and strings are still there, and the reply is the opponent's:
+        it counteracts if every threatened string has two liberties again, else the move
+        lapses (immediate reading). Nothing else is pending, and no cycle set lapses. 54 of the
+        88 such replies on the 19x19 records counteract (docs/speed.md, eighth round)."""
         owner, _, signature, threatened = self._waiting
         self.quiet = True
         chain = self.game._pos.chain

@@ -75,12 +75,10 @@ class RepetitionRule:
     #: plain play on it made (Jasiek's R4, deferred), that list, where the quick path stores
     #: it itself for such a play; and the quick path calls the rule's :meth:`alone` after one
     #: that leaves a lone stone in atari. A list and not a flag of its own: the other rules'
-    #: quiet plays read nothing more (issue 13's seventh round, docs/speed.md). Or a stone's
-    #: point (an int), for a rule waiting for a reply that gives that stone's chain liberties
-    #: (Hansen's H13): after a quick play the rule was not shown (it captured nothing), the
-    #: quick path calls :meth:`replied` (not :meth:`stone_played`) only if the play joined that
-    #: chain and leaves it two liberties or more, and otherwise sets ``quiet`` to True itself,
-    #: which the rule must read as "nothing left to do" (issue 13's eighth round, docs/speed.md)
+    #: quiet plays read nothing more (issue 13's seventh round, docs/speed.md). Or an int, for
+    #: a rule waiting for the reply to a move (Hansen's H13): the quick path then calls
+    #: :meth:`replied` instead of :meth:`stone_played` after a play it did not show the rule
+    #: (issue 13's eighth round, docs/speed.md)
     quiet: "bool | int | list[Any]" = False
     #: the rule's text is written for two players (Nieminen, Hansen, Jasiek) and its records
     #: are kept per seat of two; the presets say so with ``max_players``, a ruleset built by
@@ -138,9 +136,9 @@ class RepetitionRule:
         """A stone play at live index ``index`` has changed the position and passed the turn."""
 
     def replied(self, index: int, seat: int, p: int) -> None:
-        """:meth:`stone_played` of a quick play that captured nothing, made while ``quiet`` was
-        a stone's point, and joined that stone's chain, which now has two liberties or more (a
-        rule whose ``quiet`` may be an int defines it)."""
+        """:meth:`stone_played` of a quick play made while ``quiet`` was an int, not shown to
+        :meth:`before_stone` or :meth:`threatens` (a rule whose ``quiet`` may be an int
+        defines it)."""
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         """A pass (appealing or not) at live index ``index``; the turn has not passed yet."""
