@@ -90,7 +90,8 @@ class CycleSets(RepetitionRule):
         self._cycle_set: frozenset[int] = frozenset()   # of the last move; empty after a pass
         self._capture: tuple[int, int] = (-1, -1)       # who made that capture, and where
         self._pending: list[Pending] = []
-        self._waiting: Pending | None = None   # the one move pending while quiet is an int
+        # the one move pending while quiet is an int (see threatens), else None
+        self._waiting: Pending | None = None
         self._banned: list[set[frozenset[int]]] = [set(), set()]
         self._banned_points: list[set[int]] = [set(), set()]
         self._noted: Noted | None = None   # None between plays: stone_played clears it
@@ -186,8 +187,8 @@ class CycleSets(RepetitionRule):
             # a constrained move (H10), never potentially disallowed: for stone_played, only
             # the cycle set lapses
             return None
-        elif quiet is not False:
-            self._pending = [self._waiting]   # the reply is shown here: stone_played judges it
+        elif quiet is not False:   # the reply is shown here: stone_played judges it
+            self._pending, self._waiting = [self._waiting], None
         self.quiet = False
         rescues = []   # one stone of each own string in atari it joins (H12)
         for c in own:
@@ -217,8 +218,8 @@ class CycleSets(RepetitionRule):
                     c = chain[r]
                     if c is not None and c.colour == colour and len(c.libs) == 1 and c.stones[0] not in rescues:
                         rescues.append(c.stones[0])
-        if type(self.quiet) is int:
-            self._pending = [self._waiting]   # the reply is shown here: stone_played judges it
+        if self._waiting is not None:   # the reply is shown here: stone_played judges it
+            self._pending, self._waiting = [self._waiting], None
         self.quiet = False
         self._noted = _new_tuple(Noted, (captured, threatened, signature, rescues, _basic_ko(probe)))
 
@@ -230,8 +231,8 @@ class CycleSets(RepetitionRule):
             if self._cycle_set:
                 self._cycle_set = _NONE
                 self._heat()
-            elif type(self.quiet) is int:   # a careful play while a move waits (see threatens)
-                self._pending = [self._waiting]
+            elif self._waiting is not None:   # a careful play while a move waits (threatens)
+                self._pending, self._waiting = [self._waiting], None
                 self._counteract(seat)
             self.quiet = not self._pending
             return
@@ -260,7 +261,7 @@ class CycleSets(RepetitionRule):
         lapses (immediate reading). Nothing else is pending, and no cycle set lapses. 54 of the
         88 such replies on the 19x19 records counteract (docs/speed.md, eighth round)."""
         owner, _, signature, threatened = self._waiting
-        self.quiet = True
+        self._waiting, self.quiet = None, True
         chain = self.game._pos.chain
         for r in threatened:
             if len(chain[r].libs) < 2:
@@ -348,12 +349,13 @@ class CycleSets(RepetitionRule):
             self._heat()
         if self._pending and not self.later:
             self._pending = [pending for pending in self._pending if pending.seat == seat]
+        self._waiting = None
         self.quiet = not self._pending
 
     def pending(self) -> list[str]:
         """The points of the potentially disallowed moves waiting for their counteraction (for
         tests and tools)."""
-        pending = [self._waiting] if type(self.quiet) is int else self._pending
+        pending = self._pending if self._waiting is None else [self._waiting]
         return [self.game.board.points[move.point] for move in pending]
 
     def disallowed(self, seat: int) -> list[list[str]]:
