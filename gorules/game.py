@@ -549,11 +549,16 @@ class Game:
                         left[turn] = h
                     positions = rule.positions
                     if positions is None:
-                        if rule.quiet is not True and not settled:
+                        if rule.quiet is not True:
                             quiet = rule.quiet
-                            if quiet is False:
-                                rule.stone_played(index, turn, p)
-                            elif type(quiet) is list:   # the position the play made, under p
+                            if not quiet:
+                                if settled:
+                                    pass
+                                elif quiet is False:
+                                    rule.stone_played(index, turn, p)
+                                else:   # None: a move waits for this reply (Hansen's H13)
+                                    rule.replied(index, turn, p)
+                            else:   # a list: the position the play made, under p
                                 quiet[p] = h
                                 if first is None and len(empties) == 1:
                                     rule.alone(index, turn, p, p)
@@ -561,8 +566,6 @@ class Game:
                                     for c in others:
                                         if len(c.libs) == 1 and len(c.stones) == 1:
                                             rule.alone(index, turn, p, c.stones[0])
-                            else:   # an int: a move waits for this reply (Hansen's H13)
-                                rule.replied(index, turn, p)
                     else:
                         positions[h] = self._turn if rule.positions_by_turn else index
                     if index >= self._last_index:

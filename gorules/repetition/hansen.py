@@ -25,7 +25,7 @@ the quick path of ``Game.play`` shows its ataris to :meth:`threatens` (no probe 
 the play captures nothing and there is nothing else to update (no cycle set, no earlier pending
 move, no own string in atari), :meth:`threatens` makes it pending itself and the quick path
 skips :meth:`stone_played`. Under the immediate reading the move then waits alone for the reply
-(``_waiting``, and ``quiet`` is its point), and the quick path calls :meth:`replied`, H13 for a
+(``_waiting``, and ``quiet`` is None), and the quick path calls :meth:`replied`, H13 for a
 reply that captures nothing, instead of :meth:`stone_played` (issue 13, docs/speed.md, eighth
 round).
 """
@@ -90,14 +90,14 @@ class CycleSets(RepetitionRule):
         self._cycle_set: frozenset[int] = frozenset()   # of the last move; empty after a pass
         self._capture: tuple[int, int] = (-1, -1)       # who made that capture, and where
         self._pending: list[Pending] = []
-        # the one move pending while quiet is an int (see threatens), else None
+        # the one move pending while quiet is None (see threatens), else None
         self._waiting: Pending | None = None
         self._banned: list[set[frozenset[int]]] = [set(), set()]
         self._banned_points: list[set[int]] = [set(), set()]
         self._noted: Noted | None = None   # None between plays: stone_played clears it
-        # True: nothing pending, no cycle set, a plain quick play changes nothing here; an int
-        # (its point): nothing in _pending, no cycle set, the move in _waiting pending (threatens)
-        self.quiet: bool | int = True
+        # True: nothing pending, no cycle set, a plain quick play changes nothing here; None:
+        # nothing in _pending, no cycle set, the move in _waiting pending (see threatens)
+        self.quiet: bool | None = True
         self._banned_all: set[int] = set()   # the points of both seats' disallowed signatures
         self._heat()
 
@@ -152,7 +152,7 @@ class CycleSets(RepetitionRule):
         path's ataris): is it potentially disallowed (H12)? Where it rescues nothing and there
         is no cycle set or earlier pending move for :meth:`stone_played` to update (97 of the
         112 ataris a run of the 19x19 records), it is made pending here, and True returned;
-        under the immediate reading it waits in ``_waiting`` and ``quiet`` is its point, so
+        under the immediate reading it waits in ``_waiting`` and ``quiet`` is None, so
         that the reply, if it captures nothing, comes to :meth:`replied`."""
         threatened = signature = None   # _threats written out: a call less for 110 ataris a run
         for c in others:
@@ -181,7 +181,7 @@ class CycleSets(RepetitionRule):
                     self.quiet = False
                 else:
                     self._waiting = move
-                    self.quiet = p
+                    self.quiet = None
                 return True
         elif self._cycle_set and seat != self._capture[0]:
             # a constrained move (H10), never potentially disallowed: for stone_played, only
@@ -254,7 +254,7 @@ class CycleSets(RepetitionRule):
         self.quiet = not self._pending and not self._cycle_set
 
     def replied(self, index: int, seat: int, p: int) -> None:
-        """:meth:`stone_played` of the reply to the move waiting while ``quiet`` is an int, when
+        """:meth:`stone_played` of the reply to the move waiting while ``quiet`` is None, when
         it captured nothing and threatened nothing: H13 (:meth:`_counteract`) written for this
         case. The move's stone and strings are still there, and the reply is the opponent's:
         it counteracts if every threatened string has two liberties again, else the move
@@ -343,7 +343,7 @@ class CycleSets(RepetitionRule):
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         """A-3, A-10: the cycle set's restriction lapses, and the next move is unconstrained; a
         pass counteracts nothing, and under the immediate reading it was the reply (a move
-        waiting while ``quiet`` is an int lapses with the rest)."""
+        waiting while ``quiet`` is None lapses with the rest)."""
         if self._cycle_set:
             self._cycle_set = _NONE
             self._heat()
