@@ -548,12 +548,18 @@ class Game:
                     if left is not None:
                         left[turn] = h
                     positions = rule.positions
+                    # the jumps over the block below must stay within one byte (255 code units):
+                    # a longer one costs every play of the presets that skip the block an
+                    # EXTENDED_ARG (docs/speed.md, issue 13's eighth round)
                     if positions is None:
                         if rule.quiet is not True:
                             quiet = rule.quiet
                             if not quiet:
                                 if not settled:
-                                    rule.stone_played(index, turn, p)
+                                    if quiet is False:
+                                        rule.stone_played(index, turn, p)
+                                    else:   # None: a move waits for this reply (Hansen's H13)
+                                        rule.replied(index, turn, p)
                             else:   # a list: the position the play made, under p
                                 quiet[p] = h
                                 if first is None and len(empties) == 1:
@@ -605,7 +611,7 @@ class Game:
             return _PASS_PLAYS[seat]._replace(rescinded=True)
         self._turn = self._following[seat]
         self._end_if_all_passed()
-        if self._move_cap and not self.over and len(live) >= self._move_cap:
+        if self._move_cap and len(live) >= self._move_cap and not self.over:   # the property last
             self._finish("no-result")
         return _PASS_PLAYS[seat]
 

@@ -24,7 +24,10 @@ The liberties before a play are what H11-H13 read, so this rule sees each stone 
 the quick path of ``Game.play`` shows its ataris to :meth:`threatens` (no probe built), and where
 the play captures nothing and there is nothing else to update (no cycle set, no earlier pending
 move, no own string in atari), :meth:`threatens` makes it pending itself and the quick path
-skips :meth:`stone_played` (issue 13, docs/speed.md).
+skips :meth:`stone_played`. Under the immediate reading the move then waits alone for the reply
+(``_waiting``, and ``quiet`` is None), and the quick path calls :meth:`replied`, H13 for a
+reply that captures nothing, instead of :meth:`stone_played` (issue 13, docs/speed.md, eighth
+round).
 """
 
 from __future__ import annotations
@@ -87,10 +90,14 @@ class CycleSets(RepetitionRule):
         self._cycle_set: frozenset[int] = frozenset()   # of the last move; empty after a pass
         self._capture: tuple[int, int] = (-1, -1)       # who made that capture, and where
         self._pending: list[Pending] = []
+        # the one move pending while quiet is None (see threatens), else None
+        self._waiting: Pending | None = None
         self._banned: list[set[frozenset[int]]] = [set(), set()]
         self._banned_points: list[set[int]] = [set(), set()]
         self._noted: Noted | None = None   # None between plays: stone_played clears it
-        self.quiet = True   # nothing pending, no cycle set: a plain quick play changes nothing here
+        # True: nothing pending, no cycle set, a plain quick play changes nothing here; None:
+        # nothing in _pending, no cycle set, the move in _waiting pending (see threatens)
+        self.quiet: bool | None = True
         self._banned_all: set[int] = set()   # the points of both seats' disallowed signatures
         self._heat()
 
@@ -144,26 +151,50 @@ class CycleSets(RepetitionRule):
         """:meth:`before_stone` of a play that captures nothing and is no suicide (the quick
         path's ataris): is it potentially disallowed (H12)? Where it rescues nothing and there
         is no cycle set or earlier pending move for :meth:`stone_played` to update (97 of the
-        112 ataris a run of the 19x19 records), it is made pending here, and True returned."""
-        threatened, signature = _threats(p, others)
-        if threatened is None or (self._cycle_set and seat != self._capture[0]):
-            # most careful plays; or a constrained move (H10), never potentially disallowed: for
-            # stone_played, only the cycle set lapses
+        112 ataris a run of the 19x19 records), it is made pending here, and True returned;
+        under the immediate reading it waits in ``_waiting`` and ``quiet`` is None, so
+        that the reply, if it captures nothing, comes to :meth:`replied`."""
+        threatened = signature = None   # _threats written out: a call less for 110 ataris a run
+        for c in others:
+            if len(c.libs) == 2:
+                r = c.stones[0]
+                if threatened is None:
+                    threatened, signature = [r], [p]
+                elif r in threatened:
+                    continue
+                else:
+                    threatened.append(r)
+                signature += c.stones
+        if threatened is None:   # most careful plays
             return None
-        rescues = None   # one stone of each own string in atari it joins (H12)
+        quiet = self.quiet
+        if quiet is True:   # nothing pending, no cycle set: unconstrained (H10)
+            for c in own:
+                if len(c.libs) == 1:   # it joins an own string in atari: stone_played sees
+                    break              # whether that string breathes again (H12)
+            else:
+                # H12 already: it threatens, captures nothing (so its stone stays) and rescues
+                # nothing; and nothing for stone_played to update
+                move = _new_tuple(Pending, (seat, p, signature, threatened))
+                if self.later:
+                    self._pending.append(move)
+                    self.quiet = False
+                else:
+                    self._waiting = move
+                    self.quiet = None
+                return True
+        elif self._cycle_set and seat != self._capture[0]:
+            # a constrained move (H10), never potentially disallowed: for stone_played, only
+            # the cycle set lapses
+            return None
+        elif quiet is not False:   # the reply is shown here: stone_played judges it
+            self._pending, self._waiting = [self._waiting], None
+        self.quiet = False
+        rescues = []   # one stone of each own string in atari it joins (H12)
         for c in own:
             if len(c.libs) == 1:
-                if rescues is None:
-                    rescues = [c.stones[0]]
-                else:
-                    rescues.append(c.stones[0])
-        quiet, self.quiet = self.quiet, False
-        if rescues is None and quiet:
-            # H12 already: it threatens, captures nothing (so its stone stays) and rescues
-            # nothing; and nothing for stone_played to update
-            self._pending.append(_new_tuple(Pending, (seat, p, signature, threatened)))
-            return True
-        self._noted = _new_tuple(Noted, (_NONE, threatened, signature, rescues or (), False))
+                rescues.append(c.stones[0])
+        self._noted = _new_tuple(Noted, (_NONE, threatened, signature, rescues, False))
         return None
 
     def _note_capture(self, seat: int, p: int, probe: Probe, threatened: list[int] | None,
@@ -187,6 +218,8 @@ class CycleSets(RepetitionRule):
                     c = chain[r]
                     if c is not None and c.colour == colour and len(c.libs) == 1 and c.stones[0] not in rescues:
                         rescues.append(c.stones[0])
+        if self._waiting is not None:   # the reply is shown here: stone_played judges it
+            self._pending, self._waiting = [self._waiting], None
         self.quiet = False
         self._noted = _new_tuple(Noted, (captured, threatened, signature, rescues, _basic_ko(probe)))
 
@@ -198,6 +231,9 @@ class CycleSets(RepetitionRule):
             if self._cycle_set:
                 self._cycle_set = _NONE
                 self._heat()
+            elif self._waiting is not None:   # a careful play while a move waits (threatens)
+                self._pending, self._waiting = [self._waiting], None
+                self._counteract(seat)
             self.quiet = not self._pending
             return
         self._noted = None
@@ -216,6 +252,27 @@ class CycleSets(RepetitionRule):
             # suicide), and gave no threatened string of its own a second liberty
             self._pending.append(_new_tuple(Pending, (seat, p, signature, threatened)))
         self.quiet = not self._pending and not self._cycle_set
+
+    def replied(self, index: int, seat: int, p: int) -> None:
+        """:meth:`stone_played` of the reply to the move waiting while ``quiet`` is None, when
+        it captured nothing and threatened nothing: H13 (:meth:`_counteract`) written for this
+        case. The move's stone and strings are still there, and the reply is the opponent's:
+        it counteracts if every threatened string has two liberties again, else the move
+        lapses (immediate reading). Nothing else is pending, and no cycle set lapses. 54 of the
+        88 such replies on the 19x19 records counteract (docs/speed.md, eighth round)."""
+        owner, _, signature, threatened = self._waiting
+        self._waiting, self.quiet = None, True
+        chain = self.game._pos.chain
+        for r in threatened:
+            if len(chain[r].libs) < 2:
+                return
+        # _disallow written out (no cycle set, so hot_points is _banned_all itself)
+        signature = frozenset(signature)
+        banned = self._banned[owner]
+        if signature not in banned:
+            banned.add(signature)
+            self._banned_points[owner].update(signature)
+            self._banned_all.update(signature)
 
     def _rescued(self, rescues: Sequence[int]) -> bool:
         """H12: has the move just made given an own string in atari a second liberty?"""
@@ -285,13 +342,21 @@ class CycleSets(RepetitionRule):
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         """A-3, A-10: the cycle set's restriction lapses, and the next move is unconstrained; a
-        pass counteracts nothing, and under the immediate reading it was the reply."""
+        pass counteracts nothing, and under the immediate reading it was the reply (a move
+        waiting while ``quiet`` is None lapses with the rest)."""
         if self._cycle_set:
             self._cycle_set = _NONE
             self._heat()
         if self._pending and not self.later:
             self._pending = [pending for pending in self._pending if pending.seat == seat]
+        self._waiting = None
         self.quiet = not self._pending
+
+    def pending(self) -> list[str]:
+        """The points of the potentially disallowed moves waiting for their counteraction (for
+        tests and tools)."""
+        pending = self._pending if self._waiting is None else [self._waiting]
+        return [self.game.board.points[move.point] for move in pending]
 
     def disallowed(self, seat: int) -> list[list[str]]:
         """The signatures H15 forbids ``seat``, each as sorted point names (for tests and tools)."""

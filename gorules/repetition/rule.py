@@ -75,8 +75,11 @@ class RepetitionRule:
     #: plain play on it made (Jasiek's R4, deferred), that list, where the quick path stores
     #: it itself for such a play; and the quick path calls the rule's :meth:`alone` after one
     #: that leaves a lone stone in atari. A list and not a flag of its own: the other rules'
-    #: quiet plays read nothing more (issue 13's seventh round, docs/speed.md)
-    quiet: "bool | list[Any]" = False
+    #: quiet plays read nothing more (issue 13's seventh round, docs/speed.md). Or None, for a
+    #: rule waiting for the reply to a move (Hansen's H13): the quick path then calls
+    #: :meth:`replied` instead of :meth:`stone_played` after a play it did not show the rule
+    #: (issue 13's eighth round, docs/speed.md)
+    quiet: "bool | None | list[Any]" = False
     #: the rule's text is written for two players (Nieminen, Hansen, Jasiek) and its records
     #: are kept per seat of two; the presets say so with ``max_players``, a ruleset built by
     #: hand may not, and a third seat would be read wrongly or crash mid-game
@@ -131,6 +134,11 @@ class RepetitionRule:
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         """A stone play at live index ``index`` has changed the position and passed the turn."""
+
+    def replied(self, index: int, seat: int, p: int) -> None:
+        """:meth:`stone_played` of a quick play made while ``quiet`` was None, not shown to
+        :meth:`before_stone` or :meth:`threatens` (a rule whose ``quiet`` may be None defines
+        it)."""
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         """A pass (appealing or not) at live index ``index``; the turn has not passed yet."""

@@ -72,7 +72,7 @@ def disallowed(game: Game, seat: int) -> list[list[str]]:
 
 def pending(game: Game) -> list[str]:
     """The points of the potentially disallowed moves not yet counteracted."""
-    return [game.board.points[p.point] for p in game._rule._pending]
+    return game._rule.pending()
 
 
 def cycle_set(game: Game) -> list[str]:
