@@ -385,3 +385,45 @@ def test_a_mouth_made_while_the_rule_is_quiet_is_seen(moves: list[str]) -> None:
         g.play("pass")
     g.play("D3")
     assert refused(g, "C3").reason.value == "basic-ko"
+
+
+def _seeded_verdicts(board: Board, shapes: str, seed: int, reads: bool) -> list:
+    """Every move's outcome of a seeded random jasiek-nkr game, and with ``reads`` every empty
+    point's verdict and the ko analysis after each move (else only every tenth move: a ko
+    type no verdict asked for stays unread in between)."""
+    import random
+    rng = random.Random(seed)
+    g = Game(board, rules="jasiek-nkr", ko_shapes=shapes)
+    out: list = []
+    last: list[str] = []
+    for k in range(80):
+        if g.to_move is None:
+            break
+        empty = [p for p in board.points if g.stone_at(p) is None]
+        near = [q for p in last[-2:] for q in board.neighbours(p) if g.stone_at(q) is None]
+        move = rng.choice(near if near and rng.random() < 0.8 else empty or ["pass"])
+        try:
+            g.play(move)
+            out.append(move)
+            last.append(move)
+        except IllegalMove as exc:
+            out.append(str(exc))
+        if reads or k % 10 == 9:
+            out.append([g.why_illegal(p) for p in board.points if g.stone_at(p) is None])
+            out.append(g.ko_analysis())
+    return out
+
+
+@pytest.mark.parametrize("shapes", ["two-point", "reconstructed"])
+def test_a_ko_type_worked_out_when_read_gives_the_verdicts_of_working_it_out_at_once(
+        shapes: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13's eighth round: a ko stone move whose type nobody has read keeps R4's action and
+    R2-R3's state unclassified until a verdict or ko_analysis reads them (the ko captures of the
+    records never are). Seeded random games on small boards, read after every move or seldom,
+    give the same moves, refusals, verdicts and analyses as with every type worked out at once."""
+    from gorules.repetition.jasiek.analysis import Kinds
+    boards = [Board.parse(spec) for spec in ("4x3", "4x4", "5x4", "torus:4x4")]
+    cases = [(b, seed, reads) for b in boards for seed in range(6) for reads in (True, False)]
+    lazy = [_seeded_verdicts(b, shapes, seed, reads) for b, seed, reads in cases]
+    monkeypatch.setattr(Kinds, "known", Kinds.__getitem__)   # every type known: worked out at once
+    assert lazy == [_seeded_verdicts(b, shapes, seed, reads) for b, seed, reads in cases]

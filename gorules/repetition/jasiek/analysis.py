@@ -37,6 +37,16 @@ class Kinds(Mapping):
             kind = self._known[k] = self._analysis._kind(self._pos, self._analysis.kos[k], self._had_two)
         return kind
 
+    def known(self, k: frozenset[int]) -> Kind | None:
+        """The type of ko position ``k`` if it is known without working it out (read before, or
+        kept in the cache from an earlier position whose reads still hold), else None."""
+        kind = self._known.get(k)
+        if kind is None:
+            hit = self._analysis._cache.get(self._analysis._key(self._analysis.kos[k], self._had_two))
+            if hit is not None:
+                kind = self._known[k] = hit[0]
+        return kind
+
     def __iter__(self) -> Iterator[frozenset[int]]:
         return iter(self._analysis.kos)
 
@@ -385,9 +395,15 @@ class Analysis:
                 outside ^= z[stones[u]][u]
         return self.union, outside
 
-    def _kind(self, pos: Position, ko: KoPosition, had_two: set[frozenset[int]]) -> Kind:
+    @staticmethod
+    def _key(ko: KoPosition, had_two: set[frozenset[int]]) -> tuple:
+        """The cache's key of a ko position's type: its points, mouths, coupling, and which of
+        its 4-in-a-row mouths have had two ko strings (the rest is in the points it read)."""
         rows = frozenset(m.points for m in ko.mouths if m.row4 and m.points in had_two)
-        key = (ko.points, tuple(m.side_a for m in ko.mouths), ko.coupling, rows)
+        return (ko.points, tuple(m.side_a for m in ko.mouths), ko.coupling, rows)
+
+    def _kind(self, pos: Position, ko: KoPosition, had_two: set[frozenset[int]]) -> Kind:
+        key = self._key(ko, had_two)
         hit = self._cache.get(key)
         if hit is not None:
             return hit[0]

@@ -4,7 +4,9 @@ Read beside ``shared/rule-texts/jasiek-new-ko-rules-1998.txt`` and its spec. A s
 checked against R1, R2, R3 and R4 in that order, one reason per refusal (J-A15). Whatever a
 play needs from the position before it (is it a ko stone move, in which ko position, is it
 disturbing, which action of R4 it is) is worked out once, by :meth:`NewKoRules.refuse` or the
-pre-play hook :meth:`NewKoRules.before_stone`, and used again by :meth:`stone_played`.
+pre-play hook :meth:`NewKoRules.before_stone`, and used again by :meth:`stone_played`; but the ko
+type a ko stone move's R4 action and R2-R3 state need is worked out only when something reads
+them (:class:`Unclassified`).
 
 Terms: a *ko stone move in K* is a board play on a point of ko position K (of the position
 before it) whose stone is a ko stone after it; K is known by its point set (J-A16). R4's
@@ -22,8 +24,8 @@ from ...position import EMPTY, Probe
 from ...ruleset import KoShapes
 from ..rule import WATCHES_CAPTURES, RepetitionRule
 from .analysis import Analysis
-from .kinds import disturbing
-from .shapes import Scratch, shapes_for, string
+from .kinds import KoPosition, classify, disturbing
+from .shapes import Scratch, Shapes, shapes_for, string
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -58,6 +60,41 @@ class Disturber:
     barred: bool = False
 
 
+class Unclassified:
+    """The action of a ko stone move whose ko type (in the position it was played from) was
+    not known when it was made: worked out when read, from that position kept as a list. It
+    stands in R4's record of the class it was played from until a play from that class reads
+    the record (:meth:`NewKoRules._classify_records`), and for R2's and R3's state after it
+    until the next play's facts or ``ko_analysis`` read them (:meth:`NewKoRules._decide`); the
+    next play or pass drops them, as it drops the state itself. Made only where the type cannot
+    change the move's own verdict: R1 and R2 refuse it not, the player has no R4 action in the
+    class, the ko has no disturber. On the 19x19 records each of the 9 ko captures of a replay
+    worked out a type nothing read: 25,388 -> 23,670 instructions a move (issue 13's eighth
+    round, docs/speed.md)."""
+
+    __slots__ = ("seat", "p", "ko", "position", "before", "changes", "had_two", "config", "first", "_decided")
+
+    def __init__(self, seat: int, p: int, ko: Ko, position: KoPosition, before: list[int],
+                 changes: dict[int, int], had_two: frozenset[frozenset[int]], config: tuple[int, ...], first: bool):
+        self.seat, self.p, self.ko, self.position, self.before = seat, p, ko, position, before
+        self.changes, self.had_two, self.config, self.first = changes, had_two, config, first
+        self._decided: tuple[Any, bool, bool] | None = None
+
+    def decide(self, shapes: Shapes) -> tuple[Any, bool, bool]:
+        """(R4's action, the first ko stone in a fighting ko from its class, becomes the
+        disturber): what :meth:`NewKoRules._work_out` gives with the type read then."""
+        if self._decided is None:
+            before = Scratch(self.before)
+            kind = classify(before, shapes, self.position, self.had_two)
+            if not kind.disturbing:
+                self._decided = (("fighting", self.ko), self.first, False)
+            else:   # no disturber of the ko: a disturbing move becomes it
+                disturbs = disturbing(before, before.with_changes(self.changes), shapes, self.position, kind,
+                                      self.seat + 1, self.p)
+                self._decided = (("disturber", self.ko) if disturbs else self.p, False, disturbs)
+        return self._decided
+
+
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
 _NOWHERE: frozenset[int] = frozenset()   # hot_points while quiet with no lone stone in atari (see _sleep)
 
@@ -89,11 +126,14 @@ class NewKoRules(RepetitionRule):
         # is still a ko after it; it bars only if the ko is fighting now (see _fights: read lazily)
         self._fight: tuple[Ko, int] | None = None
         self._disturbers: dict[Ko, Disturber] = {}        # R3
+        # R2's and R3's state after the last play while its type is not worked out (see _decide)
+        self._undecided: Unclassified | None = None
         # R4, by class key (Analysis.class_key: an int, or the ko positions' points and an int)
         self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
         # point -> the record of the plain play on it not yet in _done, or None (_defer)
         self._deferred: list[Any] = [None] * len(self.game._pos.stones)
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
+        self._unread: set[Any] = set()                   # classes whose record holds an Unclassified
         self._memo: dict[tuple[int, int], Facts] = {}
         self._pending: tuple[int, Facts, set[int], int] | None = None
         self.hot_hashes = self._done   # (see _sleep)
@@ -151,13 +191,26 @@ class NewKoRules(RepetitionRule):
         action: Any = p
         first = disturbs = becomes = False
         reason = None
+        if self._undecided is not None:   # R2's and R3's state after the last play, read below
+            self._decide()
         if self._basic is not None and any(c.stones == [self._basic[0]] for c in probe.captured):
             reason = Reason.BASIC_KO
         elif self._fight is not None and self._fight[1] == seat and any(k == self._fight[0] for k in kos) \
                 and self._fights():
             reason = Reason.FIGHTING
+        if reason is not None:   # refused: what follows would only fill in facts no verdict reads
+            return Facts(reason, action, ko, first, disturbs, becomes, config)
+        if a.class_key in self._unread:   # R4's record of this class, read below
+            self._classify_records(a.class_key)
         if ko is not None:
-            kind = a.kinds[ko]
+            kind = a.kinds.known(ko)
+            if kind is None and not self._now[seat] and ko not in self._disturbers:
+                # nothing here reads the type: R4's action waits for it (see Unclassified)
+                action = Unclassified(seat, p, ko, a.kos[ko], list(pos.stones), changes, frozenset(self.had_two),
+                                      config, ko not in self._first.get(a.class_key, ()))
+                return Facts(None, action, ko, False, False, False, config)
+            if kind is None:
+                kind = a.kinds[ko]
             if not kind.disturbing:
                 action = ("fighting", ko)
                 first = ko not in self._first.get(a.class_key, ())
@@ -165,7 +218,7 @@ class NewKoRules(RepetitionRule):
                 disturbs = disturbing(before, after, shapes, a.kos[ko], kind, colour, p)
                 current = self._disturbers.get(ko)
                 if disturbs:
-                    if current is not None and current.seat == seat and current.barred and reason is None:
+                    if current is not None and current.seat == seat and current.barred:
                         reason = Reason.DISTURBER
                     becomes = current is None or (current.seat != seat and current.barred)
                     if becomes:
@@ -237,15 +290,23 @@ class NewKoRules(RepetitionRule):
                 if len(c.libs) == 1 and len(c.stones) == 1:   # a lone stone in atari (see _sleep)
                     self._alone.add(p)
                     self._walls = None
-                if made is None and not a.matched and p not in a._read:
-                    a.class_key = pos.hash   # no mouth before the play nor after it: Analysis.placed's first case
-                else:
+                if made is not None or p in a._read:
                     a.placed(pos, p, self.had_two, made)
+                elif not a.matched:
+                    a.class_key = pos.hash   # no mouth before the play nor after it: Analysis.placed's first case
+                elif p in a._guard:   # (the guard holds the points of the ko positions)
+                    a.placed(pos, p, self.had_two, None)
+                else:
+                    # a ko on the board, the play away from its points, the grouping's guard and
+                    # the cached types' reads (two-point mouths: no 4-in-a-row clause): placed's
+                    # last case written out, the class key moved on by the stone's key (207 plays
+                    # of the 19x19 records; 25,700 -> 25,388 instructions a move)
+                    a.class_key = (a.union, a.class_key[1] ^ pos._z[colour][p])
             else:
                 a.placed(pos, p, self.had_two, None)
             if self._rows:
                 self._note_row4()
-            self._basic = self._fight = None
+            self._basic = self._fight = self._undecided = None
             if self._disturbers:
                 self._disturbers = {}
         else:
@@ -314,9 +375,16 @@ class NewKoRules(RepetitionRule):
                 alone.discard(s)
                 continue
             other = 3 - stones[s]
-            for e in c.libs:
-                if all(stones[r] != other for r in nbrs[e]):
-                    watch.update(r for r in nbrs[e] if stones[r] == EMPTY)
+            for e in c.libs:   # plain loops: a generator is a call (CPython 3.11)
+                empty = []
+                for r in nbrs[e]:
+                    v = stones[r]
+                    if v == other:
+                        break
+                    if v == EMPTY:
+                        empty.append(r)
+                else:
+                    watch.update(empty)
         return watch
 
     def _wake(self) -> None:
@@ -360,10 +428,14 @@ class NewKoRules(RepetitionRule):
             # the stones taken off are the opponent's, or the player's own in a suicide
             self._defer(changed, seat if pos.stones[p] == EMPTY else 1 - seat)
         # R4: the action counts in the class of the position it was played from
+        unclassified = type(facts.action) is Unclassified
         if facts.first:
             self._first.setdefault(a.class_key, set()).add(facts.ko)
         else:
             self._done.setdefault(a.class_key, (set(), set()))[seat].add(facts.action)
+            if unclassified:
+                self._unread.add(a.class_key)
+        self._undecided = None
         a.update(pos, changed, self.had_two)
         if self._rows:
             self._note_row4()
@@ -375,6 +447,11 @@ class NewKoRules(RepetitionRule):
         # R2: a ko stone in a fighting ko that existed before and is still one after
         ko = facts.ko
         still = ko is not None and ko in a.kos
+        if unclassified:   # R2 and R3 wait for the type (see _decide)
+            self._fight = None
+            self._disturbers = {}
+            self._undecided = facts.action if still else None
+            return
         fought = isinstance(facts.action, tuple) and facts.action[0] == "fighting"
         self._fight = (ko, 1 - seat) if fought and still else None
         # R3: only the disturber of the ko whose ko stone move-sequence goes on stays
@@ -425,6 +502,35 @@ class NewKoRules(RepetitionRule):
                     done[key] = actions = (set(), set())
                 actions[owner].add(q)
 
+    def _classify_records(self, key: Any) -> None:
+        """R4's record of class ``key`` with its Unclassified actions worked out: the action in
+        the seat's set, or the ko in ``_first`` for the first ko stone in a fighting ko."""
+        self._unread.discard(key)
+        for actions in self._done[key]:
+            for u in [x for x in actions if type(x) is Unclassified]:
+                actions.discard(u)
+                action, first, _ = u.decide(self.shapes)
+                if first:
+                    self._first.setdefault(key, set()).add(u.ko)
+                else:
+                    actions.add(action)
+
+    def _decide(self) -> None:
+        """R2's and R3's state after the last play, a ko stone move whose type was not read
+        (``_undecided``; the ko is still one): what :meth:`_moved_on` sets with the type."""
+        u, self._undecided = self._undecided, None
+        action, _, becomes = u.decide(self.shapes)
+        ko = u.ko
+        if type(action) is tuple and action[0] == "fighting":
+            self._fight = (ko, 1 - u.seat)
+        a = self.analysis
+        if becomes and a.kinds[ko].disturbing:
+            current = Disturber(u.seat, {u.config})
+            config = a.config(self.game._pos, ko)
+            current.barred = config in current.seen
+            current.seen.add(config)
+            self._disturbers = {ko: current}
+
     def _fights(self) -> bool:
         """Is R2's ko fighting in this position (the one right after the ko stone; ``_fight``
         lasts one move)? Its type is worked out only when a play in it or ``ko_analysis`` asks:
@@ -451,8 +557,7 @@ class NewKoRules(RepetitionRule):
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         # a pass ends every ko stone move-sequence and is the opponent's next move (R1, R2, R3)
-        self._basic = None
-        self._fight = None
+        self._basic = self._fight = self._undecided = None
         if self._disturbers:
             self._disturbers = {}
         if self._memo:
@@ -482,6 +587,8 @@ class NewKoRules(RepetitionRule):
         return super().explain(reason, point, player)
 
     def ko_analysis(self) -> list[dict[str, Any]]:
+        if self._undecided is not None:
+            self._decide()
         out = self.analysis.describe(self.game.board.points)
         for entry, ko in zip(out, sorted(self.analysis.kos, key=sorted)):
             d = self._disturbers.get(ko)
@@ -501,6 +608,7 @@ class NewKoRules(RepetitionRule):
         other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
         other._deferred = list(self._deferred)
         other._first = {k: set(v) for k, v in self._first.items()}
+        other._unread = set(self._unread)   # (the Unclassified records are shared: each works its type out once)
         other._memo = dict(self._memo)
         other._alone = set(self._alone)
         other.hot_hashes = other._done
