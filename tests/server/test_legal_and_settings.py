@@ -52,6 +52,28 @@ async def test_every_events_legal_moves_agree_with_the_engine(players, seat):
     assert legal == {"seat": 0, "pass": True, "prohibited": {"A1": "suicide"}, "appeals": []}
 
 
+async def test_every_events_changes_turn_the_last_position_into_the_engines(players, seat):
+    """A client that applies each event's changes to the stones it holds has the engine's stones
+    after every move: plays, a capture, passes and a suicide of two stones (tromp-taylor), whose
+    changes clear the stones it took, not its own point, which was never set."""
+    black, white = await players(2)
+    room = await seat([black, white], {"rules": "tromp-taylor", "board": "3"})
+    mirror = Game(Board.grid(3, 3), rules="tromp-taylor")
+    held: dict[str, int] = {}
+    moves = ["A2", "B1", "B2", "pass", "C1", "A1", "A1", "C3", "pass", "B3"]
+    for i, move in enumerate(moves):
+        client = (black, white)[i % 2]
+        assert (await client.move(room, move, i + 1))["type"] == "ack"
+        event = await black.event("move")
+        for point in event["changes"]["clear"]:
+            del held[point]
+        held.update(event["changes"]["set"])
+        mirror.play(move)
+        assert held == mirror.stones(), move
+        if move == "A1" and i == 5:
+            assert event["changes"] == {"clear": ["B1"], "set": {}}
+
+
 async def test_snapshot_and_export_hold_the_effective_settings(players, seat):
     black, white = await players(2)
     room = await seat([black, white], {"rules": "chinese", "board": "9"})
