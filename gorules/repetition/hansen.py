@@ -154,17 +154,7 @@ class CycleSets(RepetitionRule):
         112 ataris a run of the 19x19 records), it is made pending here, and True returned;
         under the immediate reading it waits in ``_waiting`` and ``quiet`` is None, so
         that the reply, if it captures nothing, comes to :meth:`replied`."""
-        threatened = signature = None   # _threats written out: a call less for 110 ataris a run
-        for c in others:
-            if len(c.libs) == 2:
-                r = c.stones[0]
-                if threatened is None:
-                    threatened, signature = [r], [p]
-                elif r in threatened:
-                    continue
-                else:
-                    threatened.append(r)
-                signature += c.stones
+        threatened, signature = _threats(p, others)
         if threatened is None:   # most careful plays
             return None
         quiet = self.quiet
@@ -266,13 +256,7 @@ class CycleSets(RepetitionRule):
         for r in threatened:
             if len(chain[r].libs) < 2:
                 return
-        # _disallow written out (no cycle set, so hot_points is _banned_all itself)
-        signature = frozenset(signature)
-        banned = self._banned[owner]
-        if signature not in banned:
-            banned.add(signature)
-            self._banned_points[owner].update(signature)
-            self._banned_all.update(signature)
+        self._disallow(owner, frozenset(signature))
 
     def _rescued(self, rescues: Sequence[int]) -> bool:
         """H12: has the move just made given an own string in atari a second liberty?"""
