@@ -178,6 +178,22 @@ class Analysis:
             outside = self.class_key[1]
             self.class_key = (union, outside ^ pos._z[board[p]][p])
 
+    def took_quietly(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
+        """:meth:`update` after a capture by the stone on ``p`` (no suicide) made with no mouth on
+        the board and no cached type, two-point templates alone (``NewKoRules``'s quiet rule). A
+        new mouth has the stone as its stone S or a wall, or as a neighbour of S (what
+        :meth:`_made_by` finds), or a point taken off as its empty point E (:meth:`_remade`): E's
+        neighbours are then all one colour, so no other point taken off is beside it (a captured
+        string of two stones or more leaves each of its points beside another taken off) and the
+        stone is, so E is a neighbour of ``p`` walled by its colour, which :meth:`_made_by` looks
+        at too. Stones taken off only give liberties, so unmake no atari elsewhere into a mouth."""
+        made = self._made_by(pos, p)
+        if made is None:   # update's last case: no mouth, no guard, no ko position
+            self.class_key = pos.hash
+        else:
+            self.matched.update(made)
+            self._derive(pos, had_two)
+
     def _made_by(self, pos: Position, p: int) -> list[int] | None:
         """With two-point templates alone: the mouths that have the stone on ``p`` as a stone or
         a wall, or None (most plays). A two-point mouth is a stone S whose other neighbours are
