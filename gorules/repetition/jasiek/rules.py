@@ -129,7 +129,7 @@ class NewKoRules(RepetitionRule):
         self._disturbers: dict[Ko, Disturber] = {}        # R3
         # R2's and R3's state after the last play while its type is not worked out (see _decide)
         self._undecided: Unclassified | None = None
-        # R4, by class key (Analysis.class_key: an int, or the ko positions' points and an int)
+        # R4, by class key (Analysis.class_key: an int)
         self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
         # point -> the record of the plain play on it not yet in _done, or None (_defer)
         self._deferred: list[Any] = [None] * len(self.game._pos.stones)
@@ -260,12 +260,14 @@ class NewKoRules(RepetitionRule):
             # rule is quiet they do not come here: see _sleep). R4 records its point (deferred,
             # see _defer); it is no ko stone move, so R1-R3 bar nothing after it
             pos = self.game._pos
-            key = a.class_key
-            self._deferred[p] = pos.hash if type(key) is int else key   # (see _defer)
+            board = pos.stones
+            colour = board[p]
+            # the class key moved on by the stone's key: R4's deferred record (see _defer), and
+            # the class after the play where the analysis moves on by that alone (below)
+            self._deferred[p] = moved = a.class_key ^ pos._z[colour][p]
             if self._pairs_only:
                 made = None
-                board, chain, nbrs = pos.stones, pos.chain, self._nbrs
-                colour = board[p]
+                chain, nbrs = pos.chain, self._nbrs
                 # the mouths the stone made (Analysis._made_by, written out here: most plays make
                 # none on a board with none, and then Analysis.placed is not called at all;
                 # 30,850 -> 30,172 instructions a move on the 19x19 records, 25,871 -> 25,013 on
@@ -299,16 +301,15 @@ class NewKoRules(RepetitionRule):
                     self._walls = None
                 if made is not None or p in a._read:
                     a.placed(pos, p, self.had_two, made)
-                elif not a.matched:
-                    a.class_key = pos.hash   # no mouth before the play nor after it: Analysis.placed's first case
-                elif p in a._guard:   # (the guard holds the points of the ko positions)
-                    a.placed(pos, p, self.had_two, None)
+                elif not a.matched or p not in a._guard:   # (the guard holds the points of the ko positions)
+                    # no mouth before the play nor after it (the class is the position's hash),
+                    # or a ko on the board and the play away from its points, the grouping's
+                    # guard and the cached types' reads (two-point mouths: no 4-in-a-row clause):
+                    # Analysis.placed's first and last cases written out (207 plays of the 19x19
+                    # records in the last; 25,700 -> 25,388 instructions a move)
+                    a.class_key = moved
                 else:
-                    # a ko on the board, the play away from its points, the grouping's guard and
-                    # the cached types' reads (two-point mouths: no 4-in-a-row clause): placed's
-                    # last case written out, the class key moved on by the stone's key (207 plays
-                    # of the 19x19 records; 25,700 -> 25,388 instructions a move)
-                    a.class_key = (a.union, a.class_key[1] ^ pos._z[colour][p])
+                    a.placed(pos, p, self.had_two, None)
             else:
                 a.placed(pos, p, self.had_two, None)
             if self._rows:
@@ -530,16 +531,17 @@ class NewKoRules(RepetitionRule):
         kept per point instead of a lookup and two sets, and most never: their stones are never
         taken off. The record is the class alone: the stone's colour says whose play it was,
         and the stones a play takes off are all one player's (issue 13's sixth round: no tuple
-        and no dict entry a play). Where the class is a hash (no ko position) the record is the
-        hash after the play, the class that less the stone's key: the quick path stores it
-        while the rule is quiet without working out the hash before (issue 13's seventh round)."""
+        and no dict entry a play). The record is K's key with the stone's key put in (as the
+        analysis moves the class key on by a play outside the ko positions, Analysis._class),
+        so K's key is that less the stone's key: where there is no ko position it is the hash
+        after the play, which the quick path stores while the rule is quiet without working out
+        the hash before (issue 13's seventh round; ninth round: every class key an int)."""
         done, deferred, keys = self._done, self._deferred, self.game._pos._z[owner + 1]
         for q in changed:
             key = deferred[q]
             if key is not None:
                 deferred[q] = None
-                if type(key) is int:
-                    key ^= keys[q]
+                key ^= keys[q]
                 actions = done.get(key)
                 if actions is None:
                     done[key] = actions = (set(), set())
