@@ -36,6 +36,13 @@ from gorules.repetition.jasiek import rules as nkr  # noqa: E402
 NewKoRules = nkr.NewKoRules
 
 
+def records(spec: str) -> tuple[engine.Board, list[list[str]]]:
+    """The board and the six committed records both presets accept (`bench/engine.py --records`)."""
+    board = engine.Board.parse(spec)
+    both = ("chinese", "jasiek-nkr")
+    return board, [engine.playable(board, both, m) for m in engine.recorded_games(board.width, 6)]
+
+
 def categories(board: engine.Board, games: list[list[str]]) -> list[str]:
     """How the rule saw each play of one replay (the hooks wrapped for it, then put back)."""
     seen: dict[str, Any] = {}
@@ -126,8 +133,7 @@ def child(part: str, spec: str, repeat: int) -> list[Any]:
 
 def part(name: str, spec: str, repeat: int) -> None:
     """A child's work: the categories, or the floor's best time per play, as JSON."""
-    board = engine.Board.parse(spec)
-    games = [engine.playable(board, ("chinese", "jasiek-nkr"), m) for m in engine.recorded_games(board.width, 6)]
+    board, games = records(spec)
     if name == "categories":
         print(json.dumps(categories(board, games)))
         return
@@ -142,8 +148,7 @@ def part(name: str, spec: str, repeat: int) -> None:
 
 
 def report(spec: str, repeat: int, floor: bool) -> None:
-    board = engine.Board.parse(spec)
-    games = [engine.playable(board, ("chinese", "jasiek-nkr"), m) for m in engine.recorded_games(board.width, 6)]
+    board, games = records(spec)
     cats = child("categories", spec, 1)
     columns = ["jasiek-nkr", "chinese"]
     best = {c: [float("inf")] * len(cats) for c in columns}
@@ -170,12 +175,16 @@ def report(spec: str, repeat: int, floor: bool) -> None:
     for cat, row in sorted(rows.items(), key=lambda kv: kv[1][2] - kv[1][1]):
         count = int(row[0])
         cells = "".join(f"{v / count * 1e6:15.2f}" for v in row[1:])
-        over = f"{(row[1] - row[2]) / n * 1e6:8.3f}" + (f"{(row[3] - row[4]) / n * 1e6:12.3f}" if floor else "")
+        over = f"{(row[1] - row[2]) / n * 1e6:8.3f}"
+        if floor:
+            over += f"{(row[3] - row[4]) / n * 1e6:12.3f}"
         print(f"{cat:32}{count:6} {cells}{over}")
     totals = [sum(best[c]) for c in columns]
     stones = sum(len(engine.sgfmill_moves(g)) for g in games)
-    print(f"{'every move':32}{n:6} " + "".join(f"{t / n * 1e6:15.2f}" for t in totals)
-          + f"{(totals[0] - totals[1]) / n * 1e6:8.3f}" + (f"{(totals[2] - totals[3]) / n * 1e6:12.3f}" if floor else ""))
+    over = f"{(totals[0] - totals[1]) / n * 1e6:8.3f}"
+    if floor:
+        over += f"{(totals[2] - totals[3]) / n * 1e6:12.3f}"
+    print(f"{'every move':32}{n:6} " + "".join(f"{t / n * 1e6:15.2f}" for t in totals) + over)
     if sgfmill is not None:
         print(f"ratio to sgfmill's Board.play ({peer * 1e6:.2f} µs a stone play, {stones} plays): "
               + ", ".join(f"{c} {t / n / peer:.2f}" for c, t in zip(columns, totals))

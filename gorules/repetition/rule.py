@@ -76,8 +76,8 @@ class RepetitionRule:
     #: it itself for such a play; and the quick path calls the rule's :meth:`alone` after one
     #: that leaves a lone stone in atari, and its ``walled`` after one on a point of its
     #: ``walls`` (read only while ``quiet`` is a list). A list and not a flag of its own: the
-    #: other rules' quiet plays read nothing more (issue 13's seventh round, docs/speed.md). Or None, for a
-    #: rule waiting for the reply to a move (Hansen's H13): the quick path then calls
+    #: other rules' quiet plays read nothing more (issue 13's seventh round, docs/speed.md). Or
+    #: None, for a rule waiting for the reply to a move (Hansen's H13): the quick path then calls
     #: :meth:`replied` instead of :meth:`stone_played` after a play it did not show the rule
     #: (issue 13's eighth round, docs/speed.md)
     quiet: "bool | None | list[Any]" = False

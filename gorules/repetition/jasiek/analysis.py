@@ -68,7 +68,7 @@ class Analysis:
         # R4's class of the position as an int (see _class): the position's hash when there is
         # no ko position (most positions)
         self.class_key = 0
-        self._union_key = 0                      # the union keys of the points of the ko positions (_class)
+        self._union_key = 0                      # the ko positions' points' union keys (_class)
         self._cache: dict[tuple, tuple[Kind, set[int]]] = {}
         self._read: set[int] = set()             # the points the cached types read, all together
         self.classified = 0                      # classifications computed (not from the cache)
@@ -180,12 +180,13 @@ class Analysis:
     def took_quietly(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
         """:meth:`update` after a capture by the stone on ``p`` (no suicide) made with no mouth on
         the board and no cached type, two-point templates alone (``NewKoRules``'s quiet rule). A
-        new mouth has the stone as its stone S or a wall, or as a neighbour of S (what
-        :meth:`_made_by` finds), or a point taken off as its empty point E (:meth:`_remade`): E's
-        neighbours are then all one colour, so no other point taken off is beside it (a captured
-        string of two stones or more leaves each of its points beside another taken off) and the
-        stone is, so E is a neighbour of ``p`` walled by its colour, which :meth:`_made_by` looks
-        at too. Stones taken off only give liberties, so unmake no atari elsewhere into a mouth."""
+        new mouth has the stone as its stone S, a wall, or a neighbour of S (what :meth:`_made_by`
+        finds), or a point taken off as its empty point E (what :meth:`_remade` looks for): then
+        E's neighbours are all stones of one colour, so E was a lone stone taken off (each point
+        of a larger string taken off has another beside it) and the capturing stone is one of
+        its neighbours: E is a neighbour of ``p`` walled by ``p``'s colour, which
+        :meth:`_made_by` looks at too. Elsewhere the stones taken off only give liberties: no
+        stone comes into atari."""
         made = self._made_by(pos, p)
         if made is None:   # update's last case: no mouth, no guard, no ko position
             self.class_key = pos.hash

@@ -16,8 +16,8 @@ before it) whose stone is a ko stone after it; K is known by its point set (J-A1
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Container, Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...errors import Reason
@@ -97,7 +97,8 @@ class Unclassified:
 
 
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
-_NOWHERE: frozenset[int] = frozenset()   # hot_points while quiet, and walls with no lone stone in atari (see _sleep)
+# hot_points while quiet, and walls with no lone stone in atari (see _sleep)
+_NOWHERE: frozenset[int] = frozenset()
 
 
 class NewKoRules(RepetitionRule):
@@ -507,7 +508,7 @@ class NewKoRules(RepetitionRule):
         pos, a = self.game._pos, self.analysis
         for chain in captured:   # the opponent's stones taken off: their deferred classes may come back
             self._defer(chain.stones, 1 - seat)
-        self._deferred[p] = a.class_key ^ pos._z[seat + 1][p]   # (see _defer: the hash "after" the play)
+        self._deferred[p] = a.class_key ^ pos._z[seat + 1][p]   # (see _defer: the stone's key put in)
         a.took_quietly(pos, p, self.had_two)
         self._note_alone(p)
 
