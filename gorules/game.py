@@ -562,6 +562,8 @@ class Game:
                                         rule.replied(index, turn, p)
                             else:   # a list: the position the play made, under p
                                 quiet[p] = h
+                                if p in rule.walls:   # it may have walled a mouth's empty point
+                                    rule.walled(index, turn, p)
                                 if first is None and len(empties) == 1:
                                     rule.alone(index, turn, p, p)
                                 if others is not None:

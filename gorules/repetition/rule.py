@@ -50,8 +50,8 @@ class RepetitionRule:
     # WATCHES_CAPTURES, the quick path calls :meth:`before_stone` for a play that captures;
     # where it has WATCHES_ATARIS, :meth:`threatens` for a play that captures nothing and takes
     # an opponent's chain from two liberties to one; where ``quiet`` is a list, :meth:`alone`
-    # after a quiet play that leaves a lone stone in atari; the rule's hooks see no other quick
-    # play.
+    # after a quiet play that leaves a lone stone in atari and ``walled`` after one on a point
+    # of the rule's ``walls``; the rule's hooks see no other quick play.
     #: the points where :meth:`refuse` may refuse a play (any seat), or where it must see a play first
     hot_points: Container[int] = EVERYWHERE
     #: the position hashes whose making :meth:`refuse` may refuse (any seat)
@@ -74,9 +74,10 @@ class RepetitionRule:
     #: pending, no cycle set). Or, for a rule that keeps per point the hash of the position a
     #: plain play on it made (Jasiek's R4, deferred), that list, where the quick path stores
     #: it itself for such a play; and the quick path calls the rule's :meth:`alone` after one
-    #: that leaves a lone stone in atari. A list and not a flag of its own: the other rules'
-    #: quiet plays read nothing more (issue 13's seventh round, docs/speed.md). Or None, for a
-    #: rule waiting for the reply to a move (Hansen's H13): the quick path then calls
+    #: that leaves a lone stone in atari, and its ``walled`` after one on a point of its
+    #: ``walls`` (read only while ``quiet`` is a list). A list and not a flag of its own: the
+    #: other rules' quiet plays read nothing more (issue 13's seventh round, docs/speed.md). Or
+    #: None, for a rule waiting for the reply to a move (Hansen's H13): the quick path then calls
     #: :meth:`replied` instead of :meth:`stone_played` after a play it did not show the rule
     #: (issue 13's eighth round, docs/speed.md)
     quiet: "bool | None | list[Any]" = False

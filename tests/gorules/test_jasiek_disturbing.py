@@ -359,13 +359,15 @@ def test_single_disturbing_death_only_the_owner_of_the_dead_string_disturbs_it()
 
 @pytest.mark.parametrize("moves", [
     # a lone stone put in atari first (C4), its breath D3 walled later by plays on the points
-    # watched while quiet (D4, D2: the careful path)
+    # watched while quiet (D4, D2: the rule's walls, seen by ``walled``)
     ["B3", "C3", "C2", "E3", "C4", "D4", "G7", "D2"],
+    # the same wall made by a capture (D2 takes D1 off: ``_captured_quietly``)
+    ["B3", "C3", "C2", "E3", "C4", "D4", "D1", "C1", "G7", "E1", "G6", "D2"],
     # a lone stone placed in atari with its breath already walled (alone, the stone is S)
     ["B3", "E3", "C2", "D4", "C4", "D2", "G7", "C3"],
     # an opponent's lone stone put in atari with its breath already walled (S beside the play)
     ["B3", "C3", "C2", "E3", "G7", "D4", "G6", "D2", "C4"],
-], ids=["walled-later", "placed-in-atari", "put-in-atari"])
+], ids=["walled-later", "walled-by-a-capture", "placed-in-atari", "put-in-atari"])
 def test_a_mouth_made_while_the_rule_is_quiet_is_seen(moves: list[str]) -> None:
     """Issue 13's seventh round: with no mouth on the board the quick path does not call the
     rule; each way a two-point mouth can come (C3-D3 here, White's stone on C3) still reaches

@@ -65,10 +65,10 @@ class Analysis:
         self.ko_at: dict[int, list[frozenset[int]]] = {}
         self.ko_stones: set[int] = set()
         self.union: frozenset[int] = frozenset()
-        # R4's class of the position: the position's hash when there is no ko position (most
-        # positions: a plain int is the cheapest key to record each play under), else the points
-        # of the ko positions and the hash of the stones outside them
-        self.class_key: int | tuple[frozenset[int], int] = 0
+        # R4's class of the position as an int (see _class): the position's hash when there is
+        # no ko position (most positions)
+        self.class_key = 0
+        self._union_key = 0                      # the ko positions' points' union keys (_class)
         self._cache: dict[tuple, tuple[Kind, set[int]]] = {}
         self._read: set[int] = set()             # the points the cached types read, all together
         self.classified = 0                      # classifications computed (not from the cache)
@@ -175,8 +175,24 @@ class Analysis:
                 self._rejoin(pos, p, had_two)
             if stale:
                 self.kinds = Kinds(self, pos, had_two)
-            outside = self.class_key[1]
-            self.class_key = (union, outside ^ pos._z[board[p]][p])
+            self.class_key ^= pos._z[board[p]][p]
+
+    def took_quietly(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
+        """:meth:`update` after a capture by the stone on ``p`` (no suicide) made with no mouth on
+        the board and no cached type, two-point templates alone (``NewKoRules``'s quiet rule). A
+        new mouth has the stone as its stone S, a wall, or a neighbour of S (what :meth:`_made_by`
+        finds), or a point taken off as its empty point E (what :meth:`_remade` looks for): then
+        E's neighbours are all stones of one colour, so E was a lone stone taken off (each point
+        of a larger string taken off has another beside it) and the capturing stone is one of
+        its neighbours: E is a neighbour of ``p`` walled by ``p``'s colour, which
+        :meth:`_made_by` looks at too. Elsewhere the stones taken off only give liberties: no
+        stone comes into atari."""
+        made = self._made_by(pos, p)
+        if made is None:   # update's last case: no mouth, no guard, no ko position
+            self.class_key = pos.hash
+        else:
+            self.matched.update(made)
+            self._derive(pos, had_two)
 
     def _made_by(self, pos: Position, p: int) -> list[int] | None:
         """With two-point templates alone: the mouths that have the stone on ``p`` as a stone or
@@ -285,6 +301,7 @@ class Analysis:
         if not self.matched:   # no ko on the board (most positions of a game)
             self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
             self.union, self.class_key, self._guard, self._beside = frozenset(), pos.hash, set(), {}
+            self._union_key = 0
             return
         stones = pos.stones
         mouths = self.mouths()
@@ -301,6 +318,10 @@ class Analysis:
             self._beside = self._strings_beside(pos, mouths)
             self._place(pos, had_two, self._ko_positions(mouths, self._beside))
         self.union = frozenset().union(*self.kos)
+        keys = self.shapes.union_keys
+        self._union_key = 0
+        for u in self.union:
+            self._union_key ^= keys[u]
         self.class_key = self._class(pos)
 
     def _place(self, pos: Position, had_two: set[frozenset[int]], kos: dict[frozenset[int], KoPosition]) -> None:
@@ -383,17 +404,23 @@ class Analysis:
         if kos != self.kos:
             self._place(pos, had_two, kos)
 
-    def _class(self, pos: Position) -> int | tuple[frozenset[int], int]:
-        """R4's class key: the points of the ko positions and the hash of the stones outside
-        them, or the position's hash alone when there is no ko position."""
+    def _class(self, pos: Position) -> int:
+        """R4's class key (the points of the ko positions and the stones outside them) as one
+        int: the position's hash with the keys of the stones on the ko positions' points taken
+        out and each of those points' union key put in (``Shapes.union_keys``: random, as the
+        position's keys, so two classes share a key as seldom as two positions a hash). So the
+        position's hash where there is no ko position; and a play outside the ko positions that
+        leaves them as they were moves it on by the stone's key, as it moves the hash (an int
+        is also the cheapest key to record a play under, and the quick path's deferred records
+        are moved on so)."""
         if not self.union:
             return pos.hash
         stones, z = pos.stones, pos._z
-        outside = pos.hash
+        key = pos.hash ^ self._union_key
         for u in self.union:
             if stones[u] != EMPTY:
-                outside ^= z[stones[u]][u]
-        return self.union, outside
+                key ^= z[stones[u]][u]
+        return key
 
     @staticmethod
     def _key(ko: KoPosition, had_two: set[frozenset[int]]) -> tuple:

@@ -16,6 +16,7 @@ before it) whose stone is a ko stone after it; K is known by its point set (J-A1
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -96,7 +97,8 @@ class Unclassified:
 
 
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
-_NOWHERE: frozenset[int] = frozenset()   # hot_points while quiet with no lone stone in atari (see _sleep)
+# hot_points while quiet, and walls with no lone stone in atari (see _sleep)
+_NOWHERE: frozenset[int] = frozenset()
 
 
 class NewKoRules(RepetitionRule):
@@ -128,21 +130,24 @@ class NewKoRules(RepetitionRule):
         self._disturbers: dict[Ko, Disturber] = {}        # R3
         # R2's and R3's state after the last play while its type is not worked out (see _decide)
         self._undecided: Unclassified | None = None
-        # R4, by class key (Analysis.class_key: an int, or the ko positions' points and an int)
+        # R4, by class key (Analysis.class_key: an int)
         self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
         # point -> the record of the plain play on it not yet in _done, or None (_defer)
         self._deferred: list[Any] = [None] * len(self.game._pos.stones)
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._unread: set[Any] = set()                   # classes whose record holds an Unclassified
         self._memo: dict[tuple[int, int], Facts] = {}
-        self._pending: tuple[int, Facts, set[int], int] | None = None
+        # (p, facts, changed, single_ko) from before_stone for _moved_on, or (p, None, the
+        # chains captured, -1) for _captured_quietly
+        self._pending: tuple[int, Facts | None, Any, int] | None = None
         self.hot_hashes = self._done   # (see _sleep)
         pos = self.game._pos
         # lone stones that may be in atari (see _sleep): more are noted as plays make them (the
         # look over the points is skipped on an empty board: 4 us of a new 19x19 game's 40)
         self._alone = {q for q, c in enumerate(pos.chain) if c is not None and len(c.stones) == 1
                        and len(c.libs) == 1} if any(pos.stones) else set()
-        self._walls: set[int] | None = None   # hot_points while quiet, None until worked out again
+        self._walls: set[int] | None = None   # walls while quiet, None until worked out again
+        self.walls: Container[int] = _NOWHERE   # read by the quick path only while quiet (see _sleep)
         self.quiet = False
         self._settle()
 
@@ -232,6 +237,9 @@ class NewKoRules(RepetitionRule):
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
         if self.quiet:
             self._wake()
+            if probe.captured and not probe.suicide:   # (see _captured_quietly)
+                self._pending = (p, None, probe.captured, -1)
+                return
         if p not in self.analysis.ko_at and not probe.captured and not probe.suicide:
             # a plain play on R4's points, or to a class R4 has actions in, or on walls to watch:
             # stone_played's quick branch records it as it records the quick path's (R4's record
@@ -253,12 +261,14 @@ class NewKoRules(RepetitionRule):
             # rule is quiet they do not come here: see _sleep). R4 records its point (deferred,
             # see _defer); it is no ko stone move, so R1-R3 bar nothing after it
             pos = self.game._pos
-            key = a.class_key
-            self._deferred[p] = pos.hash if type(key) is int else key   # (see _defer)
+            board = pos.stones
+            colour = board[p]
+            # the class key moved on by the stone's key: R4's deferred record (see _defer), and
+            # the class after the play where the analysis moves on by that alone (below)
+            self._deferred[p] = moved = a.class_key ^ pos._z[colour][p]
             if self._pairs_only:
                 made = None
-                board, chain, nbrs = pos.stones, pos.chain, self._nbrs
-                colour = board[p]
+                chain, nbrs = pos.chain, self._nbrs
                 # the mouths the stone made (Analysis._made_by, written out here: most plays make
                 # none on a board with none, and then Analysis.placed is not called at all;
                 # 30,850 -> 30,172 instructions a move on the 19x19 records, 25,871 -> 25,013 on
@@ -292,16 +302,15 @@ class NewKoRules(RepetitionRule):
                     self._walls = None
                 if made is not None or p in a._read:
                     a.placed(pos, p, self.had_two, made)
-                elif not a.matched:
-                    a.class_key = pos.hash   # no mouth before the play nor after it: Analysis.placed's first case
-                elif p in a._guard:   # (the guard holds the points of the ko positions)
-                    a.placed(pos, p, self.had_two, None)
+                elif not a.matched or p not in a._guard:   # (the guard holds the points of the ko positions)
+                    # no mouth before the play nor after it (the class is the position's hash),
+                    # or a ko on the board and the play away from its points, the grouping's
+                    # guard and the cached types' reads (two-point mouths: no 4-in-a-row clause):
+                    # Analysis.placed's first and last cases written out (207 plays of the 19x19
+                    # records in the last; 25,700 -> 25,388 instructions a move)
+                    a.class_key = moved
                 else:
-                    # a ko on the board, the play away from its points, the grouping's guard and
-                    # the cached types' reads (two-point mouths: no 4-in-a-row clause): placed's
-                    # last case written out, the class key moved on by the stone's key (207 plays
-                    # of the 19x19 records; 25,700 -> 25,388 instructions a move)
-                    a.class_key = (a.union, a.class_key[1] ^ pos._z[colour][p])
+                    a.placed(pos, p, self.had_two, None)
             else:
                 a.placed(pos, p, self.had_two, None)
             if self._rows:
@@ -311,7 +320,10 @@ class NewKoRules(RepetitionRule):
                 self._disturbers = {}
         else:
             self._pending = None
-            self._moved_on(seat, p, *pending[1:])
+            if pending[1] is None:
+                self._captured_quietly(seat, p, pending[2])
+            else:
+                self._moved_on(seat, p, *pending[1:])
         if self._memo:
             self._memo = {}
         self._now = now = done.get(a.class_key, _UNPLAYED)
@@ -341,14 +353,15 @@ class NewKoRules(RepetitionRule):
         _defer) and the class key (the new hash: the analysis's is not moved on while quiet,
         see _wake). Each play that may make a mouth reaches the rule:
 
-        - a capture, any careful play (a suicide; a play on ``hot_points``; one that makes a
+        - a capture (:meth:`_captured_quietly`), any careful play (a suicide; one that makes a
           position whose class R4 has actions in: ``hot_hashes`` is ``_done``, whose keys are
-          hashes where there is no ko position): :meth:`before_stone`;
+          hashes where there is no ko position; ``hot_points`` is empty): :meth:`before_stone`;
         - a lone stone placed in atari or an opponent's lone stone put in atari, the mouth's
           stone S (:meth:`alone`, after the play): the rule wakes only if S's breath E is
           walled already;
         - a stone beside E, the breath of a lone stone S in atari, when E's other neighbours are
-          S's colour or empty: it may wall E. These points are ``hot_points`` while quiet.
+          S's colour or empty: it may wall E. These points are ``walls`` while quiet: the quick
+          path calls :meth:`walled` after a play on one, which wakes the rule if it made a mouth.
 
         (A two-point mouth is a lone stone S in atari at E, every other neighbour of E S's
         colour: Analysis._made_by.) Most plays of a game are made quiet: 1,073 of the 1,341
@@ -358,7 +371,7 @@ class NewKoRules(RepetitionRule):
         walls = self._walls
         if walls is None:   # a lone stone noted in atari, or a careful play, since they were worked out
             walls = self._walls = self._walling() if self._alone else _NOWHERE
-        self.hot_points = walls
+        self.hot_points, self.walls = _NOWHERE, walls
 
     def _walling(self) -> set[int]:
         """The empty points beside the breath E of each lone stone S in atari whose E has no
@@ -415,8 +428,22 @@ class NewKoRules(RepetitionRule):
                 elif v != colour:
                     return   # E has a neighbour of the other colour: no mouth, no walls to watch
         if watch:
-            self.hot_points = self._walls = {*self._walls, *watch}
+            self.walls = self._walls = {*self._walls, *watch}
         else:   # E walled by s's colour: a mouth
+            self.quiet = False
+            self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]   # the position played from
+            self.stone_played(index, seat, p)
+
+    def walled(self, index: int, seat: int, p: int) -> None:
+        """After a quiet play on one of ``walls`` (the quick path calls it before any
+        :meth:`alone` of the play, so still quiet): if the stone made a mouth (walled a lone
+        stone's breath, or is a mouth's stone S or beside it), stone_played does its work after
+        all, as in :meth:`alone`; else the play was quiet as any other (the walls are still a
+        superset of those to watch, see :meth:`_walling`). Instead of the careful path for every
+        play on a wall: 12 of the 13 on the 19x19 records made no mouth, none of the 3 on 9x9
+        (docs/speed.md, issue 13's ninth round)."""
+        pos = self.game._pos
+        if self.analysis._made_by(pos, p) is not None:
             self.quiet = False
             self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]   # the position played from
             self.stone_played(index, seat, p)
@@ -467,6 +494,24 @@ class NewKoRules(RepetitionRule):
                 disturbers[ko] = current
         self._disturbers = disturbers
 
+    def _captured_quietly(self, seat: int, p: int, captured: list[Any]) -> None:
+        """After a capture (no suicide) made while the rule was quiet: what :meth:`_moved_on`
+        does with a plain play's facts, less what is empty while quiet (see :meth:`_sleep`: no
+        mouth, no cached type, no R1-R3 state, no R4 action in the class, two-point templates
+        alone; so no ko stone, no basic ko, no fighting ko, no disturber after it either).
+        R4's record of the play is deferred as the quick path's plain plays' are (its stone
+        stands: see :meth:`_defer`); the class it was played from is the hash before the play
+        (``class_key``, see :meth:`_wake`). The analysis: :meth:`Analysis.took_quietly`. On
+        9x9 the records' one such capture ran 1,750 bytecodes (chinese 509) through
+        :meth:`before_stone`'s probe of the facts and :meth:`_moved_on` (docs/speed.md, issue
+        13's ninth round)."""
+        pos, a = self.game._pos, self.analysis
+        for chain in captured:   # the opponent's stones taken off: their deferred classes may come back
+            self._defer(chain.stones, 1 - seat)
+        self._deferred[p] = a.class_key ^ pos._z[seat + 1][p]   # (see _defer: the stone's key put in)
+        a.took_quietly(pos, p, self.had_two)
+        self._note_alone(p)
+
     def _note_alone(self, p: int) -> None:
         """After a play the quick path did not make: the lone stones in atari it left beside
         ``p`` or on it (see _sleep; the quick path's plays are noted by stone_played and
@@ -478,7 +523,7 @@ class NewKoRules(RepetitionRule):
                 self._alone.add(q)
         self._walls = None   # and stones taken off may have freed a breath's neighbour
 
-    def _defer(self, changed: set[int], owner: int) -> None:
+    def _defer(self, changed: Iterable[int], owner: int) -> None:
         """Put into ``_done`` R4's deferred records of the stones taken off (``owner``'s). A
         plain play on ``p`` of the quick path from class K is recorded only when its stone is
         taken off: K holds the stones outside its ko positions, ``p`` is outside them and empty
@@ -487,16 +532,17 @@ class NewKoRules(RepetitionRule):
         kept per point instead of a lookup and two sets, and most never: their stones are never
         taken off. The record is the class alone: the stone's colour says whose play it was,
         and the stones a play takes off are all one player's (issue 13's sixth round: no tuple
-        and no dict entry a play). Where the class is a hash (no ko position) the record is the
-        hash after the play, the class that less the stone's key: the quick path stores it
-        while the rule is quiet without working out the hash before (issue 13's seventh round)."""
+        and no dict entry a play). The record is K's key with the stone's key put in (as the
+        analysis moves the class key on by a play outside the ko positions, Analysis._class),
+        so K's key is that less the stone's key: where there is no ko position it is the hash
+        after the play, which the quick path stores while the rule is quiet without working out
+        the hash before (issue 13's seventh round; ninth round: every class key an int)."""
         done, deferred, keys = self._done, self._deferred, self.game._pos._z[owner + 1]
         for q in changed:
             key = deferred[q]
             if key is not None:
                 deferred[q] = None
-                if type(key) is int:
-                    key ^= keys[q]
+                key ^= keys[q]
                 actions = done.get(key)
                 if actions is None:
                     done[key] = actions = (set(), set())

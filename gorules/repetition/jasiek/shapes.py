@@ -20,6 +20,7 @@ changes: :class:`Scratch` is a stones list with changes on top and an optional r
 
 from __future__ import annotations
 
+import random
 from typing import NamedTuple, Sequence
 
 EMPTY = 0
@@ -181,6 +182,10 @@ class Shapes:
         # Tier 1 alone: the mouths a change may make are found from the chains (Analysis.placed)
         self.pairs_only = all(len(t.points) == 2 for t in templates)
         self.rows4 = any(t.row4 for t in templates)   # J8's 4-in-a-row clause can apply
+        # R4's key of each point as a point of a ko position (Analysis._class): random 64-bit
+        # keys, seeded (as the position's own, apart from them) so classes agree between processes
+        rng = random.Random(n * 1_000_003 + 999_983)
+        self.union_keys = [rng.getrandbits(64) for _ in range(n)]
 
     def in_mouth(self, board: Scratch, p: int) -> bool:
         """Is ``p`` a point of some ko mouth on ``board``?"""
