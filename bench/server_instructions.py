@@ -52,12 +52,12 @@ def serve(kind: str, portfile: str) -> None:
     by the loop at once (see the module's doc)."""
     from server.store import Store
 
-    async def resolved(self: Store, statements: list, *, room: str | None = None) -> None:
+    def resolved(self: Store, statements: list, room: str | None) -> asyncio.Future:
         done = self._loop.create_future()
         self._loop.call_soon(done.set_result, None)
-        await done
+        return done
 
-    Store._write = resolved
+    Store._queued = resolved
 
     async def main() -> None:
         stop = asyncio.Event()

@@ -335,7 +335,9 @@ class Store:
         None, finite floats, lists, maps with str keys), so its text reads back as the same value
         by construction and is stored without `_dumps`' read-back (``_plain_dumps``).
         """
-        room = await self._room(room_id)
+        room = self._rooms.get(room_id)
+        if room is None or self._closing:   # a room in memory without `_room`'s coroutine (issue 13)
+            room = await self._room(room_id)
         _check_int("version", version)
         if version <= room.version:
             raise StoreError("stale-version", f"Room {room_id!r} is at version {room.version}; "
@@ -365,7 +367,7 @@ class Store:
         if result is not None:
             statements.append(("result", (room_id, _dumps(result, "the result"), now)))
         room.version, room.moves = version, moves
-        await self._write(statements, room=room_id)
+        await self._queued(statements, room_id)
 
     async def drop_chat(self, said_before: float) -> dict[str, int]:
         """Forget the chat lines said before ``said_before`` (a time.time()): the retention of chat.
@@ -540,11 +542,17 @@ class Store:
     # -- the writer --------------------------------------------------------------------------------
 
     async def _write(self, statements: list[tuple[str, tuple]], *, room: str | None = None) -> None:
+        await self._queued(statements, room)
+
+    def _queued(self, statements: list[tuple[str, tuple]], room: str | None) -> asyncio.Future:
+        """Queue a write for the next batch; its future is resolved once the batch is committed.
+        Not a coroutine: `record` awaits the future itself, one frame fewer in the chain a move
+        suspends and resumes through (issue 13, docs/speed.md's ninth round)."""
         self._check_writable()
         future = self._loop.create_future()
         self._pending.append(_Write(statements, future, room))
         self._wake.set()
-        await future
+        return future
 
     async def _run(self) -> None:
         """The writer task: wait for a first write, let the window gather more, commit them all."""
