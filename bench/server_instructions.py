@@ -22,8 +22,10 @@ its L2 misses.
 
 With the collector on (as the servers run), whether one of its young collections falls between
 the two runs' ends moves a count by some 10,000 instructions and 30 misses a move (issue 13's
-eighth and ninth rounds); `--no-gc` turns it off in both servers once they listen, so that two
-versions of the server compare on their own work.
+eighth and ninth rounds); `--no-gc` turns it off in both servers once they listen. At 200 games
+the counts still move by some 5-10% between runs of the same code when other processes share the
+cores (how many moves the loop takes up in one pass depends on the timing): compare versions of
+the server at 10 games, or run both in the same quiet minutes.
 
 Needs valgrind (Debian's `valgrind` package).
 """
