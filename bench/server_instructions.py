@@ -18,6 +18,14 @@ its L2 misses.
 
     python bench/server_instructions.py                      # 10 games, both servers
     python bench/server_instructions.py --games 200 --cache  # some ten minutes
+    python bench/server_instructions.py --games 200 --cache --no-gc
+
+With the collector on (as the servers run), whether one of its young collections falls between
+the two runs' ends moves a count by some 10,000 instructions and 30 misses a move (issue 13's
+eighth and ninth rounds); `--no-gc` turns it off in both servers once they listen. At 200 games
+the counts still move by some 5-10% between runs of the same code when other processes share the
+cores (how many moves the loop takes up in one pass depends on the timing): compare versions of
+the server at 10 games, or run both in the same quiet minutes.
 
 Needs valgrind (Debian's `valgrind` package).
 """
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import re
 import signal
@@ -47,17 +56,17 @@ CACHES = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576
 
 # -- the server's process ------------------------------------------------------------------------------
 
-def serve(kind: str, portfile: str) -> None:
+def serve(kind: str, portfile: str, collector: bool) -> None:
     """Run one server until SIGTERM, its port written to ``portfile``; every store write resolved
-    by the loop at once (see the module's doc)."""
+    by the loop at once (see the module's doc); without the ``collector`` once it listens."""
     from server.store import Store
 
-    async def resolved(self: Store, statements: list, *, room: str | None = None) -> None:
+    def resolved(self: Store, statements: list, room: str | None) -> asyncio.Future:
         done = self._loop.create_future()
         self._loop.call_soon(done.set_result, None)
-        await done
+        return done
 
-    Store._write = resolved
+    Store._queued = resolved
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -76,6 +85,8 @@ def serve(kind: str, portfile: str) -> None:
                 # held: a task the loop alone refers to may be collected while it serves
                 server = asyncio.create_task(server_load.baseline_main(port, db, "FULL"))
                 await server_load.wait_ready(port)
+            if not collector:
+                gc.disable()
             Path(portfile).write_text(str(port))
             await stop.wait()
         os._exit(0)   # valgrind reports at the exit; the baseline's store has no close of its own
@@ -105,12 +116,13 @@ async def play(port: int, games: int, moves: int) -> None:
     await server_load.close_games(opened, tasks)
 
 
-async def counts(kind: str, games: int, moves: int, cache: bool) -> dict[str, int]:
+async def counts(kind: str, games: int, moves: int, cache: bool, collector: bool) -> dict[str, int]:
     """A server's counts under cachegrind over a run of ``moves`` a player."""
     with tempfile.TemporaryDirectory() as tmp:
         portfile = os.path.join(tmp, "port")
         argv = ["valgrind", "--tool=cachegrind", "--cachegrind-out-file=/dev/null",
-                *(CACHES if cache else ["--cache-sim=no"]), sys.executable, __file__, "--serve", kind, portfile]
+                *(CACHES if cache else ["--cache-sim=no"]), sys.executable, __file__, "--serve", kind, portfile,
+                "on" if collector else "off"]
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "PYTHONHASHSEED": "0"})
         try:
@@ -142,16 +154,18 @@ async def main() -> None:
     parser.add_argument("--short", type=int, default=10, help="moves a player of the shorter run")
     parser.add_argument("--long", type=int, default=30, help="moves a player of the longer run (at most 171)")
     parser.add_argument("--cache", action="store_true", help="simulate the caches too (some five times slower)")
+    parser.add_argument("--no-gc", action="store_true", help="the servers' collector off once they listen")
     args = parser.parse_args()
     moves = 2 * (args.long - args.short) * args.games
     print(f"{args.games} games, runs of {args.short} and {args.long} moves a player: per move over the "
-          f"{moves} moves between them; the store's writes resolved without a commit (both servers)")
+          f"{moves} moves between them; the store's writes resolved without a commit (both servers)"
+          + ("; the collector off" if args.no_gc else ""))
     names = {"I": "instructions", "I1": "I1 misses", "D1": "D1 misses", "L2": "L2 data misses"}
     print(f"{'server':9}" + "".join(f"{names[n]:>16}" for n in names if args.cache or n == "I"))
     per_move = {}
     for kind in ("baseline", "polygo"):
-        short = await counts(kind, args.games, args.short, args.cache)
-        long = await counts(kind, args.games, args.long, args.cache)
+        short = await counts(kind, args.games, args.short, args.cache, not args.no_gc)
+        long = await counts(kind, args.games, args.long, args.cache, not args.no_gc)
         per_move[kind] = {n: (long[n] - short[n]) / moves for n in long}
         print(f"{kind:9}" + "".join(f"{per_move[kind][n]:16,.0f}" for n in names if n in long), flush=True)
     ratios = ", ".join(f"{names[n]} x{per_move['polygo'][n] / per_move['baseline'][n]:.2f}"
@@ -160,7 +174,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--serve":
-        serve(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 5 and sys.argv[1] == "--serve":
+        serve(sys.argv[2], sys.argv[3], sys.argv[4] == "on")
     else:
         asyncio.run(main())

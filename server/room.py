@@ -414,7 +414,7 @@ class Room:
         marks = [self.row_index[i] if i < index else row for i in newly] if newly else []
         try:
             await self._commit("move", data, move=(seat, play.move, seq), rescinded=marks,
-                               clocks=True, result=result, now=now)
+                               clocks=True, result=result, now=now, plain=True)
         except Exception:
             await self._rebuild()
             raise
@@ -617,7 +617,7 @@ class Room:
 
     async def _commit(self, kind: str, data: dict[str, Any], *, move: tuple[int, str, int | None] | None = None,
                       rescinded: Sequence[int] = (), clocks: bool = False, result: dict | None = None,
-                      now: float | None = None) -> None:
+                      now: float | None = None, plain: bool = False) -> None:
         """Store the change as the next event and, once committed, send it to the watchers; the
         clocks are stored as of `now` (default: the clock now), the time the change was made at.
 
@@ -629,6 +629,12 @@ class Room:
         both, not as its map: the maps of 256 events a room (a dozen lists and maps each) held
         alive cost 2.6 µs of a move's 18 in-process, and the bytes took the path from 18.3 to
         16.0 µs (issue 13, docs/speed.md's fifth round).
+
+        `plain`: the event holds only JSON's own values, which a move's does by construction (seats,
+        seqs and indexes are ints; moves, points, phases and reasons the engine's strings; the
+        views lists and maps with string keys; the clocks' times finite floats): the store keeps
+        its text without reading it back (`Store.record`). Every server test checks every such
+        event (tests/server/conftest.py, `plain_events_checked`).
         """
         version = self.version + 1
         event = {"version": version, "kind": kind, **data}
@@ -638,7 +644,7 @@ class Room:
         if clocks and self.clocks is not None:
             saved = self.clocks.to_json(self._now() if now is None else now)
         await self.hub.store.record(self.id, version, event, move=move, rescinded=rescinded,
-                                    clocks=saved, result=result)
+                                    clocks=saved, result=result, plain=plain)
         self.version = version
         self.events.append((version, packed))
         if result is not None:
