@@ -61,12 +61,12 @@ def serve(kind: str, portfile: str, collector: bool) -> None:
     by the loop at once (see the module's doc); without the ``collector`` once it listens."""
     from server.store import Store
 
-    def resolved(self: Store, statements: list, room: str | None) -> asyncio.Future:
+    def resolved(self: Store, statements: list, room: str | None = None) -> asyncio.Future:
         done = self._loop.create_future()
         self._loop.call_soon(done.set_result, None)
         return done
 
-    Store._queued = resolved
+    Store._write = resolved
 
     async def main() -> None:
         stop = asyncio.Event()

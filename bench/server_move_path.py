@@ -118,9 +118,9 @@ async def move_path(rounds: int, games: int, cold: Cold | None) -> tuple[list[fl
         hub = Hub(config, store, Sessions(store), metrics=make_metrics(lambda: {}))
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
-        queued, loop = store._queued, asyncio.get_running_loop()
+        written, loop = store._write, asyncio.get_running_loop()
 
-        def batched(statements: list, room: str | None) -> asyncio.Future:
+        def batched(statements: list, room: str | None = None) -> asyncio.Future:
             """The batch and its commit are server_load.py's to measure; the move still waits for
             them as in the server: suspended, then resumed by the loop."""
             committed = loop.create_future()
@@ -131,9 +131,9 @@ async def move_path(rounds: int, games: int, cold: Cold | None) -> tuple[list[fl
         for r in range(rounds):
             seated = [await seated_game(hub, r * games + i) for i in range(games)]
             fresh = [(await seated_game(hub, -1 - i))[0] for i in range(games)]
-            store._queued = batched
+            store._write = batched
             whole.append(await (cold_moves(seated, cold) if cold else warm_moves(seated)))
-            store._queued = queued
+            store._write = written
             rules.append(rules_only([next(iter(players[0].watching)).game for players in fresh], cold))
         await store.close()
     return whole, rules

@@ -367,7 +367,7 @@ class Store:
         if result is not None:
             statements.append(("result", (room_id, _dumps(result, "the result"), now)))
         room.version, room.moves = version, moves
-        await self._queued(statements, room_id)
+        await self._write(statements, room_id)
 
     async def drop_chat(self, said_before: float) -> dict[str, int]:
         """Forget the chat lines said before ``said_before`` (a time.time()): the retention of chat.
@@ -541,12 +541,9 @@ class Store:
 
     # -- the writer --------------------------------------------------------------------------------
 
-    async def _write(self, statements: list[tuple[str, tuple]], *, room: str | None = None) -> None:
-        await self._queued(statements, room)
-
-    def _queued(self, statements: list[tuple[str, tuple]], room: str | None) -> asyncio.Future:
+    def _write(self, statements: list[tuple[str, tuple]], room: str | None = None) -> asyncio.Future:
         """Queue a write for the next batch; its future is resolved once the batch is committed.
-        Not a coroutine: `record` awaits the future itself, a coroutine fewer made, run and freed a
+        Not a coroutine: the caller awaits the future itself, a coroutine fewer made, run and freed a
         move (with `record`'s room taken without `_room`'s: 180,623 -> 176,374-176,517 instructions
         a move in-process, issue 13, docs/speed.md's ninth round)."""
         self._check_writable()

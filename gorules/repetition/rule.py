@@ -50,7 +50,7 @@ class RepetitionRule:
     # WATCHES_CAPTURES, the quick path calls :meth:`before_stone` for a play that captures;
     # where it has WATCHES_ATARIS, :meth:`threatens` for a play that captures nothing and takes
     # an opponent's chain from two liberties to one; where ``quiet`` is a list, :meth:`alone`
-    # after a quiet play that leaves a lone stone in atari and ``walled`` after one on a point
+    # after a quiet play that leaves a lone stone in atari and :meth:`walled` after one on a point
     # of the rule's ``walls``; the rule's hooks see no other quick play.
     #: the points where :meth:`refuse` may refuse a play (any seat), or where it must see a play first
     hot_points: Container[int] = EVERYWHERE
@@ -74,7 +74,7 @@ class RepetitionRule:
     #: pending, no cycle set). Or, for a rule that keeps per point the hash of the position a
     #: plain play on it made (Jasiek's R4, deferred), that list, where the quick path stores
     #: it itself for such a play; and the quick path calls the rule's :meth:`alone` after one
-    #: that leaves a lone stone in atari, and its ``walled`` after one on a point of its
+    #: that leaves a lone stone in atari, and its :meth:`walled` after one on a point of its
     #: ``walls`` (read only while ``quiet`` is a list). A list and not a flag of its own: the
     #: other rules' quiet plays read nothing more (issue 13's seventh round, docs/speed.md). Or
     #: None, for a rule waiting for the reply to a move (Hansen's H13): the quick path then calls
@@ -132,6 +132,12 @@ class RepetitionRule:
         on ``s`` in atari: its own (``s`` is ``p``), or an opponent's beside it (once for each
         side of ``p`` it is on). A rule whose ``quiet`` may be a list defines it; the play is
         made, and :meth:`stone_played` was not called."""
+
+    def walled(self, index: int, seat: int, p: int) -> None:
+        """A quiet play on ``p`` at live index ``index`` (``quiet`` a list) was on one of the
+        rule's ``walls``, called before any :meth:`alone` of the play. A rule whose ``quiet`` may
+        be a list defines it, and ``walls``; the play is made, and :meth:`stone_played` was not
+        called."""
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         """A stone play at live index ``index`` has changed the position and passed the turn."""

@@ -430,9 +430,7 @@ class NewKoRules(RepetitionRule):
         if watch:
             self.walls = self._walls = {*self._walls, *watch}
         else:   # E walled by s's colour: a mouth
-            self.quiet = False
-            self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]   # the position played from
-            self.stone_played(index, seat, p)
+            self._made_mouth(index, seat, p)
 
     def walled(self, index: int, seat: int, p: int) -> None:
         """After a quiet play on one of ``walls`` (the quick path calls it before any
@@ -444,9 +442,16 @@ class NewKoRules(RepetitionRule):
         (docs/speed.md, issue 13's ninth round)."""
         pos = self.game._pos
         if self.analysis._made_by(pos, p) is not None:
-            self.quiet = False
-            self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]   # the position played from
-            self.stone_played(index, seat, p)
+            self._made_mouth(index, seat, p)
+
+    def _made_mouth(self, index: int, seat: int, p: int) -> None:
+        """The quiet play on ``p`` made a mouth (:meth:`alone`, :meth:`walled`): the rule wakes,
+        its class key the position played from's (while quiet it was not moved on, see
+        :meth:`_wake`), and stone_played does its work after all."""
+        pos = self.game._pos
+        self.quiet = False
+        self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]
+        self.stone_played(index, seat, p)
 
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
