@@ -114,6 +114,9 @@ class Analysis:
         stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
         if stale:
             self._forget(changed)
+        if not moved and len(self.matched) == 1 and len(had_two) == self._rows_seen \
+                and self._retaken(pos, changed, had_two):
+            return
         if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen:
             self._derive(pos, had_two)
         else:
@@ -121,6 +124,24 @@ class Analysis:
                 self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
             self._cover(pos, changed)
             self.class_key = self._class(pos)
+
+    def _retaken(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> bool:
+        """After a play that changed the stones on ``changed`` and left the one mouth on the
+        board a mouth: if the play changed exactly its two points, a stone on its empty point
+        took its stone and stands alone in atari where that was (a basic ko's capture; a
+        template is a pair of points, whichever holds the stone). :meth:`_derive` would give
+        the same ko position (points, mouth, no coupling), so the same ``ko_at``, union, union
+        key and guard; and the same class key: the stones on the ko position's points are not
+        in it, and the hash moved by exactly theirs. What is new: the ko stones and the types
+        (the position). Instead of a grouping from scratch: 47,000 instructions of a ko
+        capture's 300,000 on the 19x19 records (issue 13's tenth round)."""
+        (i,) = self.matched
+        if changed != self.shapes.templates[i].points:
+            return False
+        stones = pos.stones
+        self.ko_stones = {q for q in changed if stones[q] != EMPTY}
+        self.kinds = Kinds(self, pos, had_two)
+        return True
 
     def _cover(self, pos: Position, changed: set[int]) -> None:
         """Stones taken off beside a string the grouping reads are its liberties now: the
@@ -443,7 +464,8 @@ class Analysis:
 
     def config(self, pos: Position, ko: frozenset[int]) -> tuple[int, ...]:
         """The stones on a ko position's points (R3's "ko position with the stones on it")."""
-        return tuple(pos.stones[p] for p in sorted(ko))
+        stones = pos.stones
+        return tuple([stones[p] for p in sorted(ko)])
 
     def describe(self, names: tuple[str, ...]) -> list[dict[str, Any]]:
         out = []
