@@ -104,8 +104,12 @@ class CycleSets(RepetitionRule):
         self._heat()
 
     def _heat(self) -> None:
-        """``hot_points``: the cycle set's points and the disallowed signatures' of either seat."""
-        self.hot_points = self._cycle_set | self._banned_all if self._cycle_set else self._banned_all
+        """``hot_points``: the cycle set's points and the disallowed signatures' of either seat;
+        ``_banned_all`` itself where there is no cycle set, and an empty tuple where there is
+        nothing either (a third of the plays of the 19x19 records, over half of the 9x9's): the
+        quick path asks it on every play, and an empty tuple answers that faster than a set."""
+        cycle_set = self._cycle_set
+        self.hot_points = cycle_set | self._banned_all if cycle_set else self._banned_all or ()
 
     # --- the hot path ----------------------------------------------------------------------
 
@@ -331,7 +335,7 @@ class CycleSets(RepetitionRule):
         banned.add(signature)
         self._banned_points[seat].update(signature)
         self._banned_all.update(signature)
-        if self._cycle_set:   # else hot_points is _banned_all itself
+        if self.hot_points is not self._banned_all:   # a union with the cycle set, or ()
             self._heat()
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
