@@ -506,11 +506,21 @@ class Game:
                                     captured, False, h, own or ([first] if first is not None else []),
                                     _distinct(others) if others is not None else [], list(empties))))
                         elif others is not None and _SEES_ATARIS[watched]:
+                            # the loop below and the search for ataris in one loop over the
+                            # chains, not two (a chain beside p on two sides is listed twice)
+                            threatened = None   # the chains the stone takes from 2 liberties to 1
                             for c in others:
-                                if len(c.libs) == 2:   # c goes into atari
-                                    settled = rule.threatens(turn, p, others, own or (
-                                        (first,) if first is not None else ()))
-                                    break
+                                libs = c.libs
+                                libs.discard(p)
+                                if len(libs) == 1:
+                                    if threatened is None:
+                                        threatened = [c]
+                                    else:
+                                        threatened.append(c)
+                            others = None   # their liberties are taken: nothing left for the loop below
+                            if threatened is not None:
+                                settled = rule.threatens(turn, p, threatened, own or (
+                                    (first,) if first is not None else ()))
                     if others is not None:
                         for c in others:
                             c.libs.discard(p)

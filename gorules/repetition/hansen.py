@@ -146,23 +146,24 @@ class CycleSets(RepetitionRule):
     # --- what a play changes -----------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> bool | None:
+        if probe.suicide:   # it threatens nothing, and its stone is gone (H12)
+            return None
+        chains = _threatened(probe.others)
         if not probe.captured:
-            # a suicide threatens nothing, and its stone is gone (H12)
-            return None if probe.suicide else self.threatens(seat, p, probe.others, probe.own)
-        threatened, signature = _threats(p, probe.others)
+            return self.threatens(seat, p, chains, probe.own) if chains else None
+        threatened, signature = _threats(p, chains)
         self._note_capture(seat, p, probe, threatened, signature)
         return None
 
-    def threatens(self, seat: int, p: int, others: list[Chain], own: Sequence[Chain]) -> bool | None:
+    def threatens(self, seat: int, p: int, chains: list[Chain], own: Sequence[Chain]) -> bool | None:
         """:meth:`before_stone` of a play that captures nothing and is no suicide (the quick
         path's ataris): is it potentially disallowed (H12)? Where it rescues nothing and there
         is no cycle set or earlier pending move for :meth:`stone_played` to update (97 of the
         112 ataris a run of the 19x19 records), it is made pending here, and True returned;
         under the immediate reading it waits in ``_waiting`` and ``quiet`` is None, so
-        that the reply, if it captures nothing, comes to :meth:`replied`."""
-        threatened, signature = _threats(p, others)
-        if threatened is None:   # most careful plays
-            return None
+        that the reply, if it captures nothing, comes to :meth:`replied`. ``chains``: the
+        strings it threatens (H11), one beside ``p`` on two sides listed twice."""
+        threatened, signature = _threats(p, chains)
         quiet = self.quiet
         if quiet is True:   # nothing pending, no cycle set: unconstrained (H10)
             for c in own:
@@ -414,21 +415,30 @@ class CycleSets(RepetitionRule):
         return other
 
 
-def _threats(p: int, others: list[Chain]) -> tuple[list[int] | None, list[int] | None]:
-    """H11, H14: one stone of each opponent string a stone on ``p`` takes from two liberties to
-    one, and the signature's stone and threatened points (None, None where there are none).
-    ``others`` may list a string twice (beside ``p`` on two sides)."""
-    threatened = signature = None
+def _threatened(others: list[Chain]) -> list[Chain]:
+    """H11: the opponent strings beside a stone about to be played (``others``, a string beside
+    it on two sides listed twice) that it takes from two liberties to one."""
+    chains = []
     for c in others:
         if len(c.libs) == 2:
-            r = c.stones[0]
-            if threatened is None:
-                threatened, signature = [r], [p]
-            elif r in threatened:
-                continue
-            else:
-                threatened.append(r)
-            signature += c.stones
+            chains.append(c)
+    return chains
+
+
+def _threats(p: int, chains: list[Chain]) -> tuple[list[int] | None, list[int] | None]:
+    """H11, H14: one stone of each string a stone on ``p`` threatens (``chains``, a string beside
+    ``p`` on two sides listed twice), and the signature's stone and threatened points (None,
+    None where there are none)."""
+    threatened = signature = None
+    for c in chains:
+        r = c.stones[0]
+        if threatened is None:
+            threatened, signature = [r], [p]
+        elif r in threatened:
+            continue
+        else:
+            threatened.append(r)
+        signature += c.stones
     return threatened, signature
 
 
