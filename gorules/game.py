@@ -31,7 +31,12 @@ _new_tuple = tuple.__new__
 _STONE = Action.STONE   # a global, not an enum attribute lookup, on the path of every stone play
 _QUICK_PHASES = frozenset({"play", "phase-1"})   # where Game.play's quick path makes stone plays
 _PASS = Move(Action.PASS, "pass")
-_CAPTURES, _ATARIS, _REFUSES_CAPTURES = WATCHES_CAPTURES, WATCHES_ATARIS, REFUSES_CAPTURES
+_CAPTURES, _REFUSES_CAPTURES = WATCHES_CAPTURES, REFUSES_CAPTURES
+# whether a ``watches`` value has WATCHES_ATARIS, by value: the quick path asks it on every play
+# beside an opponent chain under a rule that watches anything, and CPython 3.11 specialises a
+# tuple's read, not an ``&`` of two ints (issue 13, branch hansen13k)
+_SEES_ATARIS = tuple(bool(w & WATCHES_ATARIS)
+                     for w in range((WATCHES_CAPTURES | WATCHES_ATARIS | REFUSES_CAPTURES) + 1))
 
 
 class Play(NamedTuple):
@@ -500,12 +505,22 @@ class Game:
                                 settled = rule.before_stone(turn, p, _new_tuple(Probe, (
                                     captured, False, h, own or ([first] if first is not None else []),
                                     _distinct(others) if others is not None else [], list(empties))))
-                        elif others is not None and watched & _ATARIS:
+                        elif others is not None and _SEES_ATARIS[watched]:
+                            # the loop below and the search for ataris in one loop over the
+                            # chains, not two (a chain beside p on two sides is listed twice)
+                            threatened = None   # the chains the stone takes from 2 liberties to 1
                             for c in others:
-                                if len(c.libs) == 2:   # c goes into atari
-                                    settled = rule.threatens(turn, p, others, own or (
-                                        (first,) if first is not None else ()))
-                                    break
+                                libs = c.libs
+                                libs.discard(p)
+                                if len(libs) == 1:
+                                    if threatened is None:
+                                        threatened = [c]
+                                    else:
+                                        threatened.append(c)
+                            others = None   # their liberties are taken: nothing left for the loop below
+                            if threatened is not None:
+                                settled = rule.threatens(turn, p, threatened, own or (
+                                    (first,) if first is not None else ()))
                     if others is not None:
                         for c in others:
                             c.libs.discard(p)

@@ -60,7 +60,9 @@ class Pending(NamedTuple):
 class Noted(NamedTuple):
     """What :meth:`CycleSets.before_stone` saw of the play about to be made."""
 
-    captured: frozenset[int]
+    captured: Sequence[int]        # the points it captures
+    configurations: int            # of a capture, the configuration it is made in and the one
+                                   # it leaves (see CycleSets._cycle_set_of)
     threatened: list[int] | None   # one stone of each opponent string it takes from 2 liberties
                                    # to 1; None where it cannot be potentially disallowed (H12)
     signature: list[int] | None
@@ -85,7 +87,7 @@ class CycleSets(RepetitionRule):
         self.watches = WATCHES_CAPTURES | WATCHES_ATARIS | (REFUSES_CAPTURES if self.tko else 0)
 
     def reset(self) -> None:
-        self._first: dict[tuple[int, frozenset[int], int], int] = {}   # H8 key -> live index
+        self._first: dict[int, int] = {}   # H8: a capture's configurations -> its live index
         self._identity: dict[tuple[int, frozenset[int]], frozenset[int]] = {}
         self._cycle_set: frozenset[int] = frozenset()   # of the last move; empty after a pass
         self._capture: tuple[int, int] = (-1, -1)       # who made that capture, and where
@@ -102,8 +104,12 @@ class CycleSets(RepetitionRule):
         self._heat()
 
     def _heat(self) -> None:
-        """``hot_points``: the cycle set's points and the disallowed signatures' of either seat."""
-        self.hot_points = self._cycle_set | self._banned_all if self._cycle_set else self._banned_all
+        """``hot_points``: the cycle set's points and the disallowed signatures' of either seat;
+        ``_banned_all`` itself where there is no cycle set, and an empty tuple where there is
+        nothing either (a third of the plays of the 19x19 records, over half of the 9x9's): the
+        quick path asks it on every play, and an empty tuple answers that faster than a set."""
+        cycle_set = self._cycle_set
+        self.hot_points = cycle_set | self._banned_all if cycle_set else self._banned_all or ()
 
     # --- the hot path ----------------------------------------------------------------------
 
@@ -140,23 +146,24 @@ class CycleSets(RepetitionRule):
     # --- what a play changes -----------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> bool | None:
+        if probe.suicide:   # it threatens nothing, and its stone is gone (H12)
+            return None
+        chains = _threatened(probe.others)
         if not probe.captured:
-            # a suicide threatens nothing, and its stone is gone (H12)
-            return None if probe.suicide else self.threatens(seat, p, probe.others, probe.own)
-        threatened, signature = _threats(p, probe.others)
+            return self.threatens(seat, p, chains, probe.own) if chains else None
+        threatened, signature = _threats(p, chains)
         self._note_capture(seat, p, probe, threatened, signature)
         return None
 
-    def threatens(self, seat: int, p: int, others: list[Chain], own: Sequence[Chain]) -> bool | None:
+    def threatens(self, seat: int, p: int, chains: list[Chain], own: Sequence[Chain]) -> bool | None:
         """:meth:`before_stone` of a play that captures nothing and is no suicide (the quick
         path's ataris): is it potentially disallowed (H12)? Where it rescues nothing and there
         is no cycle set or earlier pending move for :meth:`stone_played` to update (97 of the
         112 ataris a run of the 19x19 records), it is made pending here, and True returned;
         under the immediate reading it waits in ``_waiting`` and ``quiet`` is None, so
-        that the reply, if it captures nothing, comes to :meth:`replied`."""
-        threatened, signature = _threats(p, others)
-        if threatened is None:   # most careful plays
-            return None
+        that the reply, if it captures nothing, comes to :meth:`replied`. ``chains``: the
+        strings it threatens (H11), one beside ``p`` on two sides listed twice."""
+        threatened, signature = _threats(p, chains)
         quiet = self.quiet
         if quiet is True:   # nothing pending, no cycle set: unconstrained (H10)
             for c in own:
@@ -184,7 +191,7 @@ class CycleSets(RepetitionRule):
         for c in own:
             if len(c.libs) == 1:
                 rescues.append(c.stones[0])
-        self._noted = _new_tuple(Noted, (_NONE, threatened, signature, rescues, False))
+        self._noted = _new_tuple(Noted, ((), 0, threatened, signature, rescues, False))
         return None
 
     def _note_capture(self, seat: int, p: int, probe: Probe, threatened: list[int] | None,
@@ -192,8 +199,8 @@ class CycleSets(RepetitionRule):
         """:meth:`before_stone` of a capture: its captured points (H7, H8), and H12's rescues:
         the own strings in atari it joins or that touch the stones it takes."""
         captured_chains = probe.captured
-        captured = frozenset(captured_chains[0].stones) if len(captured_chains) == 1 else \
-            frozenset([q for c in captured_chains for q in c.stones])
+        captured = captured_chains[0].stones if len(captured_chains) == 1 else \
+            [q for c in captured_chains for q in c.stones]
         rescues: list[int] = []
         if threatened is not None and self._cycle_set and seat != self._capture[0]:
             threatened = None   # a constrained move (H10) is never potentially disallowed
@@ -211,7 +218,8 @@ class CycleSets(RepetitionRule):
         if self._waiting is not None:   # the reply is shown here: stone_played judges it
             self._pending, self._waiting = [self._waiting], None
         self.quiet = False
-        self._noted = _new_tuple(Noted, (captured, threatened, signature, rescues, _basic_ko(probe)))
+        configurations = self.game._pos.hash << 64 | probe.hash
+        self._noted = _new_tuple(Noted, (captured, configurations, threatened, signature, rescues, _basic_ko(probe)))
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         if self._pending:
@@ -227,9 +235,9 @@ class CycleSets(RepetitionRule):
             self.quiet = not self._pending
             return
         self._noted = None
-        captured, threatened, signature, rescues, basic_ko = noted
+        captured, configurations, threatened, signature, rescues, basic_ko = noted
         if captured:
-            cycle_set = self._cycle_set_of(index, p, captured, basic_ko)
+            cycle_set = self._cycle_set_of(index, p, captured, configurations, basic_ko)
             self._capture = (seat, p)
             if cycle_set or self._cycle_set:
                 self._cycle_set = cycle_set
@@ -267,19 +275,26 @@ class CycleSets(RepetitionRule):
                 return True
         return False
 
-    def _cycle_set_of(self, index: int, p: int, captured: frozenset[int], basic_ko: bool) -> frozenset[int]:
-        """H8: the cycle set the capture just made has or creates (A1' adds the obvious one)."""
-        first = self._first.setdefault((p, captured, self.game._pos.hash), index)
+    def _cycle_set_of(self, index: int, p: int, captured: Sequence[int], configurations: int,
+                      basic_ko: bool) -> frozenset[int]:
+        """H8: the cycle set the capture just made has or creates (A1' adds the obvious one).
+
+        Two captures are the same (H7) and leave the same configuration (H6) exactly when they
+        are made in the same configuration and leave the same one (the point played is the one
+        that filled, the captured points those that emptied), so the key is the pair of
+        configurations' hashes in one int: no tuple or frozenset kept per capture for the
+        garbage collector to count and walk."""
+        first = self._first.setdefault(configurations, index)
         found = _NONE
         if first < index:
             found = frozenset(e.point for e in self.game._live[first:index + 1] if e.action is Action.STONE)
         if self.by_identity:
-            capture = (p, captured)
+            capture = (p, frozenset(captured))
             found = self._identity.get(capture, _NONE) | found
             if found:
                 self._identity[capture] = found
         if self.basic_ko and basic_ko:
-            found = found | {p} | captured
+            found = found | {p, captured[0]}
         return found
 
     def _counteract(self, seat: int) -> None:
@@ -321,7 +336,7 @@ class CycleSets(RepetitionRule):
         banned.add(signature)
         self._banned_points[seat].update(signature)
         self._banned_all.update(signature)
-        if self._cycle_set:   # else hot_points is _banned_all itself
+        if self.hot_points is not self._banned_all:   # a union with the cycle set, or ()
             self._heat()
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
@@ -400,21 +415,30 @@ class CycleSets(RepetitionRule):
         return other
 
 
-def _threats(p: int, others: list[Chain]) -> tuple[list[int] | None, list[int] | None]:
-    """H11, H14: one stone of each opponent string a stone on ``p`` takes from two liberties to
-    one, and the signature's stone and threatened points (None, None where there are none).
-    ``others`` may list a string twice (beside ``p`` on two sides)."""
-    threatened = signature = None
+def _threatened(others: list[Chain]) -> list[Chain]:
+    """H11: the opponent strings beside a stone about to be played (``others``, a string beside
+    it on two sides listed twice) that it takes from two liberties to one."""
+    chains = []
     for c in others:
         if len(c.libs) == 2:
-            r = c.stones[0]
-            if threatened is None:
-                threatened, signature = [r], [p]
-            elif r in threatened:
-                continue
-            else:
-                threatened.append(r)
-            signature += c.stones
+            chains.append(c)
+    return chains
+
+
+def _threats(p: int, chains: list[Chain]) -> tuple[list[int] | None, list[int] | None]:
+    """H11, H14: one stone of each string a stone on ``p`` threatens (``chains``, a string beside
+    ``p`` on two sides listed twice), and the signature's stone and threatened points (None,
+    None where there are none)."""
+    threatened = signature = None
+    for c in chains:
+        r = c.stones[0]
+        if threatened is None:
+            threatened, signature = [r], [p]
+        elif r in threatened:
+            continue
+        else:
+            threatened.append(r)
+        signature += c.stones
     return threatened, signature
 
 

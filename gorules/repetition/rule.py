@@ -49,7 +49,8 @@ class RepetitionRule:
     # history grows. A rule that names none is asked about every play. Where ``watches`` has
     # WATCHES_CAPTURES, the quick path calls :meth:`before_stone` for a play that captures;
     # where it has WATCHES_ATARIS, :meth:`threatens` for a play that captures nothing and takes
-    # an opponent's chain from two liberties to one; where ``quiet`` is a list, :meth:`alone`
+    # an opponent's chain from two liberties to one (a rule that watches ataris keeps no list in
+    # ``quiet``: the quick path leaves it no chains to read); where ``quiet`` is a list, :meth:`alone`
     # after a quiet play that leaves a lone stone in atari and :meth:`walled` after one on a point
     # of the rule's ``walls``; the rule's hooks see no other quick play.
     #: the points where :meth:`refuse` may refuse a play (any seat), or where it must see a play first
@@ -120,11 +121,12 @@ class RepetitionRule:
         does not call it (the careful path does, and it must still hold)."""
         return None
 
-    def threatens(self, seat: int, p: int, others: list[Chain], own: Sequence[Chain]) -> bool | None:
+    def threatens(self, seat: int, p: int, threatened: list[Chain], own: Sequence[Chain]) -> bool | None:
         """:meth:`before_stone` of a quick play that captures nothing and takes an opponent chain
         from two liberties to one (a rule whose ``watches`` has WATCHES_ATARIS defines it): the
-        quick path builds no probe for it. ``others``: the opponent chains beside ``p``, a chain
-        beside it on two sides listed twice; ``own``: the player's chains beside it, each once."""
+        quick path builds no probe for it. ``threatened``: the opponent chains it takes from two
+        liberties to one, a chain beside ``p`` on two sides listed twice, their liberties already
+        without ``p``; ``own``: the player's chains beside it, each once, as they were."""
         return None
 
     def alone(self, index: int, seat: int, p: int, s: int) -> None:
