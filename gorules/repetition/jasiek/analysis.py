@@ -108,7 +108,7 @@ class Analysis:
                 return
         board = pos.stones   # matching needs no read log: the list itself is quicker
         if self.shapes.pairs_only:
-            if len(self.matched) == 1 and self._retaken(pos, changed, had_two):
+            if len(changed) == 2 and self._retaken(pos, changed, had_two):
                 return
             moved = self._remade(pos, changed)
         else:
@@ -125,32 +125,46 @@ class Analysis:
             self.class_key = self._class(pos)
 
     def _retaken(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> bool:
-        """After a play that changed the stones on ``changed``, with one mouth on the board
-        (two-point templates alone): did it change exactly the mouth's two points, leaving a
-        stone on one, P, and the other empty (a basic ko's capture: a stone on the empty point
-        took the mouth's stone), with no mouth made but the same one with P as its stone
-        (:meth:`_made_by`)? Then nothing else can have come or gone: the mouth's stone had
-        no other breath, so its neighbours were P's colour and none of them was a lone stone in
-        atari at it, and the only stones that lost a breath are the walls beside P, which
-        ``_made_by`` looks at. If so, the analysis is moved on here: :meth:`_derive` would give
-        the same ko position (a template is a pair of points, whichever holds the stone), so
-        the same ``ko_at``, union, union key and guard, and the same class key (the stones on
-        the ko position's points are not in it, and the hash moved by exactly theirs); what is
-        new is the ko stone and the types. Instead of :meth:`_remade` and a grouping from
-        scratch: some 80,000 instructions of a ko capture's 300,000 on the 19x19 records
-        (issue 13's tenth round)."""
-        (i,) = self.matched
-        t = self.shapes.templates[i]
-        if changed != t.points or len(had_two) != self._rows_seen:
+        """After a play that changed the stones on two points (two-point templates alone): were
+        they a mouth's, the play leaving a stone on one, P, and the other, S, empty (a basic
+        ko's capture: a stone on the empty point took the mouth's stone), with no other mouth
+        standing near them and no mouth made but the same one with P as its stone
+        (:meth:`_made_by`)? Then nothing else came or went: the stone taken had no other
+        breath, so its neighbours were P's colour and none of them was a lone stone in atari at
+        S (it was not empty), and the only stones that lost a breath are the walls beside P,
+        which ``_made_by`` looks at. If so, the analysis is moved on here. :meth:`_derive`
+        would give the same mouths (a template is a pair of points, whichever holds the stone)
+        beside the same strings (no string was joined or taken off: their lowest points, which
+        name them, stay) in the same ko positions, so the same ``ko_at``, union and union key,
+        and the same class key: the stones on the ko positions' points are not in it, and the
+        hash moved by exactly theirs. Its guard would be the one kept or smaller (what
+        :meth:`_cover` added since the last grouping), and a larger guard only asks for a
+        grouping sooner (:meth:`_joins`). What is new is the ko stones and the types. Instead
+        of :meth:`_remade` and a grouping from scratch: some 80,000 instructions of a ko
+        capture's 300,000 with one ko on the board, 250,000 of 480,000 with three, on the 19x19
+        records (issue 13's tenth round)."""
+        a, b = changed
+        i = self.shapes.pairs[a].get(b)
+        matched = self.matched
+        if i not in matched or len(had_two) != self._rows_seen:
             return False
         stones = pos.stones
-        (a,), (b,) = t.side_a, t.side_b
         p, s = (a, b) if stones[b] == EMPTY else (b, a)
-        if stones[p] == EMPTY or stones[s] != EMPTY or self._made_by(pos, p) != [i]:
+        if stones[p] == EMPTY or stones[s] != EMPTY:
+            return False
+        if len(matched) > 1:
+            area = self.shapes.area
+            for j in matched:
+                if j != i and not changed.isdisjoint(area[j]):
+                    return False
+        if self._made_by(pos, p) != [i]:
             return False
         if p in self._read or s in self._read:   # a cached type read a changed point
             self._forget(changed)
-        self.ko_stones = {p}
+        ko_stones = set(self.ko_stones)
+        ko_stones.discard(s)
+        ko_stones.add(p)
+        self.ko_stones = ko_stones
         self.kinds = Kinds(self, pos, had_two)
         return True
 
