@@ -11,9 +11,13 @@ with the rule held quiet from the start (every stone play down the quick path's 
 process ("its chinese": processes differ by a few per cent): what no correct implementation of
 the quiet design goes under, since a play that reaches the rule does more. Ratios are to sgfmill's
 ``Board.play`` over the same stone plays (CPU time, best of `--repeat`), as `bench/engine.py`
-prints them. A measurement to run by hand, not a test:
+prints them. With `--bytecodes` each play's Python bytecodes are counted instead (one replay
+under ``sys.settrace``): the same table without the machine's noise, which per-play times of a
+few µs have plenty of on a shared machine (it leaves out the work a bytecode does in C: a set
+built, a list copied). A measurement to run by hand, not a test:
 
     python bench/jasiek_plays.py --boards 19 9 --repeat 9 --floor
+    python bench/jasiek_plays.py --boards 19 9 --bytecodes
 """
 
 from __future__ import annotations
@@ -110,6 +114,31 @@ def per_play(board: engine.Board, rules: str, games: list[list[str]], best: list
             k += 1
 
 
+def bytecodes(board: engine.Board, rules: str, games: list[list[str]]) -> list[int]:
+    """Each play's bytecodes, in one replay (``sys.settrace`` with opcode events)."""
+    counts: list[int] = []
+
+    def opcode(frame: Any, event: str, arg: Any) -> Any:
+        if event == "opcode":
+            counts[-1] += 1
+        return opcode
+
+    def call(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        return opcode
+
+    for moves in games:
+        play = Game(board, rules=rules, players=2).play
+        for move in moves:
+            counts.append(0)
+            sys.settrace(call)
+            try:
+                play(move)
+            finally:
+                sys.settrace(None)
+    return counts
+
+
 def held_quiet() -> Any:
     """NewKoRules.reset that leaves the rule quiet for good (the floor; see the module's doc)."""
     reset = NewKoRules.reset
@@ -147,19 +176,24 @@ def part(name: str, spec: str, repeat: int) -> None:
     print(json.dumps([best, chinese]))
 
 
-def report(spec: str, repeat: int, floor: bool) -> None:
+def report(spec: str, repeat: int, floor: bool, count_bytecodes: bool = False) -> None:
     board, games = records(spec)
     cats = child("categories", spec, 1)
     columns = ["jasiek-nkr", "chinese"]
-    best = {c: [float("inf")] * len(cats) for c in columns}
-    sgfmill = engine.sgfmill_run(board.width, games)
+    sgfmill = None if count_bytecodes else engine.sgfmill_run(board.width, games)
     peer = float("inf")
-    for _ in range(repeat):
+    if count_bytecodes:
+        best: dict[str, list[float]] = {c: [float(b) for b in bytecodes(board, c, games)] for c in columns}
+        unit, scale, what = "bc", 1, "bytecodes a play; over = bytecodes a move over chinese"
+    else:
+        best = {c: [float("inf")] * len(cats) for c in columns}
+        unit, scale, what = "µs", 1e6, f"best of {repeat} per play; over = µs a move over chinese"
+    for _ in range(0 if count_bytecodes else repeat):
         per_play(board, "jasiek-nkr", games, best["jasiek-nkr"])
         per_play(board, "chinese", games, best["chinese"])
         if sgfmill is not None:
             peer = min(peer, sgfmill())
-    if floor:
+    if floor and not count_bytecodes:
         columns += ["floor", "its chinese"]
         best["floor"], best["its chinese"] = child("floor", spec, repeat)
     rows: dict[str, list[float]] = defaultdict(lambda: [0.0] * (1 + len(columns)))   # count, sums
@@ -169,22 +203,22 @@ def report(spec: str, repeat: int, floor: bool) -> None:
         for i, c in enumerate(columns):
             row[1 + i] += best[c][k]
     n = len(cats)
-    head = "".join(f"{c + ' µs':>15}" for c in columns)
-    print(f"\n{spec}: {n} moves of 6 records, best of {repeat} per play; over = µs a move over chinese")
-    print(f"{'plays':32}{'n':>6} {head}{'over':>8}" + (f"{'floor over':>12}" if floor else ""))
+    head = "".join(f"{c + ' ' + unit:>15}" for c in columns)
+    print(f"\n{spec}: {n} moves of 6 records, {what}")
+    print(f"{'plays':32}{'n':>6} {head}{'over':>8}" + (f"{'floor over':>12}" if len(columns) > 2 else ""))
     for cat, row in sorted(rows.items(), key=lambda kv: kv[1][2] - kv[1][1]):
         count = int(row[0])
-        cells = "".join(f"{v / count * 1e6:15.2f}" for v in row[1:])
-        over = f"{(row[1] - row[2]) / n * 1e6:8.3f}"
-        if floor:
-            over += f"{(row[3] - row[4]) / n * 1e6:12.3f}"
+        cells = "".join(f"{v / count * scale:15.2f}" for v in row[1:])
+        over = f"{(row[1] - row[2]) / n * scale:8.3f}"
+        if len(columns) > 2:
+            over += f"{(row[3] - row[4]) / n * scale:12.3f}"
         print(f"{cat:32}{count:6} {cells}{over}")
     totals = [sum(best[c]) for c in columns]
     stones = sum(len(engine.sgfmill_moves(g)) for g in games)
-    over = f"{(totals[0] - totals[1]) / n * 1e6:8.3f}"
-    if floor:
-        over += f"{(totals[2] - totals[3]) / n * 1e6:12.3f}"
-    print(f"{'every move':32}{n:6} " + "".join(f"{t / n * 1e6:15.2f}" for t in totals) + over)
+    over = f"{(totals[0] - totals[1]) / n * scale:8.3f}"
+    if len(columns) > 2:
+        over += f"{(totals[2] - totals[3]) / n * scale:12.3f}"
+    print(f"{'every move':32}{n:6} " + "".join(f"{t / n * scale:15.2f}" for t in totals) + over)
     if sgfmill is not None:
         print(f"ratio to sgfmill's Board.play ({peer * 1e6:.2f} µs a stone play, {stones} plays): "
               + ", ".join(f"{c} {t / n / peer:.2f}" for c, t in zip(columns, totals))
@@ -196,13 +230,15 @@ def main() -> None:
     parser.add_argument("--boards", nargs="+", default=["19", "9"])
     parser.add_argument("--repeat", type=int, default=9, help="replays; each play's best is kept")
     parser.add_argument("--floor", action="store_true", help="time the plays with the rule held quiet too")
+    parser.add_argument("--bytecodes", action="store_true",
+                        help="count each play's bytecodes in one replay instead of timing it (no --floor)")
     parser.add_argument("--part", nargs=3, help=argparse.SUPPRESS)   # (see child)
     args = parser.parse_args()
     if args.part:
         part(args.part[0], args.part[1], int(args.part[2]))
         return
     for spec in args.boards:
-        report(spec, args.repeat, args.floor)
+        report(spec, args.repeat, args.floor, args.bytecodes)
 
 
 if __name__ == "__main__":
