@@ -41,7 +41,7 @@ class Kinds(Mapping):
         """The type of ko position ``k`` if it is known without working it out (read before, or
         kept in the cache from an earlier position whose reads still hold), else None."""
         kind = self._known.get(k)
-        if kind is None:
+        if kind is None and self._analysis._cache:   # (no key built when nothing is cached: most kos)
             hit = self._analysis._cache.get(self._analysis._key(self._analysis.kos[k], self._had_two))
             if hit is not None:
                 kind = self._known[k] = hit[0]
