@@ -188,7 +188,7 @@ class NewKoRules(RepetitionRule):
             for chain in probe.own:
                 changes.update(dict.fromkeys(chain.stones, EMPTY))
         if self._pairs_only:
-            ko_stone = changes[p] == colour and self._in_pair_after(pos.stones, changes, p, colour)
+            ko_stone = changes[p] == colour and shapes.stone_in_pair(pos.stones, changes, p, colour)
         else:
             ko_stone = changes[p] == colour and shapes.in_mouth(Scratch(pos.stones, changes), p)
         kos = a.ko_at.get(p, []) if ko_stone else []
@@ -233,28 +233,6 @@ class NewKoRules(RepetitionRule):
         if reason is None and not first and action in self._now[seat]:
             reason = Reason.PROHIBITION
         return Facts(reason, action, ko, first, disturbs, becomes, config)
-
-    def _in_pair_after(self, stones: list[int], changes: dict[int, int], p: int, colour: int) -> bool:
-        """Is the stone ``colour`` plays on ``p`` a ko stone after the play (``changes``: the
-        points it changes), with two-point mouths alone? ``Shapes._in_pair`` for a stone,
-        read off the stones and the changes instead of a scratch board (a method call a point):
-        a lone stone whose one breath E has every other neighbour of its colour."""
-        nbrs = self._nbrs
-        breath = -1
-        for q in nbrs[p]:
-            w = changes.get(q, stones[q])
-            if w == EMPTY:
-                if breath >= 0:
-                    return False
-                breath = q
-            elif w == colour:
-                return False
-        if breath < 0:
-            return False
-        for r in nbrs[breath]:
-            if r != p and changes.get(r, stones[r]) != colour:
-                return False
-        return True
 
     # --- what happened --------------------------------------------------------------------
 

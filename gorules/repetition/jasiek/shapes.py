@@ -220,6 +220,28 @@ class Shapes:
         return breath >= 0 and all(board[r] == v for r in nbrs[breath] if r != p)
 
 
+    def stone_in_pair(self, stones: Sequence[int], changes: dict[int, int], p: int, colour: int) -> bool:
+        """:meth:`_in_pair` for the stone ``colour`` has on ``p`` once ``changes`` are made to
+        ``stones`` (a play's facts ask it of the play's own stone), read off the two directly:
+        through a scratch board it is a method call a point. A lone stone whose one breath E
+        has every other neighbour of its colour."""
+        nbrs = self.nbrs
+        breath = -1
+        for q in nbrs[p]:
+            w = changes.get(q, stones[q])
+            if w == EMPTY:
+                if breath >= 0:
+                    return False
+                breath = q
+            elif w == colour:
+                return False
+        if breath < 0:
+            return False
+        for r in nbrs[breath]:
+            if r != p and changes.get(r, stones[r]) != colour:
+                return False
+        return True
+
 def _template(nbrs: Sequence[Sequence[int]], a: Sequence[int], b: Sequence[int], row4: bool = False) -> Template:
     points = frozenset(a) | frozenset(b)
     out_a = tuple(sorted({n for p in a for n in nbrs[p] if n not in points}))
