@@ -12,7 +12,9 @@ from .errors import ErrorCode, ProtocolError
 from .messages import (CLIENT_MESSAGES, SERVER_MESSAGES, Ack, Analysis, Chat, SeatName, ClientMessage, Create, Created,
                        Error, Event, Events, GameRecord, Games, GetGame, Hello, Leave, ListGames,
                        ListRooms, Logout, Move, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
-                       Snapshot, Undo, UndoReply, Watch, Welcome, engine_options, unportable)
+                       Snapshot, Undo, UndoReply, Watch, Welcome, engine_options, unportable,
+                       Arena, Challenge, ChallengeReply, ChallengeState, Challenges, ListChallenges, ListPools,
+                       Matched, Pools, Seek, Seeking, Unseek)
 
 PROTOCOL_VERSION = 3
 """The version this package speaks; a hello with another version is refused."""
@@ -24,4 +26,6 @@ __all__ = [
     "ClientMessage", "ServerMessage", "RoomSettings", "engine_options", "unportable", "Hello", "Register",
     "Logout", "ListRooms", "Create", "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "Analysis", "SeatName", "ListGames", "GetGame", "Welcome",
     "Error", "Ok", "Ack", "Created", "Rooms", "Snapshot", "Events", "Event", "Games", "GameRecord",
+    "ListPools", "Seek", "Unseek", "Challenge", "ChallengeReply", "ListChallenges", "Arena", "Pools", "Seeking",
+    "Matched", "ChallengeState", "Challenges",
 ]

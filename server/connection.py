@@ -19,10 +19,10 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request
 
-from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
-                      Events, GetGame, Hello, Leave, ListGames, ListRooms, Logout, Move, Ok, ProtocolError,
-                      Register, SeatName, ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, decode_client,
-                      encode)
+from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Arena, Challenge, ChallengeReply, Challenges, Chat,
+                      ClientMessage, Create, Error, ErrorCode, Events, GetGame, Hello, Leave, ListChallenges, ListGames,
+                      ListPools, ListRooms, Logout, Move, Ok, Pools, ProtocolError, Register, SeatName, Seek,
+                      ServerMessage, Sit, Snapshot, Undo, UndoReply, Unseek, Watch, Welcome, decode_client, encode)
 from protocol.names import clean_name
 
 from .addresses import Networks, client_address
@@ -44,6 +44,8 @@ HANDLERS: dict[type[ClientMessage], str] = {
     Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create",
     Sit: "_sit", Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
     Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
+    ListPools: "_pools", Seek: "_seek", Unseek: "_unseek", Challenge: "_challenge", ChallengeReply: "_challenge_reply",
+    ListChallenges: "_challenges", Arena: "_arena",
 }
 """The method that answers each client message (one table for all connections, to keep them small)."""
 
@@ -75,6 +77,9 @@ class Connection:
         finally:
             self.closed = True
             self._unwatch_all()
+            self.hub.seeks.dropped(self)
+            self.hub.arena.dropped(self)
+            self.hub.challenges.dropped(self)
 
     def _unwatch_all(self) -> None:
         for room in self.watching:
@@ -276,6 +281,35 @@ class Connection:
 
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
+
+    # -- finding games (server/seeks.py, challenges.py, arena.py; docs/pools.md) ---------------------------
+
+    async def _pools(self, m: ListPools) -> ServerMessage:
+        return Pools(pools=self.hub.pool_list())
+
+    async def _seek(self, m: Seek) -> ServerMessage:
+        return await self.hub.seeks.seek(self, self.session, m.pool, m.settings)
+
+    async def _unseek(self, m: Unseek) -> ServerMessage:
+        self.hub.seeks.cancel(self.session)
+        return Ok(ref="unseek")
+
+    async def _challenge(self, m: Challenge) -> ServerMessage:
+        return await self.hub.challenges.create(self, self.session, m.players, m.pool, m.settings)
+
+    async def _challenge_reply(self, m: ChallengeReply) -> ServerMessage:
+        self.hub.challenges.reply(self, self.session, m.challenge, m.accept)
+        return Ok(ref="challenge_reply")
+
+    async def _challenges(self, m: ListChallenges) -> ServerMessage:
+        return Challenges(challenges=self.hub.challenges.listen(self, self.session))
+
+    async def _arena(self, m: Arena) -> ServerMessage:
+        if m.join:
+            self.hub.arena.join(self, self.session, m.pool)
+        else:
+            self.hub.arena.leave(self.session, m.pool)
+        return Ok(ref="arena")
 
 
 def address_of(ws: ServerConnection, trusted: Networks) -> str:

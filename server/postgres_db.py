@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
-from typing import Iterable, Sequence
+from typing import Any, Generator, Iterable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 try:
@@ -37,6 +37,9 @@ from .schema import POSTGRES_MIGRATIONS, SCHEMA_VERSION, SchemaTooNew
 from .store_errors import StoreError
 
 MIGRATION_LOCK = 0x706F6C79676F  # "polygo": the advisory lock held while one node migrates
+STEPS_LOCK = 0x706F6C79676F01
+"""The advisory lock a transaction with steps holds (rating updates): the steps of all nodes read and
+write shared rows one transaction at a time, in one order, so none is lost and none deadlocks."""
 READERS = 4
 """Reading connections: the lobby, resyncs and records of one node rarely need more at once."""
 
@@ -109,8 +112,10 @@ class PostgresDatabase:
             raise
         return cls(url, settings, writer, readers, lease, epoch, claimer)
 
-    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None:
-        """Run each (sql, rows) with executemany inside one transaction; all or nothing. In cluster
+    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]],
+                          steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]] = ()) -> None:
+        """Run each (sql, rows) with executemany inside one transaction, then each step (a
+        generator that yields a statement and receives its rows, under `STEPS_LOCK`); all or nothing. In cluster
         mode the lease is renewed first, and Fenced (nothing committed) if it is gone. A writer
         connection lost in an earlier batch is replaced first (that batch failed as a whole), and
         takes the node's lock again: Fenced if another process has it by then."""
@@ -122,6 +127,20 @@ class PostgresDatabase:
             await self._renew()
             for sql_text, rows in groups:
                 await self._writer.executemany(numbered(sql_text), rows)
+            if steps:
+                await self._writer.execute("SELECT pg_advisory_xact_lock($1)", STEPS_LOCK)
+            for step in steps:
+                await self._drive(step)
+
+    async def _drive(self, step: Generator[tuple[str, tuple], list[tuple], Any]) -> None:
+        """Run a step's statements in order, sending each one's rows back to it."""
+        try:
+            sql_text, params = next(step)
+            while True:
+                rows = await self._writer.fetch(numbered(sql_text), *params)
+                sql_text, params = step.send([tuple(row) for row in rows])
+        except StopIteration:
+            pass
 
     async def rejoin(self) -> int:
         """After a fence: the node's next epoch (it owns no room until it claims them again)."""

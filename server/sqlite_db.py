@@ -7,7 +7,7 @@ and WAL lets it run while the writer commits. ``postgres_db.py`` is the same sha
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Any, Generator, Iterable, Sequence
 
 import aiosqlite
 
@@ -41,8 +41,9 @@ class SqliteDatabase:
             raise
         return cls(writer, reader)
 
-    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None:
-        await self._writer.transaction(groups)
+    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]],
+                          steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]] = ()) -> None:
+        await self._writer.transaction(groups, steps)
 
     async def one(self, sql: str, params: tuple) -> tuple | None:
         async with self._reader.execute(sql, params) as cursor:

@@ -44,6 +44,7 @@ import msgspec
 
 from .lease import Fenced, Lease
 from .postgres_db import PostgresDatabase, is_postgres
+from .ratings import Step
 from .schema import SCHEMA_VERSION, SchemaTooNew
 from .sqlite_db import SqliteDatabase
 from .store_errors import StoreError
@@ -60,7 +61,8 @@ class Database(Protocol):
 
     dialect: str
 
-    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None: ...
+    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]],
+                          steps: Sequence[Step] = ()) -> None: ...
 
     async def one(self, sql: str, params: tuple) -> tuple | None: ...
 
@@ -115,6 +117,7 @@ class _Write:
     statements: list[tuple[str, tuple]]
     future: asyncio.Future
     room: str | None = None
+    step: Step | None = None
 
 
 @dataclass
@@ -324,7 +327,8 @@ class Store:
                      rescinded: list[int] = (),
                      clocks: dict | None = None,
                      result: dict | None = None,
-                     plain: bool = False) -> None:
+                     plain: bool = False,
+                     step: Step | None = None) -> None:
         """Durably store one change of a room: its event, and the move, rescissions, clocks and
         result that came with it. Returns once the batch holding it is committed.
 
@@ -334,6 +338,9 @@ class Store:
         ``plain``: the caller vouches that ``event`` holds only JSON's own values (str, int, bool,
         None, finite floats, lists, maps with str keys), so its text reads back as the same value
         by construction and is stored without `_dumps`' read-back (``_plain_dumps``).
+
+        ``step`` runs in the same transaction, after the batch's statements: the rating update of
+        the game this record ends (``ratings.update_step``).
         """
         room = self._rooms.get(room_id)
         if room is None or self._closing:   # a room in memory without `_room`'s coroutine (issue 13)
@@ -367,7 +374,10 @@ class Store:
         if result is not None:
             statements.append(("result", (room_id, _dumps(result, "the result"), now)))
         room.version, room.moves = version, moves
-        await self._write(statements, room_id)
+        if step is None:    # the benches stand in for `_write` with (statements, room)
+            await self._write(statements, room_id)
+        else:
+            await self._write(statements, room_id, step)
 
     async def drop_chat(self, said_before: float) -> dict[str, int]:
         """Forget the chat lines said before ``said_before`` (a time.time()): the retention of chat.
@@ -539,16 +549,27 @@ class Store:
             "created_at": created_at, "finished_at": finished_at,
         }
 
+    async def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """Rows of a read-only query (SQLite's ``?`` placeholders) for the modules that own their
+        tables' queries (``pool_store.py``); like every read here, it never sees an uncommitted batch."""
+        return await self._all(sql, params)
+
+    async def run_step(self, step: Step) -> None:
+        """Run a step (``ratings.Step``: statements that depend on rows read in the same
+        transaction) in the next group commit; returns once it is committed."""
+        await self._write([], None, step)
+
     # -- the writer --------------------------------------------------------------------------------
 
-    def _write(self, statements: list[tuple[str, tuple]], room: str | None = None) -> asyncio.Future:
+    def _write(self, statements: list[tuple[str, tuple]], room: str | None = None,
+               step: Step | None = None) -> asyncio.Future:
         """Queue a write for the next batch; its future is resolved once the batch is committed.
         Not a coroutine: the caller awaits the future itself, a coroutine fewer made, run and freed a
         move (with `record`'s room taken without `_room`'s: 180,623 -> 176,374-176,517 instructions
         a move in-process, issue 13, docs/speed.md's ninth round)."""
         self._check_writable()
         future = self._loop.create_future()
-        self._pending.append(_Write(statements, future, room))
+        self._pending.append(_Write(statements, future, room, step))
         self._wake.set()
         return future
 
@@ -588,8 +609,9 @@ class Store:
 
     async def _commit(self, batch: list[_Write]) -> None:
         statements = sorted((s for w in batch for s in w.statements), key=lambda s: _ORDER[s[0]])
-        await self._db.transaction((_WRITES[kind], [params for _, params in group])
-                                   for kind, group in itertools.groupby(statements, key=lambda s: s[0]))
+        await self._db.transaction([(_WRITES[kind], [params for _, params in group])
+                                    for kind, group in itertools.groupby(statements, key=lambda s: s[0])],
+                                   [w.step for w in batch if w.step is not None])
 
     def _fail(self, batch: list[_Write], exc: Exception) -> None:
         """Fail the batch's callers, forget what they reserved, and fail queued writes that were

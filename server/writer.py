@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable, Sequence
+from typing import Any, Generator, Iterable, Sequence
 
 from protocol.names import skeleton
 
@@ -49,15 +49,19 @@ class Writer:
             raise
         return cls(executor, connection)
 
-    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None:
+    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]],
+                          steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]] = ()) -> None:
         """Run each (sql, rows) with executemany inside one IMMEDIATE transaction, here, between
-        its BEGIN and its COMMIT on the writer's thread; all or nothing."""
+        its BEGIN and its COMMIT on the writer's thread, then each step (a generator that yields a
+        statement and receives its rows, `ratings.update_step`); all or nothing."""
         db = self._connection
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._executor, db.execute, "BEGIN IMMEDIATE")
         try:
             for sql, rows in groups:
                 db.executemany(sql, rows)
+            for step in steps:
+                _drive(db, step)
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -76,6 +80,16 @@ class Writer:
     async def close(self) -> None:
         await asyncio.get_running_loop().run_in_executor(self._executor, self._connection.close)
         self._executor.shutdown(wait=False)
+
+
+def _drive(db: sqlite3.Connection, step: Generator[tuple[str, tuple], list[tuple], Any]) -> None:
+    """Run a step's statements in order, sending each one's rows back to it."""
+    try:
+        sql, params = next(step)
+        while True:
+            sql, params = step.send(db.execute(sql, params).fetchall())
+    except StopIteration:
+        pass
 
 
 def _connect(path: str, synchronous: str) -> sqlite3.Connection:
