@@ -20,6 +20,7 @@ from websockets.frames import CloseCode
 
 from protocol import SUBPROTOCOLS
 
+from .api import Api
 from .config import Config
 from .connection import Connection
 from .gate import AcceptErrorLimiter, Gate, gated
@@ -96,7 +97,7 @@ class Server:
             self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
-                                          web=WebFiles()),
+                                          web=WebFiles(), api=Api(self.hub)),
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import Enum
 from http import HTTPStatus
-from typing import Callable
+from typing import Awaitable, Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
@@ -46,14 +46,16 @@ class Endpoints:
     """The `process_request` of the game port (and of the metrics port when it has its own)."""
 
     def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
-                 game_port: bool = True, web: WebFiles | None = None) -> None:
+                 game_port: bool = True, web: WebFiles | None = None,
+                 api: Callable[[Request], Awaitable[Response]] | None = None) -> None:
         self._phase = phase
+        self._api = api
         self._metrics = metrics
         self._metrics_here = metrics_here
         self._game_port = game_port
         self._web = web
 
-    def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+    def __call__(self, connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return response(HTTPStatus.OK, b"ok\n")
@@ -73,6 +75,10 @@ class Endpoints:
         refusal = getattr(connection, "refusal", None)
         if refusal is not None:
             return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusal}\n".encode(), Retry_After=RETRY_AFTER)
+        if self._api is not None and path.startswith("/api/") and not _upgrade(request):
+            if self._phase() is not Phase.READY:
+                return response(HTTPStatus.SERVICE_UNAVAILABLE, b"the server is not ready\n", Retry_After=RETRY_AFTER)
+            return self._api(request)
         if self._web is not None and self._web.wants(request):
             return self._web.respond(request)
         phase = self._phase()
@@ -81,3 +87,8 @@ class Endpoints:
                             f"the server is {phase.value}; try again in a few seconds\n".encode(),
                             Retry_After=RETRY_AFTER)
         return None
+
+
+def _upgrade(request: Request) -> bool:
+    """Whether the request asks for a websocket (such a request goes on to the handshake)."""
+    return "websocket" in request.headers.get("Upgrade", "").lower()

@@ -18,6 +18,7 @@ the time, and starts the rooms returned; tests and bench/matching.py call these 
 from __future__ import annotations
 
 import bisect
+import itertools
 import random
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -136,7 +137,13 @@ def _met(a: Entry, b: Entry) -> bool:
 
 
 def seat_order(group: Sequence[Entry]) -> tuple[Entry, ...]:
-    """`group` in seat order: each seat, in turn, to the player who sat there least (share of games)."""
+    """`group` in seat order: the order in which the players sat least where they sit (the sum of
+    each one's share of games at his seat), the lower ratings at the lower seats on a tie. Every
+    order is tried up to `EXHAUSTIVE` players; beyond, each seat in turn goes to who sat there least."""
+    if len(group) <= EXHAUSTIVE:
+        return min(itertools.permutations(group),
+                   key=lambda order: (round(sum(_share(e, seat) for seat, e in enumerate(order)), 9),
+                                      [e.rating for e in order], [e.key for e in order]))
     left = list(group)
     seated = []
     for seat in range(len(group)):
@@ -144,6 +151,10 @@ def seat_order(group: Sequence[Entry]) -> tuple[Entry, ...]:
         left.remove(best)
         seated.append(best)
     return tuple(seated)
+
+
+EXHAUSTIVE = 6
+"""Players up to which `seat_order` tries every order (720 for six)."""
 
 
 def _share(entry: Entry, seat: int) -> float:

@@ -1,0 +1,65 @@
+"""The /api/ routes on a live server: pools, standings, a player's profile, a game's record."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+
+from tests.server.test_seeks import matched, registered
+
+
+def get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+async def fetch(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
+    return await asyncio.to_thread(get, port, path)
+
+
+async def test_pools_standings_players_and_games_over_http(server, players):
+    ann, bob = await registered(players, ["ann", "bob"])
+    for client in (ann, bob):
+        await client.ok("seek", pool="chinese-9x9")
+    told = {c: await matched(c) for c in (ann, bob)}
+    found = {m["seat"]: c for c, m in told.items()}
+    room = told[ann]["room"]
+    for client in (ann, bob):
+        await client.ok("sit", room=room)
+    await found[0].ok("move", room=room, move="E5", seq=1)
+    await found[1].ok("move", room=room, move="C3", seq=1)
+    await found[0].ok("move", room=room, move="resign", seq=2)
+
+    status, headers, body = await fetch(server.port, "/api/pools")
+    assert status == 200 and headers["Content-Type"] == "application/json"
+    assert {"kee-3p-hex5", "chinese-9x9"} <= {p["name"] for p in json.loads(body)["pools"]}
+
+    for _ in range(100):
+        status, _, body = await fetch(server.port, "/api/pools/chinese-9x9/standings")
+        standings = json.loads(body)["standings"]
+        if len(standings) == 2:
+            break
+        await asyncio.sleep(0.02)
+    assert [row["rank"] for row in standings] == [1, 2]
+    assert standings[0]["wins"] == 1 and standings[0]["provisional"] is True
+    white = standings[0]["player"]
+
+    status, _, body = await fetch(server.port, f"/api/players/{white}")
+    profile = json.loads(body)
+    assert status == 200 and profile["ratings"]["chinese-9x9"]["games"] == 1
+    assert profile["history"][0]["room"] == room and profile["recent"] == [room]
+
+    status, headers, body = await fetch(server.port, f"/api/games/{room}.json")
+    assert status == 200 and json.loads(body)["result"]["reason"] == "resignation"
+    assert "max-age" in headers["Cache-Control"]
+    status, headers, body = await fetch(server.port, f"/api/games/{room}.sgf")
+    assert status == 200 and body.startswith(b"(;") and b"RE[W+R]" in body
+
+    for path in ("/api/pools/nope/standings", "/api/players/nobody", "/api/games/nope.json", "/api/else"):
+        status, _, body = await fetch(server.port, path)
+        assert status == 404 and json.loads(body)["error"] == "not-found", path
