@@ -115,7 +115,8 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser = argparse.ArgumentParser(
         prog="polygo-server", description="The polygo game server.",
         epilog="polygo-server backup PATH copies the database while the server runs "
-               "(polygo-server backup --help).")
+               "(polygo-server backup --help); polygo-server ratings --rebuild recomputes every rating "
+               "from the rated games (polygo-server ratings --help).")
     parser.add_argument("--host", default=env.get("POLYGO_HOST", default.host),
                         help="address to listen on (POLYGO_HOST, default %(default)s)")
     parser.add_argument("--port", type=_port, default=env.get("POLYGO_PORT", str(default.port)),

@@ -74,11 +74,11 @@ class PoolQueries:
             ' WHERE x."user" = ? ORDER BY f.finished_at DESC LIMIT ?', (player, limit))
         return [room for (room,) in rows]
 
-    async def rebuild(self) -> "Rebuilt":
-        """Recompute every rating from the rated games in order and write them back, in one
-        transaction; returns what changed."""
+    async def rebuild(self, write: bool = True) -> "Rebuilt":
+        """Recompute every rating from the rated games in order and (with `write`) write them
+        back, in one transaction; returns what differed."""
         report = Rebuilt()
-        await self.store.run_step(rebuild_step(report))
+        await self.store.run_step(rebuild_step(report, write))
         return report
 
 
@@ -91,9 +91,9 @@ class Rebuilt:
     differed: list[tuple[str, str]] = field(default_factory=list)
 
 
-def rebuild_step(report: Rebuilt) -> Step:
-    """Read the rated games in order, replay them (`ratings.replay`), rewrite `ratings` and each
-    seat's before/after in `rating_changes`."""
+def rebuild_step(report: Rebuilt, write: bool = True) -> Step:
+    """Read the rated games in order, replay them (`ratings.replay`), and with `write` rewrite
+    `ratings` and each seat's before/after in `rating_changes`."""
     rows = yield ("SELECT g.room_id, g.pool, g.finished_at, c.seat, c.player, c.rank FROM rated_games g"
                   " JOIN rating_changes c ON c.room_id = g.room_id ORDER BY g.seq, c.seat", ())
     games: list[RatedGame] = []
@@ -109,6 +109,8 @@ def rebuild_step(report: Rebuilt) -> Step:
     now = {(pool, player): Rating(mu, sigma, n, wins) for pool, player, mu, sigma, n, wins in stored}
     report.games, report.players = len(games), len(ratings)
     report.differed = sorted(key for key in set(now) | set(ratings) if now.get(key) != ratings.get(key))
+    if not write:
+        return
     last_played: dict[tuple[str, str], float] = {}
     for game, at in zip(games, finished):
         for player in game.players:
