@@ -4,6 +4,8 @@
     polygo play --join ROOM                           take a seat in someone's room
     polygo watch ROOM | polygo rooms | polygo export GAME --format sgf
     polygo bot --builtin --room ROOM | polygo bot --gtp "gnugo --mode gtp --level 1"
+    polygo play --seek chinese-9x9 --user ann         a rated game with whoever seeks it too
+    polygo bot --builtin --arena arena-9x9 --user mybot     the server pairs it with the arena's bots
 
 Errors print one line with a code and exit with status 2 (bad usage) or 1 (anything else).
 """
@@ -21,12 +23,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from gorules import Board, Game, GoRulesError
-from protocol import JSON, MSGPACK, RoomSettings, engine_options
+from protocol import JSON, MSGPACK, Matched, RoomSettings, engine_options
 
 from client_cli.bot_config import BotConfig, read_config
 from client_cli.bot_service import serve
 from client_cli.bots import BuiltinBot
-from client_cli.errors import ClientError, UsageError
+from client_cli.errors import ClientError, ServerRefused, UsageError
+from client_cli.finding import Finding, find_games
 from client_cli.gtp_bridge import GtpBot
 from client_cli.local_server import is_local, reachable, start_local_server, stop_local_server
 from client_cli.render import Style
@@ -87,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
     play.add_argument("--no-local-server", action="store_true",
                       help="never start a local server when none answers")
+    play.add_argument("--seek", metavar="POOL", help="wait for a game of this pool (polygo pools lists them)")
+    play.add_argument("--user", help="log in as this registered user (its password in POLYGO_PASSWORD; "
+                                     "registered on first use): rated pools need one")
 
     watch = sub.add_parser("watch", help="watch a room as a spectator")
     common(watch)
@@ -117,6 +123,15 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--seed", type=int, default=None, help="seed of the built-in bot's choices")
     bot.add_argument("--engine-timeout", type=float, default=60.0, help="seconds a GTP engine may think")
     bot.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    bot.add_argument("--arena", metavar="POOL", help="join this pool's arena: the server pairs its bots continuously")
+    bot.add_argument("--seek", metavar="POOL", action="append", default=[],
+                     help="seek games of this pool, one at a time (repeat for several pools, sought in turn)")
+    bot.add_argument("--challenges", action="store_true", help="accept challenges (by the config's filters)")
+    bot.add_argument("--user", help="log in as this registered user (its password in POLYGO_PASSWORD; "
+                                    "registered on first use): rated pools and arenas need one")
+
+    pools = sub.add_parser("pools", help="list the server's pools (what --seek and --arena name)")
+    common(pools)
     return parser
 
 
@@ -164,8 +179,20 @@ def settings_from(args: argparse.Namespace, players: int | None = None) -> RoomS
 
 def client_for(args: argparse.Namespace, *, remember: bool = True, reconnect_for: float = RECONNECT_FOR) -> Client:
     tokens = TokenStore(args.token_file or default_token_file()) if remember else None
-    return Client(args.server, name=args.name or _user(), tokens=tokens, codec=JSON if args.json_frames else MSGPACK,
-                  reconnect_for=reconnect_for)
+    user = getattr(args, "user", None)
+    return Client(args.server, name=args.name or user or _user(), tokens=tokens,
+                  codec=JSON if args.json_frames else MSGPACK, reconnect_for=reconnect_for, **_login(user))
+
+
+def _login(user: str | None, variable: str = "POLYGO_PASSWORD") -> dict[str, str]:
+    """The Client's login for `user`, its password from the environment (never a flag: a command
+    line is visible to every user of the machine)."""
+    if user is None:
+        return {}
+    password = os.environ.get(variable)
+    if not password:
+        raise UsageError(f"logging in as {user!r} needs its password in the environment variable {variable}")
+    return {"user": user, "password": password}
 
 
 def style_for(args: argparse.Namespace) -> Style:
@@ -177,10 +204,12 @@ async def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError("--bots takes 0 to 7")
     if args.join and args.bots:
         raise UsageError("--bots fills the seats of a room you create; it cannot be used with --join")
+    if args.seek and (args.join or args.bots):
+        raise UsageError("--seek waits for a room the server starts; it cannot be used with --join or --bots")
     if args.players is not None and args.bots and args.players < args.bots + 1:
         raise UsageError(f"--players {args.players} leaves no seat for you beside {args.bots} bots")
     # Read the settings (and any board file) first: a bad flag must not start a local server.
-    settings = None if args.join else settings_from(args, players=1 + args.bots if args.bots else None)
+    settings = None if args.join or args.seek else settings_from(args, players=1 + args.bots if args.bots else None)
     if settings is not None and args.seat is not None and not 0 <= args.seat < settings.players - settings.bots:
         raise UsageError(f"--seat {args.seat}: the bots sit in the last {settings.bots} seats; "
                          f"take one of 0 to {settings.players - settings.bots - 1}")
@@ -191,7 +220,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
         server = await start_local_server(args.server, home)
     try:
         async with client_for(args, reconnect_for=PLAY_RECONNECT_FOR) as client:
-            room = await _choose_room(client, args, settings)
+            room = await _sought_room(client, args.seek) if args.seek else await _choose_room(client, args, settings)
             await client.recent_chat(room)
             app = TerminalApp(client, room, style=style_for(args))
             result = await app.run()
@@ -200,6 +229,19 @@ async def cmd_play(args: argparse.Namespace) -> int:
         if server is not None:
             await stop_local_server(server)
     return 0
+
+
+async def _sought_room(client: Client, pool: str) -> str:
+    """Seek a game of `pool` and wait for the room the server starts; seated there."""
+    seeking = await client.seek(pool=pool)
+    rating = f" (your rating {seeking.rating})" if seeking.rating is not None else ""
+    print(f"seeking a{' rated' if seeking.rated else 'n unrated'} game of {pool}{rating}; Ctrl-C stops")
+    while True:
+        notice = await client.notices.get()
+        if isinstance(notice, Matched) and notice.via == "seek":
+            await client.sit(notice.room, notice.seat)
+            print(f"room {notice.room}: you play seat {notice.seat}")
+            return notice.room
 
 
 async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomSettings | None) -> str:
@@ -299,8 +341,18 @@ async def cmd_bot(args: argparse.Namespace) -> int:
     program = f"polygo-bot/{info or bot.name}"[:64]
     token_file = config.token_file or args.token_file
     tokens = TokenStore(token_file) if token_file else None
-    async with Client(config.server or args.server, name=name, tokens=tokens, program=program) as client:
+    user = args.user or config.user
+    finding = Finding(seek=tuple(args.seek) or config.seek, arena=args.arena or config.arena,
+                      challenges=args.challenges or config.challenges)
+    async with Client(config.server or args.server, name=user or name, tokens=tokens, program=program,
+                      **_login(user, config.password_env)) as client:
         runner = BotRunner(bot, client)
+        if finding.seek or finding.arena or finding.challenges:
+            if args.room:
+                raise UsageError("--room plays one room; --seek, --arena and --challenges find games")
+            await find_games(runner, finding, accept=config.accept, max_games=config.max_games,
+                             total=config.total_games)
+            return 0
         if args.room:
             view = await client.watch(args.room, args.invite)
             reason = config.accept.refusal(view.settings) or await bot.check_room(view.settings)
@@ -331,7 +383,19 @@ def bot_from(config: BotConfig) -> Bot:
     return bot
 
 
-COMMANDS = {"play": cmd_play, "watch": cmd_watch, "rooms": cmd_rooms, "export": cmd_export, "bot": cmd_bot}
+async def cmd_pools(args: argparse.Namespace) -> int:
+    async with client_for(args, remember=False) as client:
+        pools = await client.pools()
+    print(f"{'pool':<16} {'rules':<10} {'players':>7} {'board':<8} {'clock':<20} {'rated':<6} seeking  arena")
+    for pool in pools:
+        print(f"{pool['name']:<16} {pool['rules']:<10} {pool['players']:>7} {pool['board']:<8} {pool['clock']:<20} "
+              f"{'yes' if pool['rated'] else 'no':<6} {pool['seeking']:>7}  "
+              f"{pool['in_arena'] if pool['arena'] else '-'}")
+    return 0
+
+
+COMMANDS = {"play": cmd_play, "watch": cmd_watch, "rooms": cmd_rooms, "export": cmd_export, "bot": cmd_bot,
+            "pools": cmd_pools}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
