@@ -208,3 +208,25 @@ async def test_serve_keeps_within_the_limit(server):
         results = await asyncio.wait_for(asyncio.gather(*opponents), GUARD)
     assert played == 3 and bot.most == 1
     assert [r[room]["reason"] for r, room in zip(results, rooms)] == ["passes"] * 3
+
+
+async def test_serve_leaves_empty_rooms_alone(server):
+    from client_cli.bot_service import serve
+
+    class Passer(Bot):
+        name = "passer"
+
+        def choose_move(self, turn):
+            return "pass"
+
+    async with Client(server.url, name="host") as host:
+        empty = (await host.create(RoomSettings(rules="tromp-taylor", board="5x5"))).room
+        waiting = (await host.create(RoomSettings(rules="tromp-taylor", board="5x5"))).room
+        opponent = BotRunner(Passer(), host)
+        await opponent.join(waiting, 0)
+        playing = asyncio.create_task(opponent.run())
+        async with Client(server.url, name="picky") as client:
+            played = await asyncio.wait_for(serve(BotRunner(Passer(), client), total=1, poll=0.1), GUARD)
+        await asyncio.wait_for(playing, GUARD)
+        listed = {room["room"]: room for room in await host.list_rooms()}
+    assert played == 1 and listed[empty]["seats"] == [None, None]
