@@ -23,6 +23,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol import ProtocolError
+from protocol.messages import NAME_MAX
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -64,7 +65,10 @@ class Api:
             return await self._standings(match[1], query)
         match = PLAYER.fullmatch(path)
         if match:
-            return await self._player(unquote(match[1]))
+            name = unquote(match[1])
+            if len(name) > NAME_MAX or not name.isprintable():
+                return _missing(f"no registered player {name!r}")
+            return await self._player(name)
         match = GAME.fullmatch(path)
         if match:
             return await self._game(match[1], match[2])

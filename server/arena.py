@@ -114,6 +114,9 @@ class Arena:
             chosen = [free[key] for key in keys]
             try:
                 room = await self.hub.start_matched(pool.stored_settings(), [m.session for m in chosen])
+            except ProtocolError as exc:      # the server began to stop
+                log.info("arena %s: no more games: %s", pool_name, exc.message)
+                return
             except Exception:
                 log.exception("arena %s: a room could not be started", pool_name)
                 continue

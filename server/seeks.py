@@ -142,6 +142,11 @@ class Seeks:
     async def _start(self, chosen: list[Waiting]) -> None:
         try:
             room = await self.hub.start_matched(chosen[0].settings, [w.session for w in chosen])
+        except ProtocolError as exc:        # the server began to stop
+            log.info("a room for %d seekers was not started: %s", len(chosen), exc.message)
+            for waiting in chosen:
+                waiting.conn.send(Error(code=exc.code.value, message=exc.message, ref="seek"))
+            return
         except Exception:
             log.exception("a room for %d seekers could not be started", len(chosen))
             for waiting in chosen:

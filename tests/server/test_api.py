@@ -63,3 +63,9 @@ async def test_pools_standings_players_and_games_over_http(server, players):
     for path in ("/api/pools/nope/standings", "/api/players/nobody", "/api/games/nope.json", "/api/else"):
         status, _, body = await fetch(server.port, path)
         assert status == 404 and json.loads(body)["error"] == "not-found", path
+
+
+async def test_odd_player_names_answer_404(server):
+    for path in ("/api/players/%00", "/api/players/" + "x" * 40, "/api/players/a%0Ab"):
+        status, _, body = await fetch(server.port, path)
+        assert status == 404 and json.loads(body)["error"] == "not-found", path
