@@ -64,6 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where session tokens are kept (default $POLYGO_HOME/sessions.json)")
         p.add_argument("--json-frames", action="store_true", help="JSON text frames instead of msgpack")
 
+    def login(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--user", help="log in as this registered user (its password in POLYGO_PASSWORD; "
+                                      "registered on first use): rated pools and arenas need one")
+
     def room_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--rules", help="ruleset: kee, lasker-maas, tromp-taylor, chinese, ...")
         p.add_argument("--board", help="19, 9x9, 7x5, torus:9x9, a shipped graph (hex5) or a JSON file")
@@ -91,8 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--no-local-server", action="store_true",
                       help="never start a local server when none answers")
     play.add_argument("--seek", metavar="POOL", help="wait for a game of this pool (polygo pools lists them)")
-    play.add_argument("--user", help="log in as this registered user (its password in POLYGO_PASSWORD; "
-                                     "registered on first use): rated pools need one")
+    login(play)
 
     watch = sub.add_parser("watch", help="watch a room as a spectator")
     common(watch)
@@ -127,8 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--seek", metavar="POOL", action="append", default=[],
                      help="seek games of this pool, one at a time (repeat for several pools, sought in turn)")
     bot.add_argument("--challenges", action="store_true", help="accept challenges (by the config's filters)")
-    bot.add_argument("--user", help="log in as this registered user (its password in POLYGO_PASSWORD; "
-                                    "registered on first use): rated pools and arenas need one")
+    login(bot)
 
     pools = sub.add_parser("pools", help="list the server's pools (what --seek and --arena name)")
     common(pools)
