@@ -236,7 +236,8 @@ async def cmd_play(args: argparse.Namespace) -> int:
 async def _sought_room(client: Client, pool: str) -> str:
     """Seek a game of `pool` and wait for the room the server starts; seated there."""
     seeking = await client.seek(pool=pool)
-    rating = f" (your rating {seeking.rating})" if seeking.rating is not None else ""
+    mark = "?" if seeking.provisional else ""
+    rating = f" (your rating {seeking.rating}{mark})" if seeking.rating is not None else ""
     print(f"seeking a{' rated' if seeking.rated else 'n unrated'} game of {pool}{rating}; Ctrl-C stops")
     while True:
         notice = await client.notices.get()

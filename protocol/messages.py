@@ -504,6 +504,7 @@ class Seeking(ServerMessage, tag="seeking"):
     pool: str | None = None
     rated: bool = False
     rating: int | None = None
+    provisional: bool | None = None
 
 
 class Matched(ServerMessage, tag="matched"):

@@ -432,9 +432,12 @@ class Pools(Message, tag="pools", kw_only=True):
 
 
 class Seeking(Message, tag="seeking", kw_only=True):
+    """`rating`: the seeker's displayed rating in the pool, `provisional` while it is uncertain."""
+
     pool: str | None = None
     rated: bool
     rating: int | None = None
+    provisional: bool | None = None
 
 
 class Matched(Message, tag="matched", kw_only=True):

@@ -72,7 +72,7 @@ class Seeks:
             raise ProtocolError(ErrorCode.BAD_FIELD, "seek needs exactly one of pool and settings", field="pool")
         if session.token in self._by_token:
             raise ProtocolError(ErrorCode.ALREADY_SEEKING, "you are seeking a game already; unseek first")
-        rating = None
+        rating = provisional = None
         if pool_name is not None:
             pool = self.hub.pool(pool_name)
             if pool.rated and session.user is None:
@@ -81,7 +81,8 @@ class Seeks:
             stored, group = pool.stored_settings(), pool.name
             counts: list[int] = []
             if session.user is not None:
-                rating = (await self.hub.pool_queries.rating(pool.name, session.user)).display
+                current = await self.hub.pool_queries.rating(pool.name, session.user)
+                rating, provisional = current.display, current.provisional
                 counts = (await self.hub.pool_queries.seat_counts(pool.name, [session.user])).get(session.user, [])
         else:
             try:
@@ -102,7 +103,7 @@ class Seeks:
         self.run(group)
         if self._ticker is None:
             self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="seeks")
-        return Seeking(pool=pool_name, rated=bool(stored.get("rated")), rating=rating)
+        return Seeking(pool=pool_name, rated=bool(stored.get("rated")), rating=rating, provisional=provisional)
 
     def cancel(self, session: Session) -> None:
         if not self._drop(session.token):

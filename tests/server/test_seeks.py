@@ -35,7 +35,7 @@ async def test_three_seekers_of_kee_3p_hex5_get_one_started_room(players):
     ann, bob, cy = await registered(players, ["ann", "bob", "cy"])
     for client in (ann, bob):
         reply = await client.ok("seek", pool="kee-3p-hex5")
-        assert reply == {"type": "seeking", "pool": "kee-3p-hex5", "rated": True, "rating": 1000}
+        assert reply == {"type": "seeking", "pool": "kee-3p-hex5", "rated": True, "rating": 1000, "provisional": True}
     await cy.ok("seek", pool="kee-3p-hex5")
     found = [await matched(c) for c in (ann, bob, cy)]
     assert len({m["room"] for m in found}) == 1
