@@ -42,7 +42,7 @@ async def find_games(runner: BotRunner, finding: Finding, *, accept: Accept = Ac
     """Play the games found until `total` have been played (0: for ever); the number played."""
     client = runner.client
     active: dict[asyncio.Task[dict[str, Any] | None], str] = {}
-    played, hellos, seeking, turn, in_arena = 0, -1, False, 0, False
+    played, generation, seeking, turn, in_arena = 0, -1, False, 0, False
     async with runner:
         try:
             while True:
@@ -55,8 +55,8 @@ async def find_games(runner: BotRunner, finding: Finding, *, accept: Accept = Ac
                 if total:
                     free = min(free, total - played - len(active))
                 arena = finding.arena is not None and not (total and played + len(active) >= total)
-                if client.hellos != hellos:     # a new connection: what ended with the old one is said again
-                    hellos, seeking, in_arena = client.hellos, False, False
+                if client.generation != generation:     # what ended with a connection is said again
+                    generation, seeking, in_arena = client.generation, False, False
                     if finding.challenges:
                         for challenge in await client.challenges():
                             await _answer(runner, accept, challenge, free > 0)

@@ -76,6 +76,9 @@ NODE_ATTEMPTS = 3
 """Tries at a node's path (backing off) before its rooms are asked for at home again."""
 
 CLUSTER_CODES = ("moved", "unavailable")
+
+FINDING = (Seek, Unseek, Challenge, ChallengeReply, ListChallenges, Arena)
+"""Requests a cluster serves at the node that finds games (a `moved` names it), not at a room's."""
 """Refusals that say where or when to ask again, not that the request was wrong (protocol 3)."""
 
 
@@ -157,9 +160,10 @@ class Client:
         self.notices: asyncio.Queue[Matched | ChallengeState] = asyncio.Queue()
         """What the server sends unasked about finding games: a room started for a seek, a
         challenge or the arena (`Matched`), a challenge's change (`ChallengeState`)."""
-        self.hellos = 0
-        """Hellos said on the home connection: seeks and arena membership end with a connection,
-        so a client that sees this grow says them again."""
+        self.generation = 0
+        """Grows with every hello and with the loss of the finder's connection: seeks and arena
+        membership end with a connection, so a client that sees this grow says them again."""
+        self._finder: str | None = None   # cluster: the node that finds games, after a `moved` to it
         self._links: dict[str, Link] = {}
         self._where: dict[str, str] = {}     # room -> the url of the node serving it, after a `moved`
         self._closing = False
@@ -229,7 +233,7 @@ class Client:
             reply = await conn.request(Hello(protocol=PROTOCOL_VERSION, name=self.name, client=self.program))
         assert isinstance(reply, Welcome)
         self.welcome = reply
-        self.hellos += 1
+        self.generation += 1
         self.held.update((entry["room"], entry["seat"]) for entry in reply.seats)
         self.token = reply.token
         self.name = reply.name
@@ -262,10 +266,11 @@ class Client:
         and follows `moved` and `unavailable` instead of failing at once."""
         deadline = time.monotonic() + self.reconnect_for
         room = getattr(message, "room", None)
+        finding = isinstance(message, FINDING)
         while True:
             if self._closing:                # no connection is opened for a closed client
                 raise ConnectionFailed("the client is closed")
-            url = self.url_of(room) if room else self.home
+            url = self.url_of(room) if room else (self._finder or self.home) if finding else self.home
             link = await self._link(url, deadline)
             if link.failed:                  # that node's path is gone: its rooms are asked at home
                 continue
@@ -279,6 +284,10 @@ class Client:
             except ServerRefused as refused:
                 if refused.code not in CLUSTER_CODES or self._closing or time.monotonic() > deadline:
                     raise
+                if finding and refused.code == "moved":
+                    finder = urljoin(self.home, refused.url or "/")
+                    self._finder = None if finder == self.home else finder
+                    continue
                 await self._follow(refused, room)
 
     async def _follow(self, refused: ServerRefused, room: str | None) -> None:
@@ -327,6 +336,9 @@ class Client:
         link.ready.set()                 # wakes its waiters, who ask home instead
         if self._links.get(link.url) is link:
             del self._links[link.url]
+        if link.url == self._finder:     # its seeks and arena membership are gone with it
+            self._finder = None
+            self.generation += 1
         rooms = [room for room, url in self._where.items() if url == link.url]
         for room in rooms:
             del self._where[room]

@@ -77,6 +77,12 @@ class Arena:
                 if member.conn is conn:
                     del members[key]
 
+    def forget_all(self) -> set[Connection]:
+        """Drop every member (this node no longer finds games); their connections."""
+        conns = {member.conn for members in self._members.values() for member in members.values()}
+        self._members.clear()
+        return conns
+
     def ended(self, room: str) -> None:
         """A game ended: an arena game's players are free again."""
         playing = self._playing.pop(room, None)

@@ -185,6 +185,16 @@ class Challenges:
                 if conn is not skip and not conn.closed:
                     conn.send(message)
 
+    def forget_all(self) -> set[Connection]:
+        """Drop every challenge and listener (this node no longer finds games); their connections."""
+        conns = {conn for listeners in self._listeners.values() for conn in listeners}
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        self.open.clear()
+        self._listeners.clear()
+        return conns
+
     def close(self) -> None:
         for timer in self._timers.values():
             timer.cancel()

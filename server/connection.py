@@ -288,23 +288,29 @@ class Connection:
         return Pools(pools=self.hub.pool_list())
 
     async def _seek(self, m: Seek) -> ServerMessage:
+        self.hub.finding_here()
         return await self.hub.seeks.seek(self, self.session, m.pool, m.settings)
 
     async def _unseek(self, m: Unseek) -> ServerMessage:
+        self.hub.finding_here()
         self.hub.seeks.cancel(self.session)
         return Ok(ref="unseek")
 
     async def _challenge(self, m: Challenge) -> ServerMessage:
+        self.hub.finding_here()
         return await self.hub.challenges.create(self, self.session, m.players, m.pool, m.settings)
 
     async def _challenge_reply(self, m: ChallengeReply) -> ServerMessage:
+        self.hub.finding_here()
         self.hub.challenges.reply(self, self.session, m.challenge, m.accept)
         return Ok(ref="challenge_reply")
 
     async def _challenges(self, m: ListChallenges) -> ServerMessage:
+        self.hub.finding_here()
         return Challenges(challenges=self.hub.challenges.listen(self, self.session))
 
     async def _arena(self, m: Arena) -> ServerMessage:
+        self.hub.finding_here()
         if m.join:
             self.hub.arena.join(self, self.session, m.pool)
         else:

@@ -23,6 +23,7 @@ from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, Room
 from .arena import Arena
 from .challenges import Challenges
 from .cluster import Cluster
+from .finder import Finder
 from .config import Config
 from .frames import frame
 from .games import SettingsError, effective_options, effective_settings, normalize, replay
@@ -88,6 +89,7 @@ class Hub:
         self.seeks = Seeks(self)
         self.challenges = Challenges(self, lambda: code(10))
         self.arena = Arena(self)
+        self.finder: Finder | None = None if self.cluster is None else Finder(self)
 
     # -- start and stop ----------------------------------------------------------------------------
 
@@ -97,6 +99,8 @@ class Hub:
         if self.cluster is not None:
             await self.cluster.sweep()
             self.cluster.start()
+            await self.finder.ask()
+            self.finder.start()
             return len(self.rooms)
         for row in await self.store.unfinished_rooms():
             await self.adopt(row)
@@ -141,6 +145,7 @@ class Hub:
     async def close(self) -> None:
         if self.cluster is not None:
             self.cluster.stop()
+            self.finder.stop()
         for timer in [*self._evictions.values(), *self._expiries.values()]:
             timer.cancel()
         self._evictions.clear()
@@ -215,6 +220,12 @@ class Hub:
         self.arena.ended(room.id)
 
     # -- pools, ratings and rooms the server starts (seeks, challenges, the arena) -----------------------
+
+    def finding_here(self) -> None:
+        """Nothing on a single server, or on the node that finds games for a cluster; else the
+        refusal (`moved`, `unavailable`) that sends the client to it (finder.py)."""
+        if self.finder is not None:
+            self.finder.check()
 
     def pool(self, name: str) -> Pool:
         """The pool named `name`, or the error a client gets for an unknown one."""

@@ -130,6 +130,9 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " mu_before double precision NOT NULL, sigma_before double precision NOT NULL,"
         " mu double precision NOT NULL, sigma double precision NOT NULL, PRIMARY KEY (room_id, seat))",
         "CREATE INDEX rating_changes_by_player ON rating_changes (player, pool)",
+        # the node that finds games for the cluster (finder.py): one row, a lease like a room's
+        'CREATE TABLE finder (id integer PRIMARY KEY CHECK (id = 1), node_id text COLLATE "C" NOT NULL,'
+        " epoch bigint NOT NULL)",
     ),
 )
 

@@ -115,6 +115,13 @@ class Seeks:
             if waiting.conn is conn:
                 self._drop(token)
 
+    def forget_all(self) -> set[Connection]:
+        """Drop every seek (this node no longer finds games); the seekers' connections."""
+        conns = {waiting.conn for waiting in self._by_token.values()}
+        self.groups.clear()
+        self._by_token.clear()
+        return conns
+
     def _drop(self, token: str) -> bool:
         waiting = self._by_token.pop(token, None)
         if waiting is None:

@@ -189,6 +189,11 @@ class Store:
         return cls(db, group_window, max_batch)
 
     @property
+    def epoch(self) -> int:
+        """Cluster mode: this node's epoch (the lease's generation its writes are fenced by)."""
+        return self._db.epoch
+
+    @property
     def pending(self) -> int:
         """Writes waiting for the next group commit."""
         return len(self._pending)
