@@ -19,11 +19,12 @@ import json
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
 from gorules import Board, Game, GoRulesError
-from protocol import JSON, MSGPACK, Matched, RoomSettings, engine_options
+from protocol import JSON, MSGPACK, ChallengeState, Matched, RoomSettings, engine_options
 
 from client_cli.bot_config import BotConfig, read_config
 from client_cli.bot_service import serve
@@ -95,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--no-local-server", action="store_true",
                       help="never start a local server when none answers")
     play.add_argument("--seek", metavar="POOL", help="wait for a game of this pool (polygo pools lists them)")
+    play.add_argument("--challenge", metavar="NAME", action="append", default=[],
+                      help="invite this registered player (repeat for each other seat) to a game of --pool, "
+                           "or of the room options (unrated); the game starts when all accept")
+    play.add_argument("--pool", help="with --challenge: the pool of the game (rated if the pool is)")
+    play.add_argument("--accept", metavar="CHALLENGE", help="accept this challenge (polygo challenges lists them) "
+                                                            "and play its game")
     login(play)
 
     watch = sub.add_parser("watch", help="watch a room as a spectator")
@@ -134,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     pools = sub.add_parser("pools", help="list the server's pools (what --seek and --arena name)")
     common(pools)
+
+    challenges = sub.add_parser("challenges", help="list the standing challenges to and from you")
+    common(challenges)
+    login(challenges)
+    challenges.add_argument("--decline", metavar="CHALLENGE", help="decline this challenge (or withdraw your own)")
     return parser
 
 
@@ -206,12 +218,19 @@ async def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError("--bots takes 0 to 7")
     if args.join and args.bots:
         raise UsageError("--bots fills the seats of a room you create; it cannot be used with --join")
-    if args.seek and (args.join or args.bots):
-        raise UsageError("--seek waits for a room the server starts; it cannot be used with --join or --bots")
+    finding = [flag for flag, value in (("--seek", args.seek), ("--challenge", args.challenge),
+                                        ("--accept", args.accept)) if value]
+    if len(finding) > 1 or (finding and (args.join or args.bots)):
+        raise UsageError(f"{' and '.join(finding) or '--seek'} wait for a room the server starts: use one, "
+                         f"without --join or --bots")
+    if args.pool and not args.challenge:
+        raise UsageError("--pool names the pool of a --challenge")
     if args.players is not None and args.bots and args.players < args.bots + 1:
         raise UsageError(f"--players {args.players} leaves no seat for you beside {args.bots} bots")
     # Read the settings (and any board file) first: a bad flag must not start a local server.
-    settings = None if args.join or args.seek else settings_from(args, players=1 + args.bots if args.bots else None)
+    found = args.seek or args.accept or (args.challenge and args.pool)
+    seats = 1 + args.bots if args.bots else 1 + len(args.challenge) if args.challenge else None
+    settings = None if args.join or found else settings_from(args, players=seats)
     if settings is not None and args.seat is not None and not 0 <= args.seat < settings.players - settings.bots:
         raise UsageError(f"--seat {args.seat}: the bots sit in the last {settings.bots} seats; "
                          f"take one of 0 to {settings.players - settings.bots - 1}")
@@ -222,7 +241,12 @@ async def cmd_play(args: argparse.Namespace) -> int:
         server = await start_local_server(args.server, home)
     try:
         async with client_for(args, reconnect_for=PLAY_RECONNECT_FOR) as client:
-            room = await _sought_room(client, args.seek) if args.seek else await _choose_room(client, args, settings)
+            if args.seek:
+                room = await _sought_room(client, args.seek)
+            elif args.challenge or args.accept:
+                room = await _challenge_room(client, args, settings)
+            else:
+                room = await _choose_room(client, args, settings)
             await client.recent_chat(room)
             app = TerminalApp(client, room, style=style_for(args))
             result = await app.run()
@@ -245,6 +269,29 @@ async def _sought_room(client: Client, pool: str) -> str:
             await client.sit(notice.room, notice.seat)
             print(f"room {notice.room}: you play seat {notice.seat}")
             return notice.room
+
+
+async def _challenge_room(client: Client, args: argparse.Namespace, settings: RoomSettings | None) -> str:
+    """Challenge (or accept a challenge) and wait for the room it starts; seated there."""
+    if args.accept:
+        ident = args.accept
+        await client.challenges()              # this connection hears how the challenge goes
+        await client.challenge_reply(ident, True)
+        print(f"challenge {ident} accepted; waiting for the others' answers")
+    else:
+        made = await client.challenge(args.challenge, pool=args.pool, settings=None if args.pool else settings)
+        ident = made["id"]
+        kind = f"a{' rated' if made['rated'] else 'n unrated'} game" + (f" of {made['pool']}" if made["pool"] else "")
+        print(f"challenged {', '.join(args.challenge)} to {kind} (challenge {ident}); waiting for their answers")
+    while True:
+        notice = await client.notices.get()
+        if isinstance(notice, Matched) and notice.challenge == ident:
+            await client.sit(notice.room, notice.seat)
+            print(f"room {notice.room}: you play seat {notice.seat}")
+            return notice.room
+        if isinstance(notice, ChallengeState) and notice.challenge["id"] == ident \
+                and notice.challenge["status"] not in ("open", "started"):
+            raise ServerRefused(f"challenge {ident} is {notice.challenge['status']}", code="challenge-closed")
 
 
 async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomSettings | None) -> str:
@@ -397,8 +444,26 @@ async def cmd_pools(args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_challenges(args: argparse.Namespace) -> int:
+    async with client_for(args) as client:
+        if args.decline:
+            await client.challenge_reply(args.decline, False)
+            print(f"challenge {args.decline} declined")
+            return 0
+        standing = await client.challenges()
+    if not standing:
+        print("no standing challenges")
+    for challenge in standing:
+        game = challenge["pool"] or f"{challenge['settings']['rules']} {challenge['settings']['board']}"
+        answers = ", ".join(f"{p['name']}{' (accepted)' if p['accepted'] else ''}" for p in challenge["players"])
+        left = max(0, round(challenge["expires"] - time.time()))
+        print(f"{challenge['id']}  from {challenge['by']} to {answers}: {game}, "
+              f"{'rated' if challenge['rated'] else 'unrated'}, {left} s left")
+    return 0
+
+
 COMMANDS = {"play": cmd_play, "watch": cmd_watch, "rooms": cmd_rooms, "export": cmd_export, "bot": cmd_bot,
-            "pools": cmd_pools}
+            "pools": cmd_pools, "challenges": cmd_challenges}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,9 +28,8 @@ async def test_play_seek_puts_the_terminal_player_in_the_room_found(server, tmp_
         matched = await asyncio.wait_for(bob.notices.get(), 10)
         assert isinstance(matched, Matched)
         await bob.sit(matched.room, matched.seat)
-        seat = int((await asyncio.to_thread(term.wait_for, rf"room {matched.room}: you play seat (\d)")).group(1))
-        assert seat == 1 - matched.seat
-        if seat == 1:
+        await asyncio.to_thread(term.wait_for, rf"room {matched.room} +chinese +9x9")
+        if matched.seat == 0:             # the terminal player is White
             await bob.move(matched.room, "E5")
         await asyncio.to_thread(term.wait_for, r"YOUR TURN")
         term.type("c3")
@@ -40,5 +39,27 @@ async def test_play_seek_puts_the_terminal_player_in_the_room_found(server, tmp_
                 break
             await asyncio.sleep(0.05)
         assert [play.move for play in view.game.history][-1] == "C3"
+        term.type("quit")
+        await asyncio.to_thread(term.wait_for, r"EXIT=0")
+
+
+async def test_play_challenge_and_accept_in_two_terminals(server, tmp_path, tmux):
+    """`polygo play --challenge bob --pool chinese-9x9` and, at bob's terminal, `polygo challenges`
+    then `polygo play --accept ID`: both are put in the room the challenge starts."""
+    homes = {name: dict(os.environ, POLYGO_HOME=str(tmp_path / name), NO_COLOR="1", POLYGO_PASSWORD=f"pw-{name}")
+             for name in ("ann", "bob")}
+    async with Client(server.url, name="bob", user="bob", password="pw-bob"):
+        pass                                            # bob is registered
+    ann = tmux([*POLYGO, "play", "--challenge", "bob", "--pool", "chinese-9x9", "--user", "ann",
+                "--server", server.url], homes["ann"])
+    ident = (await asyncio.to_thread(ann.wait_for, r"\(challenge (\S+)\); waiting")).group(1)
+    listing = await asyncio.create_subprocess_exec(*POLYGO, "challenges", "--user", "bob", "--server", server.url,
+                                                   env=homes["bob"], stdout=asyncio.subprocess.PIPE)
+    out, _ = await listing.communicate()
+    assert f"{ident}  from ann to bob: chinese-9x9, rated" in out.decode()
+    bob = tmux([*POLYGO, "play", "--accept", ident, "--user", "bob", "--server", server.url], homes["bob"])
+    room = (await asyncio.to_thread(bob.wait_for, r"room (\S+) +chinese +9x9")).group(1)
+    await asyncio.to_thread(ann.wait_for, rf"room {room} +chinese +9x9")
+    for term in (ann, bob):
         term.type("quit")
         await asyncio.to_thread(term.wait_for, r"EXIT=0")
