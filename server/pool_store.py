@@ -67,6 +67,12 @@ class PoolQueries:
             seats[seat] = n
         return counts
 
+    async def pool_games(self, pool: str, limit: int) -> list[str]:
+        """The rooms of the pool's latest rated games, the latest first."""
+        rows = await self.store.query("SELECT room_id FROM rated_games WHERE pool = ? ORDER BY seq DESC LIMIT ?",
+                                      (pool, limit))
+        return [room for (room,) in rows]
+
     async def recent_games(self, player: str, limit: int = 20) -> list[str]:
         """The rooms of the player's latest finished games (rated or not), the latest first."""
         rows = await self.store.query(

@@ -73,6 +73,7 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX ratings_by_player ON ratings (player)",
         "CREATE TABLE rated_games (seq INTEGER PRIMARY KEY, room_id TEXT NOT NULL UNIQUE,"
         " pool TEXT NOT NULL, finished_at REAL NOT NULL)",
+        "CREATE INDEX rated_games_by_pool ON rated_games (pool, seq)",
         "CREATE TABLE rating_changes (room_id TEXT NOT NULL, seat INTEGER NOT NULL, pool TEXT NOT NULL,"
         " player TEXT NOT NULL, rank INTEGER NOT NULL, mu_before REAL NOT NULL, sigma_before REAL NOT NULL,"
         " mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (room_id, seat)) WITHOUT ROWID",
@@ -125,6 +126,7 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE rated_games (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
         ' room_id text COLLATE "C" NOT NULL UNIQUE, pool text COLLATE "C" NOT NULL,'
         " finished_at double precision NOT NULL)",
+        "CREATE INDEX rated_games_by_pool ON rated_games (pool, seq)",
         'CREATE TABLE rating_changes (room_id text COLLATE "C" NOT NULL, seat bigint NOT NULL,'
         ' pool text COLLATE "C" NOT NULL, player text COLLATE "C" NOT NULL, rank bigint NOT NULL,'
         " mu_before double precision NOT NULL, sigma_before double precision NOT NULL,"

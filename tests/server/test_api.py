@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import urllib.error
 import urllib.request
+import zipfile
 
+from server.matching import Window
 from tests.server.test_seeks import matched, registered
 
 
@@ -69,3 +72,31 @@ async def test_odd_player_names_answer_404(server):
     for path in ("/api/players/%00", "/api/players/" + "x" * 40, "/api/players/a%0Ab"):
         status, _, body = await fetch(server.port, path)
         assert status == 404 and json.loads(body)["error"] == "not-found", path
+
+
+async def test_a_pool_s_rated_games_come_in_one_archive(server, players):
+    server.hub.seeks.window = Window(start=10_000)      # the players' ratings part after their first game
+    ann, bob = await registered(players, ["ann", "bob"])
+    rooms = []
+    for _ in range(2):
+        for client in (ann, bob):
+            await client.ok("seek", pool="chinese-9x9")
+        told = {c: await matched(c) for c in (ann, bob)}
+        by_seat = {m["seat"]: c for c, m in told.items()}
+        room = told[ann]["room"]
+        rooms.append(room)
+        for client in (ann, bob):
+            await client.ok("sit", room=room)
+        await by_seat[0].ok("move", room=room, move="E5", seq=1)
+        await by_seat[1].ok("move", room=room, move="C3", seq=1)
+        await by_seat[1].ok("move", room=room, move="resign", seq=2)
+    for _ in range(100):
+        status, headers, body = await fetch(server.port, "/api/pools/chinese-9x9/games.zip")
+        names = sorted(zipfile.ZipFile(io.BytesIO(body)).namelist())
+        if len(names) == 4:
+            break
+        await asyncio.sleep(0.02)
+    assert status == 200 and headers["Content-Type"] == "application/zip"
+    assert names == sorted(f"chinese-9x9/{room}.{ext}" for room in rooms for ext in ("json", "sgf"))
+    status, _, _ = await fetch(server.port, "/api/pools/chinese-9x9/games.zip?limit=x")
+    assert status == 400
