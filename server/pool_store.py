@@ -7,6 +7,7 @@ transaction (`Store.run_step`), like the live update it must agree with (`rating
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,12 +74,32 @@ class PoolQueries:
                                       (pool, limit))
         return [room for (room,) in rows]
 
-    async def recent_games(self, player: str, limit: int = 20) -> list[str]:
-        """The rooms of the player's latest finished games (rated or not), the latest first."""
+    async def recent_games(self, player: str, limit: int = 20) -> list[dict[str, Any]]:
+        """The player's latest finished games in public rooms (rated or not), the latest first:
+        the room, its pool and rules, the player's seat and place, every seat's name, the result's
+        reason, when it ended, and where its record is."""
         rows = await self.store.query(
-            'SELECT s.room_id FROM seats s JOIN sessions x ON x.token = s.token JOIN results f ON f.room_id = s.room_id'
-            ' WHERE x."user" = ? ORDER BY f.finished_at DESC LIMIT ?', (player, limit))
-        return [room for (room,) in rows]
+            "SELECT s.room_id, s.seat, f.body, f.finished_at, r.settings FROM seats s"
+            " JOIN sessions x ON x.token = s.token JOIN results f ON f.room_id = s.room_id"
+            ' JOIN rooms r ON r.room_id = s.room_id WHERE x."user" = ? AND r.invite IS NULL'
+            " ORDER BY f.finished_at DESC, s.room_id LIMIT ?", (player, limit))
+        if not rows:
+            return []
+        marks = ", ".join("?" * len(rows))
+        names: dict[str, dict[int, str | None]] = {}
+        for room, seat, name in await self.store.query(
+                f"SELECT s.room_id, s.seat, x.name FROM seats s LEFT JOIN sessions x ON x.token = s.token"
+                f" WHERE s.room_id IN ({marks})", tuple(row[0] for row in rows)):
+            names.setdefault(room, {})[seat] = name
+        games = []
+        for room, seat, body, at, settings_text in rows:
+            result, settings = json.loads(body), json.loads(settings_text)
+            seats = names.get(room, {})
+            games.append({"room": room, "pool": settings.get("pool"), "rules": settings.get("rules"),
+                          "seat": seat, "place": result["ranking"][seat], "reason": result["reason"],
+                          "seats": [seats.get(i) for i in range(settings["players"])], "finished": at,
+                          "record": f"/api/games/{room}.json"})
+        return games
 
     async def rebuild(self, write: bool = True) -> "Rebuilt":
         """Recompute every rating from the rated games in order and (with `write`) write them

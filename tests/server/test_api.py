@@ -55,7 +55,10 @@ async def test_pools_standings_players_and_games_over_http(server, players):
     status, _, body = await fetch(server.port, f"/api/players/{white}")
     profile = json.loads(body)
     assert status == 200 and profile["ratings"]["chinese-9x9"]["games"] == 1
-    assert profile["history"][0]["room"] == room and profile["recent"] == [room]
+    assert profile["history"][0]["room"] == room
+    [recent] = profile["recent"]
+    assert (recent["room"], recent["pool"], recent["place"], recent["reason"]) == (room, "chinese-9x9", 1, "resignation")
+    assert set(recent["seats"]) == {"ann", "bob"} and recent["record"] == f"/api/games/{room}.json"
 
     status, headers, body = await fetch(server.port, f"/api/games/{room}.json")
     assert status == 200 and json.loads(body)["result"]["reason"] == "resignation"
@@ -100,3 +103,16 @@ async def test_a_pool_s_rated_games_come_in_one_archive(server, players):
     assert names == sorted(f"chinese-9x9/{room}.{ext}" for room in rooms for ext in ("json", "sgf"))
     status, _, _ = await fetch(server.port, "/api/pools/chinese-9x9/games.zip?limit=x")
     assert status == 400
+
+
+async def test_a_private_room_s_game_stays_out_of_a_profile(server, players):
+    ann, bob = await registered(players, ["ann", "bob"])
+    created = await ann.ok("create", settings={"rules": "chinese", "board": "9x9", "private": True})
+    room, invite = created["room"], created["invite"]
+    await ann.ok("sit", room=room, seat=0)
+    await bob.ok("sit", room=room, seat=1, invite=invite)
+    await ann.ok("move", room=room, move="resign", seq=1)
+    status, _, body = await fetch(server.port, "/api/players/ann")
+    assert status == 200 and json.loads(body)["recent"] == []
+    status, _, _ = await fetch(server.port, f"/api/games/{room}.json")
+    assert status == 404
