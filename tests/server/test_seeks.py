@@ -6,14 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from server.matching import Window
 from server.ratings import MODEL
 
 WAIT = 5.0
-
-KEE3 = {"rules": "kee", "board": "hex5", "players": 3}
 
 
 async def registered(players, names: list[str]) -> list:
