@@ -230,3 +230,16 @@ async def test_serve_leaves_empty_rooms_alone(server):
         await asyncio.wait_for(playing, GUARD)
         listed = {room["room"]: room for room in await host.list_rooms()}
     assert played == 1 and listed[empty]["seats"] == [None, None]
+
+
+def test_the_find_table_and_the_pool_filters():
+    config = parse_config({"engine": {"builtin": True}, "user": "mybot", "find": {"seek": ["chinese-9x9"],
+                           "arena": "arena-9x9", "challenges": True},
+                           "accept": {"pools": ["chinese-9x9"], "rated": "rated"}})
+    assert (config.seek, config.arena, config.challenges, config.user) == (("chinese-9x9",), "arena-9x9", True, "mybot")
+    assert config.accept.refusal({"pool": "chinese-9x9", "rated": True, "board": "9x9"}) is None
+    assert "pool kee-3p-hex5 is not one of" in config.accept.refusal({"pool": "kee-3p-hex5", "rated": True})
+    assert "only rated games" in config.accept.refusal({"pool": "chinese-9x9", "rated": False})
+    with pytest.raises(BotConfigError) as refused:
+        parse_config({"engine": {"builtin": True}, "find": {"arena": 3, "odd": 1}, "accept": {"rated": "maybe"}})
+    assert {p.split(":")[0] for p in refused.value.problems} == {"find.arena", "find.odd", "accept.rated"}
