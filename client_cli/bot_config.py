@@ -206,7 +206,8 @@ def parse_config(data: dict[str, Any], path: Path = Path("bot.toml")) -> BotConf
     values["token_file"] = None if token_file is None else Path(token_file).expanduser()
     tables = {name: _Reader(top.take(name, dict, {}, hint="a table"), f"{name}.", problems)
               for name in ("engine", "accept", "games", "chat", "policy", "find")}
-    values["user"] = top.take("user", str, None, check=lambda v: None if 1 <= len(v) <= 32 else "expected 1 to 32 characters")
+    values["user"] = top.take("user", str, None,
+                              check=lambda v: None if 1 <= len(v) <= 32 else "expected 1 to 32 characters")
     values["password_env"] = top.take("password_env", str, "POLYGO_PASSWORD")
     top.finish()
     engine, accept, games, chat, policy, find = (tables[n] for n in ("engine", "accept", "games", "chat", "policy",

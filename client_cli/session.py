@@ -144,9 +144,9 @@ class Client:
                  tokens: TokenStore | None = None, profile: str | None = None, codec: str = MSGPACK,
                  program: str = "polygo", reconnect_for: float = RECONNECT_FOR,
                  user: str | None = None, password: str | None = None) -> None:
-        self.home = url
+        self.home = url                # where requests go that no `moved` sent elsewhere
         self.login = None if user is None or password is None else (user, password)
-        """A registered account to log in as (registered on first use), for rated pools and the arena."""                # where requests go that no `moved` sent elsewhere
+        """A registered account to log in as (registered on first use), for rated pools and the arena."""
         self.name = name
         self.codec = codec
         self.program = program

@@ -58,8 +58,8 @@ class Arena:
     def join(self, conn: Connection, session: Session, pool_name: str) -> None:
         pool = self.hub.pool(pool_name)
         if not pool.arena:
-            raise ProtocolError(ErrorCode.NO_SUCH_POOL, f"pool {pool.name!r} has no arena; the arenas are "
-                                                        f"{', '.join(sorted(p for p, v in self.hub.pools.items() if v.arena))}",
+            arenas = ", ".join(sorted(name for name, other in self.hub.pools.items() if other.arena))
+            raise ProtocolError(ErrorCode.NO_SUCH_POOL, f"pool {pool.name!r} has no arena; the arenas are {arenas}",
                                 field="pool")
         if pool.rated and session.user is None:
             raise ProtocolError(ErrorCode.NOT_REGISTERED, f"arena {pool.name!r} is rated: register or log in "

@@ -115,10 +115,10 @@ class PostgresDatabase:
     async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]],
                           steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]] = ()) -> None:
         """Run each (sql, rows) with executemany inside one transaction, then each step (a
-        generator that yields a statement and receives its rows, under `STEPS_LOCK`); all or nothing. In cluster
-        mode the lease is renewed first, and Fenced (nothing committed) if it is gone. A writer
-        connection lost in an earlier batch is replaced first (that batch failed as a whole), and
-        takes the node's lock again: Fenced if another process has it by then."""
+        generator that yields a statement and receives its rows) under `STEPS_LOCK`; all or
+        nothing. In cluster mode the lease is renewed first, and Fenced (nothing committed) if it
+        is gone. A writer connection lost in an earlier batch is replaced first (that batch failed
+        as a whole), and takes the node's lock again: Fenced if another process has it by then."""
         if self._writer.is_closed():
             self._writer = await asyncpg.connect(self._url, server_settings=self._settings)
             if self.lease is not None:

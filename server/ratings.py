@@ -119,8 +119,8 @@ def update_step(game: RatedGame, at: float) -> Step:
         yield ("INSERT INTO rating_changes (room_id, seat, pool, player, rank, mu_before, sigma_before, mu, sigma)"
                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                (game.room, seat, game.pool, player, rank, old.mu, old.sigma, new.mu, new.sigma))
-        yield ("UPDATE ratings SET mu = ?, sigma = ?, games = ?, wins = ?, updated_at = ? WHERE pool = ? AND player = ?",
-               (new.mu, new.sigma, new.games, new.wins, at, game.pool, player))
+        yield ("UPDATE ratings SET mu = ?, sigma = ?, games = ?, wins = ?, updated_at = ?"
+               " WHERE pool = ? AND player = ?", (new.mu, new.sigma, new.games, new.wins, at, game.pool, player))
 
 
 def replay(games: Iterable[RatedGame]) -> tuple[dict[tuple[str, str], Rating], list[list[tuple[Rating, Rating]]]]:

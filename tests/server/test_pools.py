@@ -68,7 +68,8 @@ def test_a_bad_pool_file_is_a_usage_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as stopped:
         parse_config(["--pools", str(path)], env={})
     assert stopped.value.code == 2 and "pool 'x'" in capsys.readouterr().err
-    assert parse_config([], env={"POLYGO_POOLS": str(write(tmp_path, "[pools.chinese-9x9]\nenabled = false\n"))}).pools_file
+    turned_off = write(tmp_path, "[pools.chinese-9x9]\nenabled = false\n")
+    assert parse_config([], env={"POLYGO_POOLS": str(turned_off)}).pools_file == str(turned_off)
 
 
 async def test_the_operator_s_pools_are_listed_on_the_wire(tmp_path, make_server, connect_client):
