@@ -44,6 +44,7 @@ class Arena:
         self.hub = hub
         self.rng = rng or random.Random()
         self._members: dict[str, dict[str, Member]] = {}       # pool -> player key -> member
+        self._by_conn: dict[Connection, set[tuple[str, str]]] = {}   # a connection -> its (pool, player key)
         self._playing: dict[str, tuple[str, set[str]]] = {}     # room -> (pool, player keys)
         self._last: dict[tuple[str, str], frozenset[str]] = {}  # (pool, player) -> last opponents
         self._tasks: set[asyncio.Task[None]] = set()
@@ -64,23 +65,33 @@ class Arena:
         if pool.rated and session.user is None:
             raise ProtocolError(ErrorCode.NOT_REGISTERED, f"arena {pool.name!r} is rated: register or log in "
                                                           f"to join it", field="pool")
-        self._members.setdefault(pool.name, {})[player_key(session)] = Member(conn, session, time.time())
+        key = player_key(session)
+        self._leave(pool.name, key)
+        self._members.setdefault(pool.name, {})[key] = Member(conn, session, time.time())
+        self._by_conn.setdefault(conn, set()).add((pool.name, key))
         self._schedule(pool.name)
 
     def leave(self, session: Session, pool_name: str) -> None:
-        members = self._members.get(self.hub.pool(pool_name).name, {})
-        members.pop(player_key(session), None)
+        self._leave(self.hub.pool(pool_name).name, player_key(session))
 
     def dropped(self, conn: Connection) -> None:
-        for members in self._members.values():
-            for key, member in list(members.items()):
-                if member.conn is conn:
-                    del members[key]
+        for pool, key in self._by_conn.pop(conn, ()):
+            self._members.get(pool, {}).pop(key, None)
+
+    def _leave(self, pool: str, key: str) -> None:
+        member = self._members.get(pool, {}).pop(key, None)
+        if member is not None:
+            held = self._by_conn.get(member.conn)
+            if held is not None:
+                held.discard((pool, key))
+                if not held:
+                    del self._by_conn[member.conn]
 
     def forget_all(self) -> set[Connection]:
         """Drop every member (this node no longer finds games); their connections."""
-        conns = {member.conn for members in self._members.values() for member in members.values()}
+        conns = set(self._by_conn)
         self._members.clear()
+        self._by_conn.clear()
         return conns
 
     def ended(self, room: str) -> None:

@@ -69,6 +69,7 @@ class Challenges:
         self._new_id = new_id
         self.open: dict[str, Open] = {}
         self._listeners: dict[str, set[Connection]] = {}    # player key -> connections that asked
+        self._listening: dict[Connection, str] = {}          # a connection -> the player key it listens for
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -110,13 +111,23 @@ class Challenges:
 
     def listen(self, conn: Connection, session: Session) -> list[dict[str, Any]]:
         """Send this connection every later change of the session's challenges; the standing ones."""
-        self._listeners.setdefault(player_key(session), set()).add(conn)
         key = player_key(session)
+        previous = self._listening.get(conn)
+        if previous is not None and previous != key:      # the connection said hello as someone else
+            self._unlisten(conn, previous)
+        self._listeners.setdefault(key, set()).add(conn)
+        self._listening[conn] = key
         return [c.view() for c in self.open.values()
                 if c.status == "open" and (player_key(c.by) == key or session.user in c.invited)]
 
     def dropped(self, conn: Connection) -> None:
-        for key, conns in list(self._listeners.items()):
+        key = self._listening.pop(conn, None)
+        if key is not None:
+            self._unlisten(conn, key)
+
+    def _unlisten(self, conn: Connection, key: str) -> None:
+        conns = self._listeners.get(key)
+        if conns is not None:
             conns.discard(conn)
             if not conns:
                 del self._listeners[key]
@@ -187,12 +198,13 @@ class Challenges:
 
     def forget_all(self) -> set[Connection]:
         """Drop every challenge and listener (this node no longer finds games); their connections."""
-        conns = {conn for listeners in self._listeners.values() for conn in listeners}
+        conns = set(self._listening)
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
         self.open.clear()
         self._listeners.clear()
+        self._listening.clear()
         return conns
 
     def close(self) -> None:

@@ -60,6 +60,7 @@ class Seeks:
         self.window = window
         self.groups: dict[str, dict[str, Waiting]] = {}      # pool (or settings key) -> session token -> seek
         self._by_token: dict[str, Waiting] = {}
+        self._by_conn: dict[Connection, str] = {}             # a connection -> the session token of its seek
         self._ticker: asyncio.Task[None] | None = None
         self._starting: set[asyncio.Task[None]] = set()
 
@@ -100,6 +101,7 @@ class Seeks:
         waiting = Waiting(entry, conn, session, group, stored, pool_name)
         self.groups.setdefault(group, {})[session.token] = waiting
         self._by_token[session.token] = waiting
+        self._by_conn[conn] = session.token
         self.run(group)
         if self._ticker is None:
             self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="seeks")
@@ -111,21 +113,23 @@ class Seeks:
 
     def dropped(self, conn: Connection) -> None:
         """The connection closed: its seek ends."""
-        for token, waiting in list(self._by_token.items()):
-            if waiting.conn is conn:
-                self._drop(token)
+        token = self._by_conn.get(conn)
+        if token is not None:
+            self._drop(token)
 
     def forget_all(self) -> set[Connection]:
         """Drop every seek (this node no longer finds games); the seekers' connections."""
-        conns = {waiting.conn for waiting in self._by_token.values()}
+        conns = set(self._by_conn)
         self.groups.clear()
         self._by_token.clear()
+        self._by_conn.clear()
         return conns
 
     def _drop(self, token: str) -> bool:
         waiting = self._by_token.pop(token, None)
         if waiting is None:
             return False
+        self._by_conn.pop(waiting.conn, None)
         group = self.groups[waiting.group]
         del group[token]
         if not group:
