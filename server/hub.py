@@ -28,7 +28,7 @@ from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import Buckets, Tally
-from .room import RESTARTING, Room, Seat
+from .room import CHAT_TAIL, RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -112,6 +112,7 @@ class Hub:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
         room.resume_clocks(row["clocks"])
+        room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
             if seat is not None:

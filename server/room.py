@@ -46,6 +46,10 @@ RESTARTING = "the server is restarting; nothing changed: reconnect and send it a
 CHAT_BURST = 10
 """Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
 
+CHAT_TAIL = 50
+"""Chat lines a snapshot carries (the room's latest), so that a reload or a late spectator reads
+the conversation so far without a second request."""
+
 MARK_WORDS = ("dead", "alive", "resume", "dispute")
 """Moves after which an earlier `done` would accept marks its sender had not seen."""
 
@@ -105,6 +109,9 @@ class Room:
         self._halted = False
         self._loop = asyncio.get_running_loop()
         self._chat = TokenBucket(hub.config.chat_rate, CHAT_BURST, self._now())
+        self.chat_tail: deque[dict[str, Any]] = deque(maxlen=CHAT_TAIL)
+        """The latest chat lines as their events were sent (version, seat, name, user, text); a
+        rebuilt room reads them back from the store (`Hub.adopt`)."""
         self._lock = asyncio.Lock()
 
     # -- one request at a time -----------------------------------------------------------------------
@@ -201,7 +208,8 @@ class Room:
         held = None if session is None else self.seat_of(session)
         you = None if held is None else {"seat": held, "last_seq": self.last_seq[held]}
         return Snapshot(room=self.id, version=self.version, status=self.status, settings=self.settings,
-                        seats=seats, game=game, clocks=self._clocks_view(), undo=undo, you=you)
+                        seats=seats, game=game, clocks=self._clocks_view(), undo=undo, you=you,
+                        chat=list(self.chat_tail))
 
     def _subscribe(self, conn: Connection) -> None:
         if not conn.closed:
@@ -276,10 +284,13 @@ class Room:
         return self.snapshot(session)
 
     def forget_events(self, through: int) -> None:
-        """Drop the window's events up to version `through` (a chat line there passed its retention).
-        The window stays a run of consecutive versions, which `watch` serves from without a check."""
+        """Drop the window's events up to version `through` (a chat line there passed its retention),
+        and the chat tail's lines up to there. The window stays a run of consecutive versions, which
+        `watch` serves from without a check."""
         while self.events and self.events[0][0] <= through:
             self.events.popleft()
+        while self.chat_tail and self.chat_tail[0]["version"] <= through:
+            self.chat_tail.popleft()
 
     async def leave(self, conn: Connection, session: Session) -> Ok:
         self.watchers.discard(conn)
@@ -305,7 +316,9 @@ class Room:
         if not self._chat.allow(self._now()):
             raise ProtocolError(ErrorCode.RATE_LIMITED,
                                 f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; line dropped")
-        await self._commit("chat", {"seat": seat, "name": session.name, "user": session.user, "text": text})
+        line = {"seat": seat, "name": session.name, "user": session.user, "text": text}
+        await self._commit("chat", line)
+        self.chat_tail.append({"version": self.version, **line})
         return Ok(ref="chat", room=self.id)
 
     async def analysis(self, session: Session, score: float | None, winrate: float | None,

@@ -429,6 +429,15 @@ class Store:
                                (room_id, version))
         return [json.loads(body) for (body,) in rows]
 
+    async def chat_tail(self, room_id: str, lines: int) -> list[dict]:
+        """The room's last ``lines`` chat lines still kept, oldest first, as their events less the kind."""
+        rows = await self._all("SELECT body FROM events WHERE room_id = ? AND chat_at IS NOT NULL"
+                               " ORDER BY version DESC LIMIT ?", (room_id, lines))
+        tail = [json.loads(body) for (body,) in reversed(rows)]
+        for line in tail:
+            del line["kind"]
+        return tail
+
     async def unfinished_rooms(self, only: str | None = None) -> list[dict]:
         """Every room without a result (or just the room ``only``, if unfinished), with what a
         restart or a takeover needs to rebuild it: settings, seats, all moves in order as
