@@ -15,7 +15,7 @@ def test_a_dropped_connection_resumes_from_the_last_version(open_page):
     # white's network goes: no reconnection can succeed while it is off
     white.context.set_offline(True)
     white.evaluate("window.polygo.conn.drop()")
-    expect(white.locator(".banner")).to_have_text("reconnecting…")
+    expect(white.locator(".banner")).to_contain_text("offline: reconnecting…")
     expect(white.locator("#conn")).to_have_attribute("data-state", "reconnecting")
     # the room goes on without white's page: black's chat is an event white misses
     chat = black.locator("form.chat input")
@@ -38,7 +38,7 @@ def test_a_server_restart_is_survived(open_page, web_server):
     play(both, black, "E5", 1)
     web_server.stop()
     for page in both:
-        expect(page.locator(".banner")).to_have_text("reconnecting…")
+        expect(page.locator(".banner")).to_contain_text("offline: reconnecting…")
     web_server.start()
     for page in both:
         expect(page.locator("#conn")).to_have_attribute("data-state", "connected", timeout=15_000)
