@@ -303,8 +303,17 @@ export class Room {
   }
 
   onKey(e) {
-    // keys typed into a field, or pressed on a button or link, are theirs
-    if (!this.s || e.target.closest && e.target.closest("input, textarea, select, button, a, summary")) return;
+    // keys typed into a field are its own; Escape cancels a question from anywhere else; other
+    // keys pressed on a button or a link are theirs
+    const inside = (sel) => e.target.closest && e.target.closest(sel);
+    if (!this.s || inside("input, textarea, select")) return;
+    if (e.key === "Escape" && (this.pendingPoint || this.confirm)) {
+      this.pendingPoint = null;
+      this.confirm = null;
+      this.render();
+      return;
+    }
+    if (inside("button, a, summary")) return;
     const dirs = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     const g = this.s.game;
     if (dirs[e.key]) {
@@ -318,10 +327,6 @@ export class Room {
     } else if (e.key === "p" && this.myTurn()) {
       e.preventDefault();
       this.pass(true);
-    } else if (e.key === "Escape" && (this.pendingPoint || this.confirm)) {
-      this.pendingPoint = null;
-      this.confirm = null;
-      this.render();
     }
   }
 
