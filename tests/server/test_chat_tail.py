@@ -7,6 +7,7 @@ import json
 
 from protocol import PROTOCOL_VERSION
 from server.room import CHAT_TAIL
+from tests.lattices import triangular_lattice
 
 
 async def test_a_late_spectator_reads_the_chat_tail_in_the_snapshot(players, seat, connect_client):
@@ -23,7 +24,7 @@ async def test_a_late_spectator_reads_the_chat_tail_in_the_snapshot(players, sea
 
 
 async def test_the_tail_is_bounded_and_survives_a_restart(make_server, connect_client):
-    srv = await make_server(chat_rate=1000.0)
+    srv = await make_server(chat_rate=1e9)
     talk = await connect_client(port=srv.port)
     await talk.hello("talk")
     room = (await talk.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
@@ -41,19 +42,9 @@ async def test_the_tail_is_bounded_and_survives_a_restart(make_server, connect_c
     assert snapshot["chat"][0]["name"] == "talk" and snapshot["chat"][0]["seat"] == 0
 
 
-def lattice(side: int) -> dict:
-    """A side x side triangular lattice without coordinates: 3 edges a point inside."""
-    name = lambda x, y: f"p{x}_{y}"   # noqa: E731
-    points = [name(x, y) for y in range(side) for x in range(side)]
-    edges = [[name(x, y), name(x + 1, y)] for y in range(side) for x in range(side - 1)]
-    edges += [[name(x, y), name(x, y + 1)] for y in range(side - 1) for x in range(side)]
-    edges += [[name(x, y), name(x + 1, y + 1)] for y in range(side - 1) for x in range(side - 1)]
-    return {"points": points, "edges": edges}
-
-
 async def test_a_create_may_carry_a_4096_point_board_and_other_messages_may_not(players):
     (host,) = await players(1)
-    settings = {"rules": "chinese", "board": lattice(64), "players": 2}
+    settings = {"rules": "chinese", "board": triangular_lattice(64), "players": 2}
     assert len(json.dumps({"type": "create", "settings": settings})) > 4 * 65536
     created = await host.ok("create", settings=settings)
     snapshot = await host.ok("sit", room=created["room"], seat=0)

@@ -9,21 +9,13 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from tests.lattices import triangular_lattice
+
 from .test_play import create_room, moves, stone
 
 FORCE_LAYOUT_CROSSINGS = {289: 387, 900: 3703}
 """Crossing edges of these lattices under the force layout the page used before (Fruchterman-
 Reingold from a circle), measured in this Chromium: the figure to stay well below."""
-
-
-def lattice(side: int) -> dict:
-    """A side × side triangular lattice (each point joined to six neighbours inside), no coordinates."""
-    name = lambda x, y: f"p{x}_{y}"   # noqa: E731
-    points = [name(x, y) for y in range(side) for x in range(side)]
-    edges = [[name(x, y), name(x + 1, y)] for y in range(side) for x in range(side - 1)]
-    edges += [[name(x, y), name(x, y + 1)] for y in range(side - 1) for x in range(side)]
-    edges += [[name(x, y), name(x + 1, y + 1)] for y in range(side - 1) for x in range(side - 1)]
-    return {"points": points, "edges": edges}
 
 
 def drawn_crossings(page: Page) -> int:
@@ -41,12 +33,12 @@ def test_the_layout_of_a_289_point_lattice_has_no_fold(open_page):
         const L = await import('/layout.js');
         const pos = L.stressLayout(board);
         return L.crossings(board.edges.map(([a, b]) => [...pos[a], ...pos[b]]));
-    }""", lattice(17))
+    }""", triangular_lattice(17))
     assert got <= FORCE_LAYOUT_CROSSINGS[289] // 20, got
 
 
 def test_a_900_point_graph_is_drawn_flat_zoomed_and_played(open_page):
-    board = lattice(30)
+    board = triangular_lattice(30)
     black = open_page("black")
     room = create_room(black, {"rules": "chinese", "board": board, "players": 2})
     expect(black.locator("svg#board g.pt")).to_have_count(900)
@@ -91,7 +83,7 @@ def test_a_900_point_graph_is_drawn_flat_zoomed_and_played(open_page):
 
 
 def test_a_4096_point_board_is_created_from_the_page(open_page):
-    board = lattice(64)
+    board = triangular_lattice(64)
     assert len(json.dumps(board)) > 4 * 65536       # over the limit of other messages, in one create
     host = open_page("host")
     create_room(host, {"rules": "chinese", "board": board, "players": 2})
