@@ -106,7 +106,7 @@ function ruleName(code) {
 }
 
 function boardName(board) {
-  if (typeof board === "string") return board;
+  if (typeof board === "string") return /^\d+$/.test(board) ? `${board}×${board}` : board.replace(/^graph:(\d+)$/, "graph, $1 points");
   if (board && Array.isArray(board.points)) return `graph, ${board.points.length} points`;
   return "graph";
 }

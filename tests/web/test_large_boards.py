@@ -37,13 +37,14 @@ def test_the_layout_of_a_289_point_lattice_has_no_fold(open_page):
     assert got <= FORCE_LAYOUT_CROSSINGS[289] // 20, got
 
 
-def test_a_900_point_graph_is_drawn_flat_zoomed_and_played(open_page):
+def test_a_900_point_graph_is_drawn_flat_zoomed_and_played(open_page, shot):
     board = triangular_lattice(30)
     black = open_page("black")
     room = create_room(black, {"rules": "chinese", "board": board, "players": 2})
     expect(black.locator("svg#board g.pt")).to_have_count(900)
     crossings = drawn_crossings(black)
     assert crossings <= FORCE_LAYOUT_CROSSINGS[900] // 100, crossings
+    shot(black, "graph-900")
     white = open_page("white")
     white.goto(black.url.split("#")[0] + f"#/room/{room}")
     white.click("button.sit")

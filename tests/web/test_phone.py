@@ -23,7 +23,7 @@ def on_screen(page: Page, selector: str) -> dict:
     return box
 
 
-def test_a_phone_player_plays_a_whole_game_by_taps_with_confirmation(open_page):
+def test_a_phone_player_plays_a_whole_game_by_taps_with_confirmation(open_page, shot):
     ann = open_page("ann")
     room = create_room(ann, {"rules": "chinese", "board": "5", "title": "a game on the train"})
     bob = open_page("bob", viewport=PHONE, touch=True)
@@ -31,6 +31,7 @@ def test_a_phone_player_plays_a_whole_game_by_taps_with_confirmation(open_page):
     expect(bob.locator(row)).to_contain_text("a game on the train")
     expect(bob.locator(row)).to_contain_text("Chinese")       # the ruleset by its name
     fits(bob)
+    shot(bob, "phone-lobby")
     join = on_screen(bob, f"{row} a.open-room")
     assert join["height"] >= 40                                # a target for a thumb
     bob.locator(f"{row} a.open-room").tap()
@@ -51,6 +52,7 @@ def test_a_phone_player_plays_a_whole_game_by_taps_with_confirmation(open_page):
     expect(bob.locator("svg#board g.pt.pending")).to_have_attribute("data-point", "B2")
     expect(bob.locator("button.confirm-play")).to_have_text("Play B2")
     assert on_screen(bob, "button.confirm-play")["height"] >= 44
+    shot(bob, "phone-confirm")
     # a mis-tap: cancelled, never played
     bob.locator("button.confirm-cancel").tap()
     expect(bob.locator("svg#board g.pt.pending")).to_have_count(0)
