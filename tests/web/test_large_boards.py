@@ -14,8 +14,8 @@ from tests.lattices import triangular_lattice
 from .test_play import create_room, moves, stone
 
 FORCE_LAYOUT_CROSSINGS = {289: 387, 900: 3703}
-"""Crossing edges of these lattices under the force layout the page used before (Fruchterman-
-Reingold from a circle), measured in this Chromium: the figure to stay well below."""
+"""Crossing edges of these lattices under a Fruchterman-Reingold layout started on a circle (the
+page's layout at commit 33afa5e), measured in Chromium: the figures to stay well below."""
 
 
 def drawn_crossings(page: Page) -> int:

@@ -1,5 +1,6 @@
 """A player on a phone: the lobby fits a 375 px screen, a whole game is played by taps, each stone
-chosen first and then confirmed (a mis-tap is cancelled, not played), the board zooms."""
+chosen first and then confirmed (a mis-tap is cancelled, not played), the board zooms (by its
+buttons and by a pinch)."""
 
 from __future__ import annotations
 
@@ -95,3 +96,24 @@ def test_a_phone_player_plays_a_whole_game_by_taps_with_confirmation(open_page, 
     bob.wait_for_url(re.compile(r"#/room/"))
     expect(bob.locator(".seat-row[data-seat='0'] .name")).to_contain_text("bob (you)")
     fits(bob)
+    # two fingers spread on the board zoom the board, not the page
+    pinch(bob, "svg#board", 30, 110)
+    expect(bob.locator("svg#board")).to_have_attribute("data-zoom", re.compile(r"^[3-9]\."))
+    assert bob.evaluate("window.visualViewport.scale") == 1
+
+
+def pinch(page: Page, selector: str, start: float, end: float) -> None:
+    """Two fingers on the middle of `selector`, spread from `start` to `end` px apart (each side),
+    as the phone's touch screen reports them (Chrome's DevTools protocol)."""
+    box = page.locator(selector).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+
+    def touch(kind: str, d: float) -> None:
+        points = [] if kind == "touchEnd" else [{"x": x - d, "y": y, "id": 1}, {"x": x + d, "y": y, "id": 2}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    touch("touchStart", start)
+    for d in range(int(start), int(end) + 1, 10):
+        touch("touchMove", d)
+    touch("touchEnd", 0)
