@@ -1,7 +1,8 @@
 // Zoom and pan of a board's SVG, kept across redraws (the board is redrawn from state at every
-// event; the view onto it is the reader's own): the wheel zooms around the pointer, two fingers
-// pinch, one finger or the mouse drags once zoomed in, and the buttons zoom by steps. A drag is
-// not a tap: the click that ends it is swallowed, so panning never plays a stone.
+// event; the view onto it is the reader's own): the wheel with Ctrl (a touchpad's pinch), or
+// alone once zoomed in, zooms around the pointer; two fingers pinch; once zoomed in, one finger
+// or the mouse drags the view; the buttons zoom by steps. A drag is not a tap: the click that
+// ends it is swallowed, so panning never plays a stone.
 
 const MAX_ZOOM = 12;
 const DRAG_PX = 8;      // movement that turns a press into a drag
@@ -72,7 +73,7 @@ export class BoardZoom {
   }
 
   onWheel(e) {
-    if (!e.ctrlKey && !this.zoomed && e.deltaY > 0) return;   // the page scrolls on, past an unzoomed board
+    if (!e.ctrlKey && !this.zoomed) return;   // the page scrolls on over an unzoomed board
     e.preventDefault();
     const [fx, fy] = this.toBoard(e.clientX, e.clientY);
     this.zoomBy(Math.exp(-e.deltaY * 0.002), fx, fy);

@@ -81,6 +81,15 @@ def test_a_900_point_graph_is_drawn_flat_zoomed_and_played(open_page, shot):
         expect(moves(page).nth(2)).to_contain_text("p29_29")
         expect(stone(page, "p29_29", 0)).to_be_visible()
     expect(black.locator("svg#board g.pt.stone[data-point='p16_15']")).to_have_count(0)
+    # over an unzoomed board the wheel scrolls the page; with Ctrl (a touchpad's pinch) it zooms
+    box = svg.bounding_box()
+    black.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    black.mouse.wheel(0, -200)
+    expect(svg).to_have_attribute("data-zoom", "1.00")
+    black.keyboard.down("Control")
+    black.mouse.wheel(0, -200)
+    black.keyboard.up("Control")
+    expect(svg).to_have_attribute("data-zoom", "1.49")      # e^0.4: one step, the plain wheel's none
 
 
 def test_a_4096_point_board_is_created_from_the_page(open_page):
