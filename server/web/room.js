@@ -86,7 +86,10 @@ export class Room {
     if (online === this.online) { this.render(); return; }
     this.online = online;
     if (!online) { this.offlineAt = performance.now(); this.pendingPoint = null; this.confirm = null; }
-    else this.offlineAt = null;
+    else {
+      this.offlineAt = null;
+      if (this.notice.startsWith("offline")) this.notice = "";   // it said why nothing was sent; no longer so
+    }
     this.render();
   }
 
