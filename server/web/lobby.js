@@ -31,23 +31,43 @@ export const CLOCKS = [
 
 export function lobbyPage(app) {
   const list = h("div.rooms", {}, h("p", {}, "loading…"));
+  let rooms = null;
+  const filters = roomFilters(() => { if (rooms) list.replaceChildren(roomTable(filters.pick(rooms), rooms.length)); });
   // Polled, not pushed (docs/web.md, "Decisions"); a tab in the background asks nothing.
   const refresh = async () => {
     if (document.hidden) return;
     try {
-      const reply = await app.conn.request("list");
-      list.replaceChildren(roomTable(reply.rooms));
+      rooms = (await app.conn.request("list")).rooms;
+      list.replaceChildren(roomTable(filters.pick(rooms), rooms.length));
     } catch (e) { /* reconnecting: the next refresh tries again */ }
   };
   refresh();
   const timer = setInterval(refresh, 2000);
   const node = h("div.lobby", {},
     youPanel(app),
-    h("section.panel.open-rooms", {}, h("h2", {}, "Open rooms and games in progress"), list,
+    h("section.panel.open-rooms", {}, h("h2", {}, "Open rooms and games in progress"), filters.node, list,
       h("p", {}, h("a#finished", { href: "#/games" }, "Finished games →"))),
     joinPanel(),
     createPanel(app));
   return { node, stop: () => clearInterval(timer) };
+}
+
+// The listed rooms narrowed by ruleset, a free seat, and words of a title or a player's name:
+// `pick(rooms)` applies them, `changed()` is called when one changes.
+function roomFilters(changed) {
+  const rules = h("select#filter-rules", { "aria-label": "rules", onchange: changed },
+    h("option", { value: "" }, "any rules"), RULES.map(([v, name]) => h("option", { value: v }, name)));
+  const free = h("input#filter-free", { type: "checkbox", onchange: changed });
+  const words = h("input#filter-words", { type: "search", placeholder: "title or player", "aria-label": "search rooms", oninput: changed });
+  const pick = (rooms) => rooms.filter((r) => {
+    if (rules.value && r.settings.rules !== rules.value) return false;
+    if (free.checked && !(r.status === "waiting" && r.seats.some((x) => !x))) return false;
+    const w = words.value.trim().toLowerCase();
+    return !w || [r.title || r.room, ...r.seats.filter(Boolean)].some((t) => t.toLowerCase().includes(w));
+  });
+  const node = h("div.filters", { role: "group", "aria-label": "filter the rooms" }, rules,
+    h("label", {}, free, " with a free seat"), words);
+  return { node, pick };
 }
 
 function youPanel(app) {
@@ -112,8 +132,9 @@ function boardName(board) {
 }
 
 // A list, not a wide table: on a phone each room is a card of a few lines (style.css).
-function roomTable(rooms) {
-  if (!rooms.length) return h("p", {}, "No open room. Create one below.");
+function roomTable(rooms, listed) {
+  if (!listed) return h("p", {}, "No open room. Create one below.");
+  if (!rooms.length) return h("p", {}, `None of the ${listed} rooms listed fits these filters.`);
   return h("table.list", {}, h("thead", {}, h("tr", {}, ["room", "rules", "board", "seats", "status", ""].map((t) => h("th", {}, t)))),
     h("tbody", {}, rooms.map((r) => {
       const free = r.seats.filter((s) => !s).length;

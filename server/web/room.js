@@ -292,6 +292,23 @@ export class Room {
     this.sendMove(p);
   }
 
+  // A new room with this one's settings, the player at the next seat (so two players swap
+  // colours, as on OGS), announced in this room's chat as a line the page shows as a link.
+  async rematch() {
+    const s = this.s, n = s.seats.length, bots = s.settings.bots || 0;
+    const next = (this.you + 1) % n;
+    try {
+      const created = await this.conn.request("create", { settings: s.settings });
+      await this.conn.request("sit", { room: created.room, seat: next < n - bots ? next : 0 });
+      const link = `#/room/${created.room}` + (created.invite ? `?invite=${encodeURIComponent(created.invite)}` : "");
+      await this.conn.request("chat", { room: this.id, text: `rematch ${link}` });
+      location.hash = link;
+    } catch (e) {
+      this.notice = `rematch: ${e.message || e.code}`;
+      this.render();
+    }
+  }
+
   // Pass, after a question when asked from the keyboard or when the pass does more than pass.
   pass(ask) {
     if (!this.myTurn() || !this.online) return;
@@ -545,6 +562,10 @@ export class Room {
       lines.push(h("div.result", {}, h("p", {}, `game over (${r.reason})`), h("ol.places", {}, order.map((i) =>
         h("li", { "data-seat": i }, h("span.rank", {}, `${r.ranking[i]}.`), " ",
           `${s.seats[i].name} (${colourOf(i).name})`, " ", h("span.score", {}, `${r.score[i]}`))))));
+      if (you !== null) {
+        lines.push(h("button.rematch", { onclick: () => this.rematch(),
+          title: "a new room with the same settings, where you take the next seat; its link goes to this room's chat" }, "Rematch"));
+      }
     } else if (g.to_move !== null && g.to_move !== undefined) {
       const away = this.online && this.presence && g.to_move !== you && !this.presence.online[g.to_move] ? " (not connected)" : "";
       const text = g.to_move === you ? (this.online ? "your turn" : "your turn, once the connection is back")
@@ -665,7 +686,7 @@ export class Room {
 
   chatPanel() {
     const log = h("div.chat-log", {}, this.chat.map((c) =>
-      h("p", {}, h("b", {}, c.name || "?"), c.seat === null || c.seat === undefined ? " (watching)" : "", ": ", c.text)));
+      h("p", {}, h("b", {}, c.name || "?"), c.seat === null || c.seat === undefined ? " (watching)" : "", ": ", chatText(c.text))));
     requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
     if (!this.chatForm) {   // made once, so an event arriving while one types does not eat the text
       const input = h("input.chat-input", { placeholder: "say something", maxlength: 500, "aria-label": "chat" });
@@ -677,6 +698,13 @@ export class Room {
     }
     return h("div.panel", {}, h("h3", {}, "Chat"), log, this.chatForm);
   }
+}
+
+// A chat line as shown: a rematch's line ("rematch #/room/ID", as `Room.rematch` says it) as a
+// link to that room; anything else as text.
+function chatText(text) {
+  const m = /^rematch (#\/room\/[\w-]+(?:\?invite=[\w%-]+)?)$/.exec(text);
+  return m ? h("a.rematch-link", { href: m[1] }, "rematch: join the new room") : text;
 }
 
 // A bot's `analysis` event as one line: its lead, win rate and first moves, and how old it is.
