@@ -4,22 +4,11 @@
 
 import { h } from "./dom.js";
 import { prefsPanel } from "./prefs.js";
+import { RULES, ruleHelp, ruleName } from "./rulesets.js";
 
-// Each ruleset with a line of help: what a player needs to know before choosing it.
-export const RULES = [
-  ["kee", "Kee (2016)", "any number of players; a repeated position is prohibited, but a player may appeal, and an appealed stone can be rescinded"],
-  ["chinese", "Chinese", "area scoring, positional superko, komi 7.5; 2 or more players"],
-  ["japanese", "Japanese", "territory and prisoners, simple ko, komi 6.5; 2 players"],
-  ["aga", "AGA", "area scoring, situational superko, komi 7.5; 2 players"],
-  ["tromp-taylor", "Tromp-Taylor", "area scoring, positional superko, suicide allowed, every stone alive at the end; 2 or more players"],
-  ["lasker-maas", "Lasker-Maas (1995)", "2 players; after two passes, phase 2 draws each player's stones from the prisoners' place"],
-  ["nieminen", "Nieminen (2004)", "2 players; territory scoring, a disputed chain is played out on the board"],
-  ["hansen-sst", "Hansen's SST ko rules (1996)", "2 players; precise ko rules (cycle sets, disallowed captures) with area scoring"],
-  ["jasiek-nkr", "Jasiek's New Ko Rules (1998)", "2 players; each ko is analysed and barred by its own rules (basic, fighting, disturber)"],
-];
 const GRAPHS = [["village", "village (a small graph)"], ["petersen", "Petersen graph (10 points)"], ["hex5", "hex5 (hexagonal, 61 points)"],
   ["cube4", "cube4 (a 4-cube, 16 points)"]];
-export const CLOCKS = [
+const CLOCKS = [
   ["", "no clock"],
   ["byoyomi:600+5x30", "Standard: 10 min, then 5 × 30 s byo-yomi"],
   ["fischer:300+10", "Rapid: 5 min, +10 s a move (Fischer)"],
@@ -120,11 +109,6 @@ function joinPanel() {
     } }, joinRoom, joinCode, h("button", { type: "submit" }, "Open")));
 }
 
-function ruleName(code) {
-  const r = RULES.find(([c]) => c === code);
-  return r ? r[1] : code;
-}
-
 function boardName(board) {
   if (typeof board === "string") return /^\d+$/.test(board) ? `${board}×${board}` : board.replace(/^graph:(\d+)$/, "graph, $1 points");
   if (board && Array.isArray(board.points)) return `graph, ${board.points.length} points`;
@@ -151,7 +135,7 @@ function createPanel(app) {
   const field = (label, input, help) => h("label", {}, h("span", {}, label), input, help || null);
   f.rules = h("select#rules", {}, RULES.map(([v, name]) => h("option", { value: v }, name)));
   const rulesHelp = h("p.hint#rules-help", { "aria-live": "polite" });
-  const showRules = () => { rulesHelp.textContent = RULES.find(([v]) => v === f.rules.value)[2]; };
+  const showRules = () => { rulesHelp.textContent = ruleHelp(f.rules.value); };
   f.rules.addEventListener("change", showRules);
   showRules();
   f.boardKind = h("select#board-kind", {}, [["size", "square grid"], ["wxh", "W×H grid"], ["torus", "torus"],

@@ -7,6 +7,7 @@ import { drawBoard, colourOf, reasonText, step } from "./board.js";
 import { BoardZoom } from "./zoom.js";
 import { confirmsFor, prefsPanel } from "./prefs.js";
 import { appealText, moveSentence, passWarning, rescissionText, who } from "./explain.js";
+import { ruleHelp, ruleName } from "./rulesets.js";
 
 const AREA_RULES = new Set(["kee", "chinese", "tromp-taylor", "aga", "hansen-sst"]);
 
@@ -440,7 +441,7 @@ export class Room {
     const header = h("div.room-head", {},
       h("a.back", { href: "#/" }, "← lobby"),
       h("span.title", {}, s.settings.title || `room ${s.room}`),
-      h("span.meta", {}, `${g.rules} · ${g.board_spec || `graph of ${g.board.points.length} points`} · ${g.players.length} players` +
+      h("span.meta", { title: ruleHelp(g.rules) }, `${ruleName(g.rules)} · ${g.board_spec || `graph of ${g.board.points.length} points`} · ${g.players.length} players` +
         (g.players.length === 2 ? ` · komi ${s.settings.komi}` : "")),
       h("span.status", { "data-status": s.status, "data-phase": g.phase }, s.status === "playing" ? phaseText : s.status));
     const side = h("div.side", {},

@@ -98,4 +98,4 @@ def test_a_4096_point_board_is_created_from_the_page(open_page):
     host = open_page("host")
     create_room(host, {"rules": "chinese", "board": board, "players": 2})
     expect(host.locator("svg#board g.pt")).to_have_count(4096)
-    expect(host.locator(".room-head .meta")).to_contain_text("graph of 4096 points")
+    expect(host.locator(".room-head .meta")).to_contain_text("Chinese · graph of 4096 points")
