@@ -417,6 +417,7 @@ export class Room {
     const marking = g.phase === "scoring";
     const terr = this.shownTerritory();
     const hadFocus = document.activeElement && document.activeElement.id === "board";
+    const typing = keptFocus();
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("id", "board");
     const mine = this.myTurn() && this.online;
@@ -459,6 +460,7 @@ export class Room {
       h("div.play", {}, h("div.board-wrap", {}, tools, svg, this.confirmBar(), h("div.hover", {}, "\u00a0")), side),
       h("div.share", {}, s.status === "ended" ? "Link to this game: " : "Invite (link to this room): ", h("input.link", { readonly: true, value: link, "aria-label": "link to this room" })));
     if (hadFocus) svg.focus({ preventScroll: true });
+    typing();
     const what = s.settings.title || `room ${s.room}`;
     this.app.alert.update(mine, what);
   }
@@ -699,6 +701,20 @@ export class Room {
     }
     return h("div.panel", {}, h("h3", {}, "Chat"), log, this.chatForm);
   }
+}
+
+// The element with the focus (the chat's input, a ranking's place), to be given it back after a
+// redraw: the forms are kept across redraws, but taking them out of the page and back in loses
+// the focus, and a move arriving while one types would send the next keys elsewhere.
+function keptFocus() {
+  const el = document.activeElement;
+  if (!el || el === document.body || el.id === "board") return () => {};
+  const range = typeof el.selectionStart === "number" ? [el.selectionStart, el.selectionEnd] : null;
+  return () => {
+    if (!el.isConnected || document.activeElement === el) return;
+    el.focus({ preventScroll: true });
+    if (range) el.setSelectionRange(...range);
+  };
 }
 
 // A chat line as shown: a rematch's line ("rematch #/room/ID", as `Room.rematch` says it) as a

@@ -91,3 +91,14 @@ def test_a_move_by_keyboard_alone_described_and_announced(open_page):
     for page in both:
         expect(moves(page)).to_have_count(3)
     expect(white.locator("#announce")).to_have_text("black (black) passed. Your turn.")
+
+
+def test_a_chat_line_being_typed_keeps_the_focus_when_a_move_arrives(open_page):
+    black, white, _ = black_and_white(open_page, {"rules": "chinese", "board": "9x9"})
+    white.locator("form.chat input").click()
+    white.keyboard.type("good ")
+    play([black, white], black, "E5", 1)          # the page is redrawn under white's typing
+    white.keyboard.type("move")
+    white.keyboard.press("Enter")
+    for page in (black, white):
+        expect(page.locator(".chat-log")).to_have_text("white: good move")
