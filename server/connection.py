@@ -30,6 +30,7 @@ from .cluster import RETRY
 from .frames import QuickReading, frame, write
 from .lease import Fenced
 from .ratelimit import TokenBucket
+from .resends import ack_from_store
 from .sessions import Session
 
 if TYPE_CHECKING:
@@ -233,7 +234,12 @@ class Connection:
         return await room.call(room.leave, self, self.session)
 
     async def _move(self, m: Move) -> ServerMessage:
-        room = await self._room(m.room)
+        try:
+            room = await self._room(m.room)
+        except ProtocolError as exc:
+            if exc.code is not ErrorCode.NO_SUCH_ROOM or m.room in self.hub.rooms:
+                raise
+            return await ack_from_store(self.hub.store, self.session, m.room, m.seq, m.move, exc)
         started = _now()
         ack = await room.call(room.move, self.session, m.move, m.seq, m.after)
         self.hub.metrics.acked(_now() - started)

@@ -46,6 +46,9 @@ RESTARTING = "the server is restarting; nothing changed: reconnect and send it a
 CHAT_BURST = 10
 """Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
 
+IDEMPOTENT_MARKS = ("dead", "alive")
+"""Moves that change nothing when the chain they name is already marked so (`Room._changes_nothing`)."""
+
 MARK_WORDS = ("dead", "alive", "resume", "dispute")
 """Moves after which an earlier `done` would accept marks its sender had not seen."""
 
@@ -190,7 +193,8 @@ class Room:
                 "version": self.version}
 
     def snapshot(self, session: Session | None = None) -> Snapshot:
-        """The room's state; for a seated `session`, also its seat and last acknowledged seq."""
+        """The room's state; for a seated `session`, also its seat and last acknowledged seq. A room
+        with a clock that waits for players shows the clocks as they will start, none running."""
         colours = self.game.players
         seats = [{"seat": i, "colour": colours[i], "name": s.name if s else None, "user": s.user if s else None}
                  for i, s in enumerate(self.seats)]
@@ -200,8 +204,11 @@ class Room:
             game["to_move"] = game["legal"] = None
         held = None if session is None else self.seat_of(session)
         you = None if held is None else {"seat": held, "last_seq": self.last_seq[held]}
+        clocks = self._clocks_view()
+        if clocks is None and self.clock_settings is not None and self.status == "waiting":
+            clocks = clocks_view(Clocks(self.clock_settings, self.players), self.players, self._now())
         return Snapshot(room=self.id, version=self.version, status=self.status, settings=self.settings,
-                        seats=seats, game=game, clocks=self._clocks_view(), undo=undo, you=you)
+                        seats=seats, game=game, clocks=clocks, undo=undo, you=you)
 
     def _subscribe(self, conn: Connection) -> None:
         if not conn.closed:
@@ -376,6 +383,8 @@ class Room:
             if self.status == "ended":
                 raise ProtocolError(ErrorCode.GAME_OVER, "this game is over: a clock ran out")
         words = move.split()
+        if words and words[0].lower() in IDEMPOTENT_MARKS and self._changes_nothing(move, seat):
+            return Ack(room=self.id, seq=seq, version=self.version)
         turn = not words or words[0].lower() not in ACTIONS
         point = stone_point(self.game, move)
         try:
@@ -424,6 +433,20 @@ class Room:
         if words and words[0].lower() in MARK_WORDS:
             self.marks_version = self.version
         return Ack(room=self.id, seq=seq, version=self.version)
+
+    def _changes_nothing(self, move: str, seat: int) -> bool:
+        """Whether a legal `dead`/`alive` mark leaves the marks and the acceptances as they are: it
+        is then answered with the room's version and not stored, so a second client sending the
+        same mark makes no new version that a `done` sent after the first would be stale against.
+        Tried on a copy of the game (marks are a few moves a game); an illegal mark is left to the
+        real play, which refuses it."""
+        probe = self.game.copy()
+        try:
+            probe.play(move, seat=seat)
+        except IllegalMove:
+            return False
+        game = self.game
+        return probe.dead == game.dead and probe.accepted == game.accepted and probe.phase == game.phase
 
     def _resent(self, seat: int, seq: int, move: str, version: int, played: str) -> Ack:
         """A seq already applied: the same move again is a resend (acknowledged as the first time),

@@ -429,6 +429,23 @@ class Store:
                                (room_id, version))
         return [json.loads(body) for (body,) in rows]
 
+    async def finished_seats(self, room_id: str) -> dict | None:
+        """A finished room's settings, invite and seats as {seat: (token, user)}, or None (no such
+        room, or not finished): who may have a move of it acknowledged again (server/resends.py)."""
+        row = await self._one("SELECT r.settings, r.invite FROM rooms r JOIN results f USING (room_id)"
+                              " WHERE r.room_id = ?", (room_id,))
+        if row is None:
+            return None
+        seats, _, users = await self._seats(room_id)
+        return {"settings": json.loads(row[0]), "invite": row[1],
+                "seats": {int(seat): (token, users[seat]) for seat, token in seats.items()}}
+
+    async def seat_seqs(self, room_id: str, seat: int) -> list[tuple[int, str, int]]:
+        """Every stored move of `seat` in the room that came with a seq, as (seq, move, version)."""
+        rows = await self._all("SELECT seq, move, version FROM moves WHERE room_id = ? AND seat = ?"
+                               " AND seq IS NOT NULL ORDER BY idx", (room_id, seat))
+        return [(seq, move, version) for seq, move, version in rows]
+
     async def unfinished_rooms(self, only: str | None = None) -> list[dict]:
         """Every room without a result (or just the room ``only``, if unfinished), with what a
         restart or a takeover needs to rebuild it: settings, seats, all moves in order as
