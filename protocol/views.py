@@ -62,6 +62,9 @@ class ClockState(View, kw_only=True):
 
 
 class Clocks(View, kw_only=True):
+    """Every seat's clock; none runs while the room waits for players (the clocks as they will
+    start) nor after the game."""
+
     running: Seat | None
     seats: list[ClockState]
 
