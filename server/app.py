@@ -75,7 +75,8 @@ class Server:
         self._heartbeat: asyncio.Task[None] | None = None
         self._housekeeping: asyncio.Task[None] | None = None
         self._lock: DatabaseLock | None = None
-        self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies)
+        self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies,
+                         self.metrics)
 
     async def start(self) -> "Server":
         config = self.config
@@ -96,7 +97,7 @@ class Server:
             self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
-                                          web=WebFiles()),
+                                          web=WebFiles(), trusted=config.trusted_proxies),
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,

@@ -19,6 +19,8 @@ from typing import Any
 
 from .addresses import Networks, is_trusted, limit_key
 from .frames import QuickReading
+from .logs import event
+from .metrics import NullMetrics
 from .ratelimit import Tally, TokenBucket
 
 log = logging.getLogger("polygo.gate")
@@ -35,8 +37,10 @@ are dropped at once."""
 class Gate:
     """Counts open connections by address; says whether a new one is over a limit."""
 
-    def __init__(self, total: int, per_address: int, trusted: Networks = ()) -> None:
+    def __init__(self, total: int, per_address: int, trusted: Networks = (),
+                 metrics: NullMetrics | None = None) -> None:
         self.total = total
+        self.metrics = metrics or NullMetrics()
         self.per_address = per_address
         self.trusted = trusted
         """Reverse proxies (`Config.trusted_proxies`): their connections count in the total only,
@@ -84,6 +88,8 @@ class GatedConnection(QuickReading):
         self.refusal = self.gate.enter(self._address)
         super().connection_made(transport)
         if self.refusal is not None and not self.gate.answerable(time.monotonic()):
+            self.gate.metrics.handshake_refused("flood")
+            event("handshake-refused", reason="flood", status=None, peer=address)
             transport.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -18,6 +18,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from .addresses import Networks, client_address
+from .logs import event
 from .metrics import CONTENT_TYPE, NullMetrics
 from .webfiles import WebFiles
 
@@ -46,8 +48,9 @@ class Endpoints:
     """The `process_request` of the game port (and of the metrics port when it has its own)."""
 
     def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
-                 game_port: bool = True, web: WebFiles | None = None) -> None:
+                 game_port: bool = True, web: WebFiles | None = None, trusted: Networks = ()) -> None:
         self._phase = phase
+        self._trusted = trusted
         self._metrics = metrics
         self._metrics_here = metrics_here
         self._game_port = game_port
@@ -72,12 +75,22 @@ class Endpoints:
             return response(HTTPStatus.NOT_FOUND, b"this port serves /metrics, /healthz and /readyz\n")
         refusal = getattr(connection, "refusal", None)
         if refusal is not None:
+            self._refused(connection, request, "limit")
             return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusal}\n".encode(), Retry_After=RETRY_AFTER)
         if self._web is not None and self._web.wants(request):
             return self._web.respond(request)
         phase = self._phase()
         if phase is not Phase.READY:
+            self._refused(connection, request, phase.value)
             return response(HTTPStatus.SERVICE_UNAVAILABLE,
                             f"the server is {phase.value}; try again in a few seconds\n".encode(),
                             Retry_After=RETRY_AFTER)
         return None
+
+    def _refused(self, connection: ServerConnection, request: Request, reason: str) -> None:
+        """Count and log (within the log's budget) a handshake answered 503."""
+        self._metrics.handshake_refused(reason)
+        peer = connection.remote_address
+        peer_address = str(peer[0]) if peer else ""
+        event("handshake-refused", reason=reason, status=503, peer=peer_address,
+              address=client_address(peer_address, request.headers.get("X-Forwarded-For"), self._trusted))

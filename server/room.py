@@ -27,6 +27,7 @@ from protocol import MSGPACK, Ack, ErrorCode, Events, Ok, ProtocolError, ServerM
 from .clock import Clocks
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
                     game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
+from . import logs
 from .presence import Presence
 from .ratelimit import TokenBucket
 from .sessions import Session
@@ -265,6 +266,10 @@ class Room:
         self._sync_clocks(now, mover=None)
         await self._commit("start", {"to_move": self.game.to_move, "phase": self.game.phase,
                                      "clocks": self._clocks_view(), "legal": legal_view(self.game)}, clocks=True)
+        rules = self.settings["rules"]
+        self.hub.metrics.game_started(rules)
+        logs.event("game-started", room=self.id, rules=rules, board=logs.board_label(self.settings["board"]),
+                   players=self.players, seats=[seat.name if seat else None for seat in self.seats])
 
     async def watch(self, conn: Connection, session: Session, since: int | None,
                     invite: str | None) -> ServerMessage:
@@ -672,6 +677,10 @@ class Room:
         self.events.append((version, packed))
         if result is not None:
             self.hub.ended(self)
+            rules = self.settings["rules"]
+            self.hub.metrics.game_finished(rules)
+            logs.event("game-ended", room=self.id, rules=rules, reason=result["reason"], ranking=result["ranking"],
+                       score=result["score"], moves=len(self.game.history))
         try:
             self.hub.broadcast(self.watchers, message, {MSGPACK: packed})
         except Exception:

@@ -1,0 +1,52 @@
+"""The series an operator's dashboards and alerts read: the build's version, refused handshakes by
+reason, games started and finished per ruleset, every error code from 0, and no `*_created`."""
+
+from __future__ import annotations
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from gorules import PRESETS
+from protocol import ErrorCode
+from server import VERSION
+from tests.server.test_http import get, samples, scrape
+
+
+async def test_every_labelled_counter_starts_at_zero_and_nothing_is_created(server):
+    status, _, body = await get(server.port, "/metrics")
+    assert status == 200
+    values = samples(body)
+    assert values[("polygo_build_info", (("version", VERSION),))] == 1
+    for code in ErrorCode:
+        assert values[("polygo_errors_total", (("code", code.value),))] == 0
+    for rules in PRESETS:
+        assert values[("polygo_games_started_total", (("rules", rules),))] == 0
+        assert values[("polygo_games_finished_total", (("rules", rules),))] == 0
+    for reason in ("limit", "flood", "starting", "draining"):
+        assert values[("polygo_handshakes_refused_total", (("reason", reason),))] == 0
+    assert not [name for name, _ in values if name.endswith("_created")]
+
+
+async def test_games_are_counted_per_ruleset(server, players, seat):
+    black, white = await players(2)
+    room = await seat([black, white], {"rules": "japanese", "board": "9"})
+    assert (await black.move(room, "resign", 1))["type"] == "ack"
+    await seat([black, white], {"rules": "kee", "board": "5"})
+    values = await scrape(server.port)
+    assert values[("polygo_games_started_total", (("rules", "japanese"),))] == 1
+    assert values[("polygo_games_finished_total", (("rules", "japanese"),))] == 1
+    assert values[("polygo_games_started_total", (("rules", "kee"),))] == 1
+    assert values[("polygo_games_finished_total", (("rules", "kee"),))] == 0
+
+
+async def test_handshakes_over_the_limit_are_counted(make_server, tmp_path):
+    srv = await make_server(db=str(tmp_path / "gate.db"), connections_per_address=1)
+    kept = await connect(f"ws://127.0.0.1:{srv.port}/")
+    try:
+        with pytest.raises(InvalidStatus):
+            await connect(f"ws://127.0.0.1:{srv.port}/")
+    finally:
+        await kept.close()
+    values = await scrape(srv.port)
+    assert values[("polygo_handshakes_refused_total", (("reason", "limit"),))] == 1
