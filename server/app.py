@@ -20,6 +20,7 @@ from websockets.frames import CloseCode
 
 from protocol import SUBPROTOCOLS
 
+from .backup import BackupError, before_migration
 from .config import Config
 from .connection import Connection
 from .gate import AcceptErrorLimiter, Gate, gated
@@ -30,7 +31,8 @@ from .lockfile import DatabaseLock
 from .metrics import make_metrics
 from .sessions import Sessions
 from .postgres_db import is_postgres, redacted
-from .store import Store
+from .logs import event
+from .store import Store, StoreError
 from .systemd import Notifier, heartbeat
 
 log = logging.getLogger("polygo.server")
@@ -83,6 +85,8 @@ class Server:
         # One server per SQLite file; the nodes of a cluster share their PostgreSQL database.
         self._lock = None if is_postgres(config.db) else DatabaseLock.acquire(config.db)
         try:
+            if config.migration_backup:
+                await self._backup_before_migration()
             self.store = await Store.open(config.db, group_window=config.group_window, synchronous=config.synchronous,
                                           lease=config.lease_of_node() if is_postgres(config.db) else None)
         except BaseException:
@@ -121,6 +125,18 @@ class Server:
                  f", metrics on port {self.metrics_port}" if self._metrics_ws else "")
         self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} games resumed")
         return self
+
+    async def _backup_before_migration(self) -> None:
+        """Copy a SQLite file whose schema this version is about to migrate (`backup.py`); a copy
+        that fails stops the start, unless the operator said `--no-migration-backup`."""
+        try:
+            copy = await asyncio.to_thread(before_migration, self.config.db)
+        except BackupError as exc:
+            raise StoreError("migration-backup", f"No copy before migrating the schema: {exc}. Free the space, "
+                                                 f"or start with --no-migration-backup to migrate without one.") from None
+        if copy is not None:
+            event("migration-backup", path=str(copy.path), bytes=copy.size, rooms=copy.rooms, moves=copy.moves,
+                  seconds=round(copy.seconds, 3))
 
     @property
     def port(self) -> int:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from protocol import MAX_FRAME
 from protocol.messages import CHAT_MAX, LIST_MAX
 
+from . import VERSION
 from .addresses import Networks, parse_networks
 from .lease import Lease
 
@@ -66,6 +67,7 @@ class Config:
     chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
     trusted_proxies: Networks = ()        # reverse proxies whose X-Forwarded-For names the client (addresses.py)
+    migration_backup: bool = True         # back a SQLite file up before migrating its schema (backup.py)
     # cluster mode (a postgresql:// db; docs/cluster.md)
     node_id: str | None = None            # this node's name in the cluster; None: the host's name
     node_url: str | None = None           # where clients reach this node; None: /n/<node_id>/
@@ -112,6 +114,7 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
         prog="polygo-server", description="The polygo game server.",
         epilog="polygo-server backup PATH copies the database while the server runs "
                "(polygo-server backup --help).")
+    parser.add_argument("--version", action="version", version=f"polygo-server {VERSION}")
     parser.add_argument("--host", default=env.get("POLYGO_HOST", default.host),
                         help="address to listen on (POLYGO_HOST, default %(default)s)")
     parser.add_argument("--port", type=_port, default=env.get("POLYGO_PORT", str(default.port)),
@@ -153,6 +156,10 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                         help="reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For "
                              "names the client the per-address limits count; their own connections count in "
                              "the total only (POLYGO_TRUSTED_PROXIES, default none)")
+    parser.add_argument("--no-migration-backup", dest="migration_backup", action="store_false",
+                        default=env.get("POLYGO_MIGRATION_BACKUP", "1") not in ("0", "no", "false", "off"),
+                        help="do not copy a SQLite database (polygo-server backup) before this version migrates "
+                             "its schema (POLYGO_MIGRATION_BACKUP=0; by default the copy is made, beside the file)")
     for field, kind, about in PROTECTIONS:
         flag = "--" + field.replace("_", "-")
         variable = "POLYGO_" + field.upper()
@@ -173,7 +180,7 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                   node_id=args.node_id, node_url=args.node_url, lease=args.lease,
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
                   metrics_host=args.metrics_host, metrics_port=args.metrics_port,
-                  trusted_proxies=args.trusted_proxies,
+                  trusted_proxies=args.trusted_proxies, migration_backup=args.migration_backup,
                   **{field: _parsed(getattr(args, field), kind) for field, kind, _ in PROTECTIONS})
 
 
