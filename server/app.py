@@ -8,6 +8,7 @@ a `Phase`: STARTING (listening, so /healthz answers, but websocket handshakes an
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import gc
 import logging
 import signal
@@ -46,6 +47,11 @@ CLOSE_BUDGET = 3.0
 """Seconds of the drain timeout kept for the closing handshakes (websockets waits 2 s per peer)."""
 
 RESTART_REASON = "server restarting"
+
+EXIT_GRACE = 2.0
+"""Seconds past the drain timeout after which the process exits from a thread of faulthandler's,
+printing every thread's stack, if the event loop is too stuck to end the stop itself: the bound
+on a stop cannot be enforced by the loop it bounds."""
 
 HOUSEKEEPING = 3600.0
 """Seconds between two sweeps of idle sessions and old chat (or a tenth of the shorter of
@@ -255,11 +261,13 @@ async def run(config: Config) -> bool:
         loop.add_signal_handler(sig, _on_signal, stop, sig)
     received = await stop
     log.info("%s: graceful stop within %g s", signal.Signals(received).name, config.drain_timeout)
+    faulthandler.dump_traceback_later(config.drain_timeout + EXIT_GRACE, exit=True)
     try:
         await asyncio.wait_for(server.shutdown(), config.drain_timeout)
     except TimeoutError:
         log.error("the graceful stop took longer than %g s; exiting with work unfinished", config.drain_timeout)
         return False
+    faulthandler.cancel_dump_traceback_later()
     log.info("stopped")
     return True
 
