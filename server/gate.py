@@ -8,6 +8,12 @@ descriptor limit (`Config.connection_limit`): a connection over a limit still ge
 503 with Retry-After from the handshake (`Endpoints` asks `refusal`); one far over the total (more
 than `MARGIN` beyond), or one of a flood of refusals (more than `POLITE_REFUSALS` a second), is
 dropped at once without a word.
+
+Behind a trusted proxy the socket's peer is the proxy, whose connections count in the total only;
+the client is known once the handshake's `X-Forwarded-For` is read. So a websocket handshake a
+trusted proxy forwards is counted then under the client's address, and refused over the same
+per-address limit: the cap holds behind any proxy, also one that cannot cap its clients itself
+(stock Caddy).
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ import logging
 import time
 from typing import Any
 
-from .addresses import Networks, is_trusted, limit_key
+from websockets.http11 import Request
+
+from .addresses import Networks, client_address, is_trusted, limit_key
 from .frames import QuickReading
 from .logs import event
 from .metrics import NullMetrics
@@ -61,6 +69,13 @@ class Gate:
             return f"{self.per_address} connections from your address are open, the limit; close one first"
         return None
 
+    def enter_forwarded(self, address: str) -> str | None:
+        """Count a websocket a trusted proxy forwards for the client at `address` (already in the
+        total since it was accepted); the sentence to refuse it with, or None."""
+        if self.by_address.add(address) > self.per_address:
+            return f"{self.per_address} connections from your address are open, the limit; close one first"
+        return None
+
     def leave(self, address: str | None) -> None:
         self.open -= 1
         if address is not None:
@@ -92,8 +107,29 @@ class GatedConnection(QuickReading):
             event("handshake-refused", reason="flood", status=None, peer=address)
             transport.abort()
 
+    forwarded: str | None = None
+    """The client's address a trusted proxy forwarded this websocket for, once counted under it."""
+
+    def count_client(self, request: Request) -> None:
+        """From a trusted proxy: count a websocket handshake under the client its
+        `X-Forwarded-For` names (refused, like a direct one, over the per-address limit). Plain
+        GETs (the web page, probes) are not counted: each is one short request."""
+        if self._address is not None or self.refusal is not None or self.forwarded is not None:
+            return
+        if request.headers.get("Upgrade", "").lower() != "websocket":
+            return
+        peer = self.transport.get_extra_info("peername") if self.transport else None
+        address = client_address(str(peer[0]) if peer else "", request.headers.get("X-Forwarded-For"),
+                                 self.gate.trusted)
+        if is_trusted(address, self.gate.trusted):
+            return      # the proxy's own connection, naming no client
+        self.forwarded = address
+        self.refusal = self.gate.enter_forwarded(address)
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.gate.leave(self._address)
+        if self.forwarded is not None:
+            self.gate.by_address.remove(self.forwarded)
         super().connection_lost(exc)
 
 

@@ -73,6 +73,9 @@ class Endpoints:
             return response(HTTPStatus.OK, self._metrics.render(), CONTENT_TYPE)
         if not self._game_port:
             return response(HTTPStatus.NOT_FOUND, b"this port serves /metrics, /healthz and /readyz\n")
+        count_client = getattr(connection, "count_client", None)
+        if count_client is not None:
+            count_client(request)
         refusal = getattr(connection, "refusal", None)
         if refusal is not None:
             self._refused(connection, request, "limit")
