@@ -21,7 +21,7 @@ from websockets.frames import CloseCode
 
 from protocol import SUBPROTOCOLS
 
-from .backup import BackupError, before_migration
+from .backup import BackupError, before_migration, last_backup
 from .config import Config
 from .connection import Connection
 from .gate import AcceptErrorLimiter, Gate, gated
@@ -181,7 +181,8 @@ class Server:
         return {"connections": len(self.connections),
                 "sessions": sum(1 for c in self.connections if c.session is not None),
                 "rooms": rooms, "pending_writes": self.store.pending if self.store else 0,
-                "ready": self.phase is Phase.READY}
+                "ready": self.phase is Phase.READY,
+                "last_backup": None if self.config.backup_dir is None else last_backup(self.config.backup_dir)}
 
     async def _handler(self, ws: ServerConnection) -> None:
         connection = Connection(self.hub, ws)

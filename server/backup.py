@@ -111,6 +111,19 @@ def before_migration(db: str | os.PathLike[str], now: datetime | None = None) ->
     return backup(source, source.with_name(f"{source.name}.schema-{row[0]}-{stamp}.db"))
 
 
+def last_backup(directory: str | os.PathLike[str]) -> float:
+    """The Unix time of the newest copy `backup DIR` kept in `directory` (read from its name,
+    which only a checked copy ever gets), or 0.0 when there is none (or no such directory)."""
+    try:
+        names = [entry.name for entry in os.scandir(directory) if STAMPED.match(entry.name)]
+    except OSError:
+        return 0.0
+    if not names:
+        return 0.0
+    stamp = max(names)[len("polygo-"):-len(".db")]
+    return datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc).timestamp()
+
+
 def _readonly(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, isolation_level=None)
 

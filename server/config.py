@@ -68,6 +68,7 @@ class Config:
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
     trusted_proxies: Networks = ()        # reverse proxies whose X-Forwarded-For names the client (addresses.py)
     migration_backup: bool = True         # back a SQLite file up before migrating its schema (backup.py)
+    backup_dir: str | None = None         # where `polygo-server backup DIR` keeps copies: their age is a metric
     # cluster mode (a postgresql:// db; docs/cluster.md)
     node_id: str | None = None            # this node's name in the cluster; None: the host's name
     node_url: str | None = None           # where clients reach this node; None: /n/<node_id>/
@@ -156,6 +157,9 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                         help="reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For "
                              "names the client the per-address limits count; their own connections count in "
                              "the total only (POLYGO_TRUSTED_PROXIES, default none)")
+    parser.add_argument("--backup-dir", default=env.get("POLYGO_BACKUP_DIR") or None, metavar="DIR",
+                        help="the directory polygo-server backup keeps its copies in: /metrics then tells the "
+                             "newest one's time, for an alert when backups fail or stop (POLYGO_BACKUP_DIR)")
     parser.add_argument("--no-migration-backup", dest="migration_backup", action="store_false",
                         default=env.get("POLYGO_MIGRATION_BACKUP", "1") not in ("0", "no", "false", "off"),
                         help="do not copy a SQLite database (polygo-server backup) before this version migrates "
@@ -181,6 +185,7 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
                   metrics_host=args.metrics_host, metrics_port=args.metrics_port,
                   trusted_proxies=args.trusted_proxies, migration_backup=args.migration_backup,
+                  backup_dir=args.backup_dir,
                   **{field: _parsed(getattr(args, field), kind) for field, kind, _ in PROTECTIONS})
 
 

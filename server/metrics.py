@@ -171,6 +171,10 @@ class _Snapshot:
                            value=state["pending_writes"])
         yield self._family("polygo_ready", "1 when the server takes new connections (what /readyz says).",
                            value=1 if state["ready"] else 0)
+        if state.get("last_backup") is not None:
+            yield self._family("polygo_last_backup_timestamp_seconds",
+                               "Unix time of the newest checked copy in --backup-dir (0: none).",
+                               value=state["last_backup"])
 
 
 class _Acks:

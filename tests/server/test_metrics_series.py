@@ -3,6 +3,8 @@ reason, games started and finished per ruleset, every error code from 0, and no 
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
@@ -10,6 +12,7 @@ from websockets.exceptions import InvalidStatus
 from gorules import PRESETS
 from protocol import ErrorCode
 from server import VERSION
+from server.backup import backup
 from tests.server.test_http import get, samples, scrape
 
 
@@ -50,3 +53,19 @@ async def test_handshakes_over_the_limit_are_counted(make_server, tmp_path):
         await kept.close()
     values = await scrape(srv.port)
     assert values[("polygo_handshakes_refused_total", (("reason", "limit"),))] == 1
+
+
+async def test_the_newest_backup_s_time_is_exported_when_the_server_knows_where_they_are(make_server, tmp_path):
+    copies = tmp_path / "backups"
+    copies.mkdir()
+    srv = await make_server(db=str(tmp_path / "b.db"), backup_dir=str(copies))
+    assert (await scrape(srv.port))[("polygo_last_backup_timestamp_seconds", ())] == 0
+    for hour in (1, 2):
+        backup(srv.config.db, copies, keep=48, now=datetime(2026, 11, 28, hour, 0, 0, tzinfo=timezone.utc))
+    (copies / "polygo-20991231T000000Z.db.partial").write_text("")      # not a kept copy
+    values = await scrape(srv.port)
+    assert values[("polygo_last_backup_timestamp_seconds", ())] == datetime(2026, 11, 28, 2, tzinfo=timezone.utc).timestamp()
+
+
+async def test_without_a_backup_dir_there_is_no_backup_metric(server):
+    assert not [name for name, _ in await scrape(server.port) if "backup" in name]
