@@ -21,6 +21,7 @@ from websockets.frames import CloseCode
 
 from protocol import SUBPROTOCOLS
 
+from .admin import AdminSocket
 from .backup import BackupError, before_migration, last_backup
 from .config import Config
 from .connection import Connection
@@ -82,6 +83,7 @@ class Server:
         self._metrics_ws: WsServer | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._housekeeping: asyncio.Task[None] | None = None
+        self._admin: AdminSocket | None = None
         self._lock: DatabaseLock | None = None
         self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies,
                          self.metrics)
@@ -104,10 +106,11 @@ class Server:
                                                        failures_per_address=config.login_failures_per_address,
                                                        window=config.login_window), metrics=self.metrics)
         try:
+            await self.hub.bans.load(self.store)
             self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
-                                          web=WebFiles(), trusted=config.trusted_proxies),
+                                          web=WebFiles(), trusted=config.trusted_proxies, bans=self.hub.bans),
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
@@ -116,6 +119,8 @@ class Server:
                 self._metrics_ws = await serve(
                     self._handler, config.metrics_host or config.host, config.metrics_port,
                     process_request=Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False))
+            if config.admin_socket is not None:
+                self._admin = await AdminSocket(self, config.admin_socket).start()
             started = time.monotonic()
             restored = await self.hub.restore()
         except BaseException:
@@ -221,6 +226,8 @@ class Server:
         for task in (self._heartbeat, self._housekeeping):
             if task is not None:
                 task.cancel()
+        if self._admin is not None:
+            await self._admin.close()
         for ws in (self._metrics_ws, self._ws):
             if ws is not None:
                 ws.close()

@@ -69,6 +69,7 @@ class Config:
     trusted_proxies: Networks = ()        # reverse proxies whose X-Forwarded-For names the client (addresses.py)
     migration_backup: bool = True         # back a SQLite file up before migrating its schema (backup.py)
     backup_dir: str | None = None         # where `polygo-server backup DIR` keeps copies: their age is a metric
+    admin_socket: str | None = None       # the Unix socket `polygo-server admin` talks to (admin.py); None: off
     # cluster mode (a postgresql:// db; docs/cluster.md)
     node_id: str | None = None            # this node's name in the cluster; None: the host's name
     node_url: str | None = None           # where clients reach this node; None: /n/<node_id>/
@@ -160,6 +161,9 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser.add_argument("--backup-dir", default=env.get("POLYGO_BACKUP_DIR") or None, metavar="DIR",
                         help="the directory polygo-server backup keeps its copies in: /metrics then tells the "
                              "newest one's time, for an alert when backups fail or stop (POLYGO_BACKUP_DIR)")
+    parser.add_argument("--admin-socket", default=env.get("POLYGO_ADMIN_SOCKET") or None, metavar="PATH",
+                        help="listen for `polygo-server admin` commands on this Unix socket, which only the "
+                             "server's own user may open (POLYGO_ADMIN_SOCKET, default: no admin socket)")
     parser.add_argument("--no-migration-backup", dest="migration_backup", action="store_false",
                         default=env.get("POLYGO_MIGRATION_BACKUP", "1") not in ("0", "no", "false", "off"),
                         help="do not copy a SQLite database (polygo-server backup) before this version migrates "
@@ -185,7 +189,7 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
                   metrics_host=args.metrics_host, metrics_port=args.metrics_port,
                   trusted_proxies=args.trusted_proxies, migration_backup=args.migration_backup,
-                  backup_dir=args.backup_dir,
+                  backup_dir=args.backup_dir, admin_socket=args.admin_socket,
                   **{field: _parsed(getattr(args, field), kind) for field, kind, _ in PROTECTIONS})
 
 

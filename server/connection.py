@@ -62,7 +62,7 @@ class Connection:
         self.address = address_of(ws, hub.config.trusted_proxies)
         self.id = next(_IDS)
         """A number for this connection's log lines, so that its events can be followed."""
-        self._opened = _now()
+        self.opened = _now()
         peer = ws.remote_address
         event("connection-opened", conn=self.id, address=self.address, peer=str(peer[0]) if peer else None,
               codec=self.codec)
@@ -87,7 +87,7 @@ class Connection:
             self._unwatch_all()
             session = self.session
             event("connection-closed", conn=self.id, address=self.address, code=self.ws.close_code,
-                  seconds=round(_now() - self._opened, 3), name=session.name if session else None,
+                  seconds=round(_now() - self.opened, 3), name=session.name if session else None,
                   user=session.user if session else None)
 
     def _unwatch_all(self) -> None:
@@ -201,6 +201,7 @@ class Connection:
         how = "guest" if m.name is not None else "token" if m.token is not None else "password"
         try:
             if m.name is not None:
+                self._check_ban(clean_name(m.name))
                 session = await sessions.new(clean_name(m.name))
             elif m.token is not None:
                 session = await sessions.resume(m.token)
@@ -209,6 +210,7 @@ class Connection:
                     raise ProtocolError(ErrorCode.MISSING_FIELD, "logging in needs both user and password",
                                         field="password" if m.password is None else "user")
                 session = await sessions.login(clean_name(m.user, field="user"), m.password, self.address)
+            self._check_ban(session.name, session.user)
         except ProtocolError as exc:
             event("login-refused", conn=self.id, address=self.address, how=how, code=exc.code.value,
                   user=m.user if how == "password" else None)
@@ -221,6 +223,12 @@ class Connection:
             room.presence.changed()
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
                        seats=await self.hub.seats_held(session), limits=self.hub.config.limits(), server=SERVER_NAME)
+
+    def _check_ban(self, *names: str | None) -> None:
+        ban = self.hub.bans.name(*names)
+        if ban is not None:
+            raise ProtocolError(ErrorCode.BANNED, f"the name {ban.shown!r} is banned from this server"
+                                                  + (f": {ban.reason}" if ban.reason else ""))
 
     def _leave_session(self) -> None:
         """The connection stops speaking for its session: the rooms it watched were that identity's."""

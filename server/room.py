@@ -287,6 +287,30 @@ class Room:
                 return Events(room=self.id, events=events)   # no gap (chat past its retention leaves one)
         return self.snapshot(session)
 
+    async def close_by_operator(self, message: str) -> None:
+        """An operator closed the room (`polygo-server admin close-room`) while its game is played:
+        the game ends here, with the result reason `closed` (every seat ranked 1, no scores) in the
+        records, the watchers are told by a `closed` event (`reason` "operator"), and nothing more
+        can be played. The engine's game is left as it stood: the room is ended, not the game."""
+        if self.status != "playing":
+            raise ProtocolError(ErrorCode.GAME_OVER if self.status == "ended" else ErrorCode.NOT_STARTED,
+                                f"the room is {self.status}, not playing")
+        now = self._now()
+        if self.clocks is not None and self.clocks.running is not None:
+            self.clocks.stop(self.clocks.running, now, credit=False)
+        if self._timer:
+            self._timer.cancel()
+            self._timer = None
+        self.status, self.undo = "ended", None
+        result = {"reason": "closed", "ranking": [1] * self.players, "score": [0.0] * self.players}
+        try:
+            await self._commit("closed", {"reason": "operator", "message": message}, clocks=True, result=result,
+                               now=now)
+        except Exception:
+            self.status = "playing"
+            self._sync_clocks(self._now(), mover=None)
+            raise
+
     def forget_events(self, through: int) -> None:
         """Drop the window's events up to version `through` (a chat line there passed its retention).
         The window stays a run of consecutive versions, which `watch` serves from without a check."""

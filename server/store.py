@@ -104,6 +104,11 @@ _WRITES: dict[str, str] = {
     "drop_seats": "DELETE FROM seats WHERE room_id = ?",
     "drop_room": "DELETE FROM rooms WHERE room_id = ? AND NOT EXISTS (SELECT 1 FROM moves WHERE room_id = ?)",
     "release": "UPDATE rooms SET owner_node = NULL, owner_epoch = NULL WHERE owner_node = ? AND owner_epoch = ?",
+    "password": "UPDATE users SET password_hash = ? WHERE name = ?",
+    "remove_chat": "DELETE FROM events WHERE room_id = ? AND version = ? AND chat_at IS NOT NULL",
+    "ban": "INSERT INTO bans (kind, value, shown, reason, created_at) VALUES (?, ?, ?, ?, ?)"
+           " ON CONFLICT (kind, value) DO UPDATE SET shown = excluded.shown, reason = excluded.reason",
+    "unban": "DELETE FROM bans WHERE kind = ? AND value = ?",
 }
 _ORDER = {kind: i for i, kind in enumerate(_WRITES)}
 
@@ -278,6 +283,39 @@ class Store:
     async def get_user(self, name: str) -> dict | None:
         row = await self._one("SELECT name, password_hash FROM users WHERE name = ?", (name,))
         return None if row is None else {"name": row[0], "password_hash": row[1]}
+
+    # -- the operator's commands (server/admin.py) ---------------------------------------------------
+
+    async def set_password(self, user: str, password_hash: str) -> None:
+        """Replace a registered user's password hash (the user exists: `get_user`)."""
+        _check_text("user", user)
+        _check_text("password_hash", password_hash)
+        await self._write([("password", (password_hash, user))])
+
+    async def chat_line(self, room_id: str, version: int) -> dict | None:
+        """The chat event at `version` of the room, or None (no such line, or not a chat line)."""
+        row = await self._one("SELECT body FROM events WHERE room_id = ? AND version = ? AND chat_at IS NOT NULL",
+                              (room_id, version))
+        return None if row is None else json.loads(row[0])
+
+    async def remove_chat(self, room_id: str, version: int) -> None:
+        """Delete the chat line at `version` of the room (a resync over it then finds a gap)."""
+        _check_text("room", room_id)
+        _check_int("version", version)
+        await self._write([("remove_chat", (room_id, version))])
+
+    async def bans(self) -> list[dict]:
+        """Every ban, oldest first: `kind`, `value` (what is matched), `shown`, `reason`, `created_at`."""
+        rows = await self._all("SELECT kind, value, shown, reason, created_at FROM bans ORDER BY created_at")
+        return [{"kind": k, "value": v, "shown": s, "reason": r, "created_at": t} for k, v, s, r, t in rows]
+
+    async def ban(self, kind: str, value: str, shown: str, reason: str) -> None:
+        for what, text in (("kind", kind), ("value", value), ("shown", shown), ("reason", reason)):
+            _check_text(what, text)
+        await self._write([("ban", (kind, value, shown, reason, time.time()))])
+
+    async def unban(self, kind: str, value: str) -> None:
+        await self._write([("unban", (kind, value))])
 
     # -- rooms -----------------------------------------------------------------------------------
 

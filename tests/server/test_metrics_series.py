@@ -26,7 +26,7 @@ async def test_every_labelled_counter_starts_at_zero_and_nothing_is_created(serv
     for rules in PRESETS:
         assert values[("polygo_games_started_total", (("rules", rules),))] == 0
         assert values[("polygo_games_finished_total", (("rules", rules),))] == 0
-    for reason in ("limit", "flood", "starting", "draining"):
+    for reason in ("limit", "flood", "starting", "draining", "banned"):
         assert values[("polygo_handshakes_refused_total", (("reason", reason),))] == 0
     assert not [name for name, _ in values if name.endswith("_created")]
 
