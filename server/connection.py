@@ -201,8 +201,9 @@ class Connection:
         how = "guest" if m.name is not None else "token" if m.token is not None else "password"
         try:
             if m.name is not None:
-                self._check_ban(clean_name(m.name))
-                session = await sessions.new(clean_name(m.name))
+                name = clean_name(m.name)
+                self._check_ban(name)           # before a session is made and stored for it
+                session = await sessions.new(name)
             elif m.token is not None:
                 session = await sessions.resume(m.token)
             else:
@@ -225,6 +226,7 @@ class Connection:
                        seats=await self.hub.seats_held(session), limits=self.hub.config.limits(), server=SERVER_NAME)
 
     def _check_ban(self, *names: str | None) -> None:
+        """`banned` if the operator banned any of `names` (server/bans.py)."""
         ban = self.hub.bans.name(*names)
         if ban is not None:
             raise ProtocolError(ErrorCode.BANNED, f"the name {ban.shown!r} is banned from this server"
