@@ -16,7 +16,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol import PROTOCOL_VERSION
-from server.logs import BUDGETS, EVENTS_LOGGER, EventLog
+from server.logs import BUDGETS, EVENTS_LOGGER, EventLog, JsonFormatter, TextFormatter
 
 CLIENT = "203.0.113.7"     # the address the proxy says it forwards for (TEST-NET-3)
 PASSWORD = "correct horse battery staple"
@@ -116,3 +116,12 @@ def test_error_lines_are_budgeted_per_code(caplog):
         log("error", code="internal", room="r")
     codes = [r.fields["code"] for r in caplog.records]
     assert codes.count("illegal-move") == burst and codes.count("internal") == 1
+
+
+def test_the_text_format_shows_an_event_s_fields_as_key_value():
+    record = logging.LogRecord(EVENTS_LOGGER, logging.INFO, __file__, 1, "login", None, None)
+    record.fields = {"address": "203.0.113.7", "name": "Ann B", "user": None}
+    line = TextFormatter().format(record)
+    assert line.endswith('INFO polygo.events: login address="203.0.113.7" name="Ann B" user=null')
+    entry = json.loads(JsonFormatter().format(record))
+    assert entry["event"] == "login" and entry["address"] == "203.0.113.7" and entry["user"] is None
