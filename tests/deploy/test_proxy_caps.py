@@ -10,7 +10,6 @@ import os
 import socket
 import ssl
 import subprocess
-from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
