@@ -24,7 +24,9 @@ import argparse
 import asyncio
 import json
 import os
+import logging
 import secrets
+import socket
 import sys
 import time
 from pathlib import Path
@@ -36,9 +38,12 @@ from .bans import KINDS, BanError
 from .logs import event
 from .passwords import hash_password
 from .sessions import Session
+from .store_errors import StoreError
 
 if TYPE_CHECKING:
     from .app import Server
+
+log = logging.getLogger("polygo.admin")
 
 LINE_LIMIT = 64 * 1024
 """The longest request line the socket reads."""
@@ -82,8 +87,11 @@ class AdminSocket:
                 if not isinstance(request, dict):
                     raise AdminError("a request is a JSON object")
                 answer = {"ok": True, **await self.handle(request)}
-            except (AdminError, BanError, ProtocolError, ValueError) as exc:
+            except (AdminError, BanError, ProtocolError, StoreError, ValueError) as exc:
                 answer = {"ok": False, "error": getattr(exc, "message", None) or str(exc)}
+            except Exception as exc:
+                log.exception("admin request failed")
+                answer = {"ok": False, "error": f"the server failed on this command: {exc}"}
             writer.write(json.dumps(answer).encode() + b"\n")
             await writer.drain()
         except (asyncio.TimeoutError, ConnectionError, asyncio.LimitOverrunError):
@@ -211,8 +219,6 @@ COMMANDS = {"who": who, "close-room": close_room, "remove-chat": remove_chat, "b
 
 def request(path: str, message: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
     """Send one request to the admin socket at `path`; its answer."""
-    import socket
-
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
         sock.connect(path)
