@@ -1,6 +1,7 @@
 """`polygo-server` / `python -m server`: the game server from the command line.
 
 `polygo-server [options]` serves; `polygo-server backup PATH` copies the database (`backup.py`);
+`polygo-server admin COMMAND` asks the running server to act for its operator (`admin.py`);
 `polygo-server ratings --rebuild` recomputes the ratings from the rated games (`ratings_command.py`).
 """
 
@@ -13,7 +14,7 @@ import sqlite3
 import sys
 from typing import NoReturn, Sequence
 
-from . import backup, ratings_command
+from . import admin, backup, ratings_command
 from .app import run_sync
 from .config import parse_config
 from .lockfile import LockError
@@ -26,6 +27,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["backup"]:
         return backup.main(argv[1:])
+    if argv[:1] == ["admin"]:
+        return admin.main(argv[1:])
     if argv[:1] == ["ratings"]:
         return ratings_command.main(argv[1:])
     config = parse_config(argv)

@@ -22,6 +22,7 @@ from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, Room
 
 from .arena import Arena
 from .challenges import Challenges
+from .bans import Bans
 from .cluster import Cluster
 from .finder import Finder
 from .config import Config
@@ -34,7 +35,7 @@ from .pool_store import PoolQueries
 from .pools import Pool, load as load_pools
 from .ratings import Step, rated_game, update_step
 from .ratelimit import Buckets, Tally
-from .room import RESTARTING, Room, Seat
+from .room import CHAT_TAIL, RESTARTING, Room, Seat
 from .seeks import Seeks
 from .sessions import Session, Sessions
 from .store import Store
@@ -83,6 +84,7 @@ class Hub:
         self.create_rates = Buckets(config.create_rate, CREATE_BURST, ADDRESSES_TRACKED)  # IP address -> bucket
         self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
+        self.bans = Bans()
         self.cluster: Cluster | None = None if store.lease is None else Cluster(self)
         self.pools: dict[str, Pool] = load_pools(config.pools_file)
         self.pool_queries = PoolQueries(store)
@@ -127,6 +129,7 @@ class Hub:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
         room.resume_clocks(row["clocks"])
+        room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
             if seat is not None:
@@ -303,10 +306,16 @@ class Hub:
         except ProtocolError:
             pass            # the server began to stop: the room stays stored and expires after the restart
 
-    async def _drop_unstarted(self, room: Room) -> None:
+    async def close_unstarted(self, room: Room, message: str) -> None:
+        """An operator closes a room waiting for players: it goes as an expired one does."""
+        await room.call(self._drop_unstarted, room, "operator", message)
+
+    async def _drop_unstarted(self, room: Room, reason: str = "expired",
+                              message: str = "nobody started this game in time; the room is closed") -> None:
         """In the room's task: a room still waiting for players after `waiting_expiry` is forgotten
         (memory and store), so free guest sessions cannot pile up rooms that come back at every
-        restart. Its watchers are told by a `closed` event."""
+        restart; also one an operator closes (`reason` "operator"). Its watchers are told by a
+        `closed` event."""
         if room.status != "waiting" or self.rooms.get(room.id) is not room:
             return
         await self.store.drop_unstarted(room.id)
@@ -318,8 +327,7 @@ class Hub:
         del self.rooms[room.id]
         self.lobby.forget(room.id)
         self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
-                                       "kind": "closed", "reason": "expired",
-                                       "message": "nobody started this game in time; the room is closed"})
+                                       "kind": "closed", "reason": reason, "message": message})
         self._background(room.close())
 
     # -- rooms -------------------------------------------------------------------------------------------
@@ -378,11 +386,12 @@ class Hub:
     def chat_dropped(self, through: dict[str, int]) -> None:
         """The store deleted old chat, up to version `through[room]` of each room: a live room
         forgets its window of recent events up to there, so a resync over the gap gets a snapshot
-        (as from the store) rather than a deleted line."""
+        (as from the store) rather than a deleted line, and its chat tail the lines up to there."""
         for room_id, version in through.items():
             room = self.rooms.get(room_id)
             if room is not None:
                 room.forget_events(version)
+                room.forget_chat(through=version)
 
     async def room(self, room_id: str) -> Room:
         """The room a request names. A node of a cluster takes over a room it does not serve, or

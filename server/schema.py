@@ -15,7 +15,7 @@ Each migration takes the schema from version i to i + 1; both lists always have 
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -65,7 +65,11 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE UNIQUE INDEX events_by_room ON events (room_id, version)",
         "CREATE INDEX events_by_chat_at ON events (chat_at) WHERE chat_at IS NOT NULL",
     ),
-    (   # 4: ratings per pool (ratings.py): each player's current one, the rated games in the order
+    (   # 4: the operator's bans (server/bans.py): kind "name" (a name's skeleton) or "address" (a network)
+        "CREATE TABLE bans (kind TEXT NOT NULL, value TEXT NOT NULL, shown TEXT NOT NULL, reason TEXT NOT NULL,"
+        " created_at REAL NOT NULL, PRIMARY KEY (kind, value)) WITHOUT ROWID",
+    ),
+    (   # 5: ratings per pool (ratings.py): each player's current one, the rated games in the order
         # they were rated (a rebuild replays them), and each seat's change in each game
         "CREATE TABLE ratings (pool TEXT NOT NULL, player TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,"
         " games INTEGER NOT NULL, wins INTEGER NOT NULL, updated_at REAL NOT NULL,"
@@ -119,6 +123,10 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     (),     # 3: SQLite's alone (its events moved to a rowid table); PostgreSQL's tables are heaps already
     (   # 4: as SQLite's
+        'CREATE TABLE bans (kind text COLLATE "C" NOT NULL, value text COLLATE "C" NOT NULL, shown text NOT NULL,'
+        " reason text NOT NULL, created_at double precision NOT NULL, PRIMARY KEY (kind, value))",
+    ),
+    (   # 5: as SQLite's, and the finder's row (cluster mode)
         'CREATE TABLE ratings (pool text COLLATE "C" NOT NULL, player text COLLATE "C" NOT NULL,'
         " mu double precision NOT NULL, sigma double precision NOT NULL, games bigint NOT NULL,"
         " wins bigint NOT NULL, updated_at double precision NOT NULL, PRIMARY KEY (pool, player))",
