@@ -88,9 +88,11 @@ def check(pool: Pool) -> Pool:
     if not POOL_NAME.fullmatch(pool.name):
         raise PoolError(f"pool name {pool.name!r}: use 1 to 32 lower-case letters, digits and '-'")
     try:
-        pool.stored_settings()
+        stored = pool.stored_settings()
     except (SettingsError, ValueError, TypeError) as exc:
         raise PoolError(f"pool {pool.name!r}: {exc}") from None
+    if pool.arena and stored["clock"]["kind"] == "none":
+        raise PoolError(f"pool {pool.name!r}: an arena needs a clock (its games must end with nobody watching)")
     return pool
 
 

@@ -55,6 +55,7 @@ enabled = false
     ("[pools.x]\nrules = 'japanese'\nplayers = 3\n", "japanese is for 2 players"),
     ("[pools.Bad_Name]\nrules = 'chinese'\n", "pool name 'Bad_Name'"),
     ("[other]\n", "holds only [pools.NAME] tables"),
+    ("[pools.x]\nrules = 'chinese'\narena = true\n", "an arena needs a clock"),
     ("[pools.x\n", "is not TOML"),
 ])
 def test_a_bad_pool_file_is_refused_with_a_sentence(tmp_path, text, words):
