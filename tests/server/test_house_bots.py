@@ -138,6 +138,12 @@ async def test_the_house_bot_wins_kee_example_i(server, players):
     await table.send("done")
     end = await table.next_move()
     assert end["result"]["ranking"] == [2, 1] and end["result"]["score"] == [0.0, 2.0]
+    record = (await ann.ok("game", room=room))["record"]
+    assert record["seats"] == ["p0", "bot1"]
+    sgf = (await ann.ok("game", room=room, format="sgf"))["record"]
+    assert "PB[p0]" in sgf and "PW[bot1]" in sgf
+    listed = (await ann.ok("games"))["games"]
+    assert [g["seats"] for g in listed if g["room"] == room] == [["p0", "bot1"]]
 
 
 async def test_a_room_with_bots_starts_when_the_player_sits_and_the_bot_answers(server, players):
