@@ -120,7 +120,8 @@ async def test_a_bot_survives_dropped_connections(server):
     check_result(list(results), 2)
 
 
-async def test_bots_ride_out_a_server_restart(server):
+async def test_bots_ride_out_a_server_restart(server, caplog):
+    caplog.set_level(logging.INFO, logger="polygo.session")
     room = await create_room(server.url, rules="chinese", board="7x7", players=2)
     port = server.port
     moved = asyncio.Event()
@@ -138,6 +139,9 @@ async def test_bots_ride_out_a_server_restart(server):
     server.process.wait()
     server.start(port=port)
     check_result(list(await asyncio.wait_for(games, GUARD)), 2)
+    said = [r.getMessage() for r in caplog.records if r.name == "polygo.session" and r.levelname == "INFO"]
+    assert any(line.startswith("lost the server") and room in line for line in said)
+    assert any(line.startswith("reconnected to") and room in line for line in said)
 
 
 async def test_the_token_brings_the_seat_back(server, tmp_path):
