@@ -202,11 +202,13 @@ class TerminalApp:
         return self.client.rooms[self.room]
 
     def lines(self, width: int, height: int) -> list[str]:
-        """The screen for a terminal of `width` x `height` (the prompt line not included)."""
+        """The screen for a terminal of `width` x `height` (the prompt's line included, left out of
+        what is drawn). The connection's state, when it is not connected, is a line of its own above
+        the message."""
         mine = [] if self.spectator else self.client.seats_in(self.room)
         message = self.message
         if self.client.status != "connected":
-            message = f"{self.client.status} {message}".strip()
+            message = f"{self.client.status}\n{message}".strip()
         return screen(self.view, mine, time.monotonic(), self.style, message, width=width, height=height)
 
     async def run(self, interactive: bool | None = None) -> dict | None:
@@ -259,7 +261,7 @@ class TerminalApp:
     def _formatted(self) -> ANSI:
         assert self._app is not None
         size = self._app.output.get_size()
-        return ANSI("\n".join(self.lines(size.columns, size.rows - 1)))
+        return ANSI("\n".join(self.lines(size.columns, size.rows)))
 
     async def _exit_when_done(self) -> None:
         await self._done.wait()
