@@ -19,7 +19,7 @@ from wcwidth import wcwidth
 
 from gorules import Game
 
-from client_cli.room import RoomView, result_text
+from client_cli.room import RoomView, result_line
 
 WIDTH, HEIGHT = 80, 24
 MESSAGE_LINES = 3
@@ -455,7 +455,7 @@ def info_lines(view: RoomView, mine: list[int], now: float, style: Style, log_ro
     if view.undo is not None:
         lines.append(f"{game.players[view.undo['seat']]} asks to undo ('undo yes' / 'undo no')")
     if view.result is not None:
-        lines.append(f"GAME OVER: {result_text(game.players, view.result)}")
+        lines.append(f"GAME OVER: {result_line(game.players, view.result)}")
         if len(game.players) > 2 or view.result.get("reason") == "passes":
             score = ", ".join(f"{game.players[s]} {p:g}" for s, p in enumerate(view.result.get("score", [])))
             lines.append(f"score: {score}")

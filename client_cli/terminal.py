@@ -36,7 +36,7 @@ from gorules import Game
 
 from client_cli.errors import ClientError, ServerRefused
 from client_cli.render import Style, screen
-from client_cli.room import RoomView, result_text
+from client_cli.room import RoomView, result_line
 from client_cli.session import Client
 
 HELP = ("commands: POINT  pass  appeal POINT  resign  leave  undo  undo yes|no  rank 1 2 2  accept  reject  "
@@ -71,6 +71,7 @@ REASONS = {
     "proven-alive": "that chain survived a dispute play-out: it is alive for good",
 }
 """Words for the engine's reason codes, shown after the server's own sentence."""
+UNDO_ASKED = "undo requested; waiting for the others"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -314,12 +315,14 @@ class TerminalApp:
                 continue
             view = self.view
             fresh, self._version = view.version != self._version, view.version
+            if self.message == UNDO_ASKED and view.undo is None:
+                self.message = ""        # answered: the move log says what came of it
             if fresh and view.last_kind == "chat" and view.chat:
                 name, text = view.chat[-1]
                 self.message = f"<{name}> {text}"
             if view.status == "ended" or view.game.phase == "ended":
                 if view.result is not None:
-                    self.message = f"game over: {result_text(view.game.players, view.result)}"
+                    self.message = f"game over: {result_line(view.game.players, view.result)}"
                 self._redraw()
                 self._done.set()
                 return
@@ -376,7 +379,7 @@ class TerminalApp:
             self.message = "spectators can only chat ('say TEXT')"
         elif kind == "undo":
             await self.client.undo(self.room)
-            self.message = "undo requested; waiting for the others"
+            self.message = UNDO_ASKED if self.view.undo is not None else ""
         elif kind == "undo_reply":
             await self.client.undo_reply(self.room, command.arg == "yes")
             self.message = "answered the undo request"

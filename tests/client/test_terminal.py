@@ -88,6 +88,7 @@ def test_opponents_actions_marking_and_result_are_shown(server, tmp_path, tmux):
     term.type("undo")                                 # the bot answered B2 at once: both go back
     term.wait_for(r"W bot1 agrees to the undo")
     term.wait_for(r"B ann takes back B2 \(undo\)")
+    term.wait_until(lambda screen: "waiting for the others" not in screen)   # done: the notice goes
     term.wait_for(r"YOUR TURN")
     term.type("b2")
     # the bot's new answer: its first one, taken back, is still in the log above
@@ -109,7 +110,7 @@ def test_opponents_actions_marking_and_result_are_shown(server, tmp_path, tmux):
     assert "game over" not in term.screen().lower()
     term.type("done")
     result = term.wait_for(r"GAME OVER: ([BW]\+[\d.]+)").group(1)
-    term.wait_for(rf"game over: {re.escape(result)} \(passes\)")
+    term.wait_for(rf"game over: {re.escape(result)} \(by passes\)")
     term.wait_for(r"EXIT=0")
 
 
@@ -182,7 +183,7 @@ async def test_chat_said_while_away_is_shown_on_rejoin_and_resign_asks_first(ser
     await asyncio.to_thread(again.wait_for, r"YOUR TURN")
     again.type("resign")
     again.type("yes")
-    await asyncio.to_thread(again.wait_for, r"game over: W\+R \(resignation\)")
+    await asyncio.to_thread(again.wait_for, r"game over: W\+R \(by resignation\)")
     await asyncio.to_thread(again.wait_for, r"EXIT=0")
 
 
