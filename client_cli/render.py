@@ -623,15 +623,7 @@ def _wrap(text: str, width: int) -> list[str]:
 
 def _visible_len(text: str) -> int:
     """Terminal columns `text` takes: colour escapes take none, wide (CJK) characters two."""
-    length, skipping = 0, False
-    for ch in text:
-        if ch == "\x1b":
-            skipping = True
-        elif skipping:
-            skipping = ch != "m"
-        else:
-            length += max(0, wcwidth(ch))
-    return length
+    return sum(max(0, wcwidth(ch)) for ch in _plain(text))
 
 
 def _clip(text: str, width: int) -> str:

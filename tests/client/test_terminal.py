@@ -198,7 +198,7 @@ def test_a_byoyomi_clock_ticks_through_its_periods_on_screen_until_the_flag_fall
     term.wait_for(r"ann +0:0[12] x2")                     # the next one, not a frozen 0:00
     term.wait_for(r"ann +0:0[12] x1")
     term.wait_for(r"B ann runs out of time")
-    term.wait_for(r"game over: W\+T \(timeout\)")
+    term.wait_for(r"game over: W\+T \(on time\)")
 
 
 def test_a_hansen_refusal_is_explained_in_the_terminal(server, tmp_path, tmux):
