@@ -27,7 +27,7 @@ from protocol import JSON, MSGPACK, RoomSettings, engine_options
 from client_cli.bot_config import BotConfig, read_config
 from client_cli.bot_service import serve
 from client_cli.bots import BuiltinBot
-from client_cli.errors import ClientError, UsageError
+from client_cli.errors import ClientError, ServerRefused, UsageError
 from client_cli.gtp_bridge import GtpBot
 from client_cli.local_server import local_server
 from client_cli.render import Style
