@@ -125,7 +125,7 @@ class HouseBots:
                 return True
         for seat in bot_seats(room.settings):
             rng = random.Random(f"{room.id}/{seat}/{len(room.game.history)}")
-            move = choose(room.game, seat, rng) or self._marking(room, seat)
+            move = choose(room.game, seat, rng) or await self._marking(room, seat)
             if move is None:
                 continue
             last = room.last_seq[seat]
@@ -152,8 +152,9 @@ class HouseBots:
         dead = await asyncio.to_thread(dead_stones, Question.of(game), random.Random(f"{room.id}/{key}"))
         self._life[room.id] = (key, dead)
 
-    def _marking(self, room: Room, seat: int) -> str | None:
-        """The bot's marking move for `seat` (`server.house_marking`), once the dead stones are read."""
+    async def _marking(self, room: Room, seat: int) -> str | None:
+        """The bot's marking move for `seat` (`server.house_marking`), once the dead stones are read;
+        marks it accepts under protest, it says so in the room's chat first."""
         game = room.game
         life = self._life.get(room.id)
         if game.phase != "scoring" or life is None or life[0] != game.position_hash or not game.active[seat]:
@@ -162,7 +163,11 @@ class HouseBots:
         if marking is None:
             return None
         if marking.protest:
-            log.info("room %s: %s (%s)", room.id, room.seats[seat].name if room.seats[seat] else seat, marking.protest)
+            log.info("room %s seat %d: %s", room.id, seat, marking.protest)
+            try:
+                await room.chat(None, self._session(room, seat), marking.protest)
+            except ProtocolError as exc:
+                log.info("room %s: the house bot's chat was refused: %s", room.id, exc)
         return marking.move
 
     @staticmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 
 from gorules import Board, Game
 
@@ -101,6 +102,26 @@ async def test_the_house_bot_contests_its_living_chain_marked_dead_and_plays_it_
     end = await table.next_move()
     assert end["phase"] == "ended" and end["result"]["ranking"] == [2, 1]
     assert end["result"]["score"][1] == 25 + 7.5                # every point White's, nothing lost
+
+
+async def test_after_two_play_outs_the_house_bot_accepts_under_protest_and_says_so(server, players):
+    (ann,) = await players(1)
+    room = await _bot_room(server, ann, {"rules": "chinese", "board": "5x5", "bots": 1})
+    table = Table(ann, room, Game(Board.grid(5), rules="chinese", komi=7.5), ("C3",))
+    for resumes in range(MAX_RESUMES + 1):
+        await table.play_until(lambda g: g.phase == "scoring" and 1 in g.accepted)
+        chain = _bot_chain(table.game, {1})
+        await table.send(f"dead {chain}")
+        await table.next_move()
+        assert (await table.next_move())["move"].startswith("alive ")
+        await table.send(f"dead {chain}")
+        await table.next_move()
+        if resumes < MAX_RESUMES:
+            assert (await table.next_move())["move"] == "resume"
+    said = await _until(ann, lambda e: e["kind"] == "chat")
+    named = re.search(r"under protest: the chain at (\S+) is alive", said["text"])
+    assert said["name"] == "bot1" and named and named.group(1) in house_marking_chain(table.game, chain)
+    assert (await table.next_move())["move"] == "done"
 
 
 async def test_house_bots_contest_a_false_mark_in_a_three_player_game(server, players):
