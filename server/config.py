@@ -55,6 +55,9 @@ class Config:
     # protection against a hostile or careless public (docs/server.md, "Limits"); flags and variables below
     max_rooms: int = 10_000               # rooms in memory (waiting, playing, recently ended); create refused beyond
     rooms_per_address: int = 32           # unstarted rooms created from one IP address at a time
+    points_per_address: int = 32_768      # board points of the rooms in memory charged to one IP address
+    points_per_user: int = 32_768         # board points of the rooms in memory charged to one registered user
+    rooms_per_creator: int = 32           # rooms in memory created by one session or registered user
     create_rate: float = 5.0              # creates per second from one IP address, after a burst of 20
     waiting_expiry: float = 3600.0        # seconds an unstarted room lives before it is dropped
     max_connections: int | None = None    # None: the descriptor limit less a reserve (see connection_limit)
@@ -228,6 +231,10 @@ def _seconds(text: str) -> float:
 PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("max_rooms", _count, "rooms held in memory; create is refused beyond"),
     ("rooms_per_address", _count, "unstarted rooms created from one IP address at a time"),
+    ("points_per_address", _count, "board points of the rooms in memory charged to one IP address "
+                                   "(created or brought back from there; at least 361 a room)"),
+    ("points_per_user", _count, "board points of the rooms in memory charged to one registered user"),
+    ("rooms_per_creator", _count, "rooms in memory created by one session or registered user"),
     ("create_rate", _rate, "creates per second from one IP address, after a burst of 20"),
     ("waiting_expiry", _seconds, "seconds an unstarted room lives before it is dropped"),
     ("max_connections", _count, "open connections in total (default: the descriptor limit less 64)"),

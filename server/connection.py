@@ -221,11 +221,11 @@ class Connection:
         return await self.hub.create(self.session, m.settings, self.address)
 
     async def _sit(self, m: Sit) -> ServerMessage:
-        room = await self.hub.room(m.room)
+        room = await self.hub.room(m.room, self.address, self.session.user)
         return await room.call(room.sit, self, self.session, m.seat, m.invite)
 
     async def _watch(self, m: Watch) -> ServerMessage:
-        room = await self.hub.room(m.room)
+        room = await self.hub.room(m.room, self.address, self.session.user)
         return await room.call(room.watch, self, self.session, m.since, m.invite)
 
     async def _leave(self, m: Leave) -> ServerMessage:
@@ -264,7 +264,7 @@ class Connection:
     async def _room(self, room_id: str) -> Room:
         """The room a request names; a private room the session neither sits in, owns nor watches
         answers like a missing one, so its id cannot be confirmed by probing."""
-        room = self.hub.rooms.get(room_id) or await self.hub.room(room_id)   # the hub's coroutine only for a room not in memory
+        room = self.hub.rooms.get(room_id) or await self.hub.room(room_id, self.address, self.session.user)   # the hub's coroutine only for a room not in memory
         session = self.session
         if (room.invite is not None and self not in room.watchers and session is not None
                 and session.token != room.owner and room.seat_of(session) is None):
