@@ -62,7 +62,7 @@ class Config:
     waiting_expiry: float = 3600.0        # seconds an unstarted room lives before it is dropped
     max_connections: int | None = None    # None: the descriptor limit less a reserve (see connection_limit)
     connections_per_address: int = 64     # open connections from one IP address
-    login_failures: int = 5               # failed logins per user name per `login_window` before refusals
+    login_failures: int = 5               # failed logins per user name from one address per `login_window`
     login_failures_per_address: int = 20  # failed logins from one IP address per `login_window`
     login_window: float = 300.0           # seconds over which failed logins are counted
     chat_rate: float = 2.0                # chat lines per second per room, sustained (burst 10)
@@ -239,7 +239,7 @@ PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("waiting_expiry", _seconds, "seconds an unstarted room lives before it is dropped"),
     ("max_connections", _count, "open connections in total (default: the descriptor limit less 64)"),
     ("connections_per_address", _count, "open connections from one IP address"),
-    ("login_failures", _count, "failed logins for one user name per login window"),
+    ("login_failures", _count, "failed logins for one user name from one IP address per login window"),
     ("login_failures_per_address", _count, "failed logins from one IP address per login window"),
     ("login_window", _seconds, "seconds over which failed logins are counted"),
     ("chat_rate", _rate, "chat lines per second per room, after a burst of 10"),

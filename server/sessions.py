@@ -65,6 +65,7 @@ class Sessions:
         self._cached = cached
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self.failures_by_name = FailureCounter(failures_per_name, window)
+        """Failed logins by "address name": a name's guesser is slowed, its owner elsewhere is not."""
         self.failures_by_address = FailureCounter(failures_per_address, window)
         self._touches: set[asyncio.Task[None]] = set()
 
@@ -122,22 +123,24 @@ class Sessions:
 
     async def login(self, user: str, password: str, address: str = "") -> Session:
         """A new session of the registered `user`, or bad-login; rate-limited after too many
-        failures for the name or from the address (`logins.py`)."""
+        failures for the name from the address, or from the address (`logins.py`). The attempt
+        counts as a failure from before its hashing, so guesses sent together are refused too."""
         now = time.monotonic()
-        wait = max(self.failures_by_name.wait(user, now), self.failures_by_address.wait(address, now))
+        guess = f"{address} {user}"
+        wait = max(self.failures_by_name.wait(guess, now), self.failures_by_address.wait(address, now))
         if wait > 0:
             raise ProtocolError(ErrorCode.RATE_LIMITED, f"too many failed logins for this name or from your "
                                                         f"address; try again in {math.ceil(wait)} s")
+        self.failures_by_name.failed(guess, now)
+        self.failures_by_address.failed(address, now)
         row = await self._store.get_user(user)
         stored = row["password_hash"] if row else "scrypt$16384$8$1$00$00"
         ok = await asyncio.to_thread(check_password, password, stored)
         if row is None or not ok:
-            now = time.monotonic()
-            self.failures_by_name.failed(user, now)
-            self.failures_by_address.failed(address, now)
             await asyncio.sleep(FAILURE_DELAY)
             raise ProtocolError(ErrorCode.BAD_LOGIN, "unknown user or wrong password")
-        self.failures_by_name.succeeded(user)
+        self.failures_by_name.succeeded(guess)
+        self.failures_by_address.forgive(address, now)
         session = Session(secrets.token_urlsafe(24), user, user)
         await self._store.put_session(session.token, user, user)
         return self._remember(session)
