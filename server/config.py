@@ -59,6 +59,7 @@ class Config:
     points_per_user: int = 32_768         # board points of the rooms in memory charged to one registered user
     rooms_per_creator: int = 32           # rooms in memory created by one session or registered user
     create_rate: float = 5.0              # creates per second from one IP address, after a burst of 20
+    read_rate: float = 262_144.0          # bytes of frames per second from one IP address, after 4 s' worth
     waiting_expiry: float = 3600.0        # seconds an unstarted room lives before it is dropped
     max_connections: int | None = None    # None: the descriptor limit less a reserve (see connection_limit)
     connections_per_address: int = 64     # open connections from one IP address
@@ -236,6 +237,8 @@ PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("points_per_user", _count, "board points of the rooms in memory charged to one registered user"),
     ("rooms_per_creator", _count, "rooms in memory created by one session or registered user"),
     ("create_rate", _rate, "creates per second from one IP address, after a burst of 20"),
+    ("read_rate", _rate, "bytes of frames per second read from one IP address over all its connections "
+                         "(each frame counts 64 more), after a burst of 4 seconds' worth"),
     ("waiting_expiry", _seconds, "seconds an unstarted room lives before it is dropped"),
     ("max_connections", _count, "open connections in total (default: the descriptor limit less 64)"),
     ("connections_per_address", _count, "open connections from one IP address"),

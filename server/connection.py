@@ -124,6 +124,10 @@ class Connection:
             self.send(Error(code=ErrorCode.RATE_LIMITED.value,
                             message=f"over {self.hub.config.rate:g} messages per second; message dropped"))
             return
+        refused = self.hub.intake.refusal(self.address, frame, _now())
+        if refused is not None:
+            self.send(Error(id=refused.request_id, code=refused.code.value, message=refused.message, ref=refused.ref))
+            return
         try:
             message = decode_client(frame, max_size=self.hub.config.max_frame)
         except ProtocolError as exc:

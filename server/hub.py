@@ -27,6 +27,7 @@ from .config import Config
 from .frames import frame
 from .games import SettingsError, board_points, effective_options, effective_settings, normalize, replay
 from .holdings import Bounds, Holdings, weight
+from .intake import Intake
 from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
@@ -77,6 +78,7 @@ class Hub:
         self.waiting_by_address = Tally()                                # IP address -> unstarted rooms made there
         self._made_from: dict[str, str] = {}                             # unstarted room -> that IP address
         self.create_rates = Buckets(config.create_rate, CREATE_BURST, ADDRESSES_TRACKED)  # IP address -> bucket
+        self.intake = Intake(config.read_rate, self.create_rates, ADDRESSES_TRACKED)
         self.holdings = Holdings(Bounds(config.points_per_address, config.points_per_user,
                                         config.rooms_per_creator))
         self._adjourned: set[str] = set()                                # unfinished games left in the store

@@ -1,13 +1,20 @@
 """Hostile frames against a live server: a deeply nested create is answered with a code and at
-most a log line, and the connection reads on."""
+most a log line, and the connection reads on; an address's frames are refused before they are
+decoded once it is over its read rate (over all its connections), and a large create once its
+create rate is spent."""
 
 from __future__ import annotations
 
 import logging
 
 import msgpack
+import pytest
+from websockets.asyncio.client import connect
 
-from protocol import PROTOCOL_VERSION
+from protocol import PROTOCOL_VERSION, decode_client
+from server import connection
+
+from .conftest import Client
 
 
 async def test_a_deeply_nested_create_gets_a_code_and_at_most_a_log_line(server, connect_client, caplog):
@@ -25,3 +32,64 @@ async def test_a_deeply_nested_create_gets_a_code_and_at_most_a_log_line(server,
     assert "Traceback" not in caplog.text
     assert (await client.ok("list"))["type"] == "rooms"
     assert (await client.request("hello", protocol=PROTOCOL_VERSION, name="still"))["type"] == "welcome"
+
+
+BIG_POINTS = [f"p{i}" for i in range(4096)]
+REFUSED = {"rules": "no-such-rules", "board": {"points": BIG_POINTS,
+                                               "edges": [[BIG_POINTS[i], BIG_POINTS[i + 1]] for i in range(0, 2400, 2)]}}
+
+
+@pytest.fixture
+def decoded(monkeypatch) -> list[int]:
+    """The sizes of the frames the server decoded into messages."""
+    sizes: list[int] = []
+
+    def counted(frame, **kwargs):
+        sizes.append(len(frame))
+        return decode_client(frame, **kwargs)
+
+    monkeypatch.setattr(connection, "decode_client", counted)
+    return sizes
+
+
+async def test_an_address_over_its_read_rate_is_refused_before_decoding(make_server, decoded, tmp_path):
+    srv = await make_server(db=str(tmp_path / "reads.db"), read_rate=20_000.0, rate=1e9, burst=10**9)
+    flooders = [await from_address(srv.port, "127.0.0.1") for _ in range(4)]
+    for flooder in flooders:
+        await flooder.hello("flood")
+    codes = []
+    for n in range(6):
+        for i, flooder in enumerate(flooders):
+            await flooder.send(type="create", id=n, settings=REFUSED)
+            reply = await flooder.reply()
+            codes.append(reply["code"])
+            assert reply["id"] == n and reply["ref"] == "create"
+            assert reply["code"] == "bad-settings" or "bytes a second from your address" in reply["message"]
+    big = [size for size in decoded if size > 1024]
+    assert len(big) <= 3, f"{len(big)} frames of 58 KB decoded; 20,000 bytes a second, 80,000 at once"
+    assert codes.count("rate-limited") >= 20
+
+    bystander = await from_address(srv.port, "127.0.0.2")
+    await bystander.hello("bystander")
+    assert (await bystander.ok("create", settings={"rules": "chinese", "board": "9"}))["type"] == "created"
+    for client in [*flooders, bystander]:
+        await client.close()
+
+
+async def test_a_large_create_over_the_create_rate_is_refused_before_decoding(make_server, decoded, tmp_path):
+    srv = await make_server(db=str(tmp_path / "creates.db"), create_rate=0.01, rate=1e9, burst=10**9,
+                            read_rate=1e9)
+    client = await from_address(srv.port, "127.0.0.1")
+    await client.hello("creator")
+    replies = [await client.request("create", settings=REFUSED) for _ in range(30)]
+    assert [r["code"] for r in replies] == ["bad-settings"] * 20 + ["rate-limited"] * 10
+    assert all("creates a second" in r["message"] and r["ref"] == "create" for r in replies[20:])
+    assert len([size for size in decoded if size > 1024]) == 20, "refused creates were decoded"
+    await client.close()
+
+
+async def from_address(port: int, address: str) -> Client:
+    """A client connected from `address` (any of 127.0.0.0/8 reaches the loopback server)."""
+    ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.json"], local_addr=(address, 0),
+                       max_size=2**22)
+    return Client(ws, "polygo.json")
