@@ -1,10 +1,19 @@
-"""One server per database file: an exclusive lock on `<db>.lock`, held for the server's life, and
-a check that the database's WAL and shared-memory files are writable before SQLite maps them.
+"""One server per database file: an exclusive lock on the database file itself and on `<db>.lock`
+beside the file a symbolic link leads to, held for the server's life, and a check that the
+database's WAL and shared-memory files are writable before SQLite maps them.
 
 The store assumes it is the only writer (it keeps each room's version in memory), so two servers on
-one file both ran and a room resumed by both got stuck. `flock` is released by the kernel when the
-process dies, however it dies, so a killed server never leaves a stale lock behind; the file keeps
-the holder's pid for the error message only.
+one file both ran and a room resumed by both got stuck. A lock on `<db>.lock` named by the path as
+given let a second server in through a symbolic link (both ran, one answered `internal`) or a hard
+link (each kept a WAL of its own beside its name, and the second one's acknowledged moves were lost
+at the next start). The lock on the file itself holds for every name of it. `flock` is released by
+the kernel when the process dies, however it dies, so a killed server never leaves a stale lock
+behind; the `.lock` file keeps the holder's pid for the error message only.
+
+SQLite locks the database with POSIX (fcntl) locks, which `flock` does not touch on a local
+filesystem; closing any descriptor of the file drops a process's POSIX locks, so the descriptor
+locked here stays open until the store is closed (`release`). On NFS, Linux emulates `flock` with
+POSIX locks; SQLite's documentation advises against a database on NFS anyway.
 """
 
 from __future__ import annotations
@@ -20,15 +29,16 @@ class LockError(Exception):
 class DatabaseLock:
     """`DatabaseLock.acquire(db)`, later `release()`."""
 
-    def __init__(self, fd: int | None) -> None:
+    def __init__(self, fd: int | None, database_fd: int | None = None) -> None:
         self._fd = fd
+        self._database_fd = database_fd
 
     @classmethod
     def acquire(cls, db: str) -> DatabaseLock:
         """Lock `db` for this process, or LockError naming the holder; in-memory databases need none."""
         if db == ":memory:" or db.startswith("file::memory:"):
             return cls(None)
-        path = db + ".lock"
+        path = os.path.realpath(db) + ".lock"
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
@@ -44,18 +54,40 @@ class DatabaseLock:
             os.close(fd)
             raise
         try:
+            database_fd = None if db.startswith("file:") else _lock_file_itself(db)
             _check_writable(db)
         except BaseException:
             os.close(fd)
             raise
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        return cls(fd)
+        return cls(fd, database_fd)
 
     def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)      # closing the descriptor releases the flock
-            self._fd = None
+        """Drop the locks (after the store closed the database: see the module's note)."""
+        for fd in (self._database_fd, self._fd):
+            if fd is not None:
+                os.close(fd)        # closing the descriptor releases the flock
+        self._fd = self._database_fd = None
+
+
+def _lock_file_itself(db: str) -> int:
+    """An exclusive flock on the database file (created empty if missing, which SQLite reads as an
+    empty database), whatever name reaches it; its descriptor, or LockError."""
+    try:
+        fd = os.open(db, os.O_RDONLY | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise LockError(f"database {db}: cannot open it: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise LockError(f"database {db} is in use by another polygo server under another name (a hard or "
+                        f"symbolic link to the same file); stop it first, or give this one another --db") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _check_writable(db: str) -> None:
