@@ -23,7 +23,7 @@ from protocol import SUBPROTOCOLS
 from .config import Config
 from .connection import Connection
 from .gate import AcceptErrorLimiter, Gate, gated
-from .http import Endpoints, Phase
+from .http import SERVER_HEADER, Endpoints, Phase
 from .webfiles import WebFiles
 from .hub import Hub
 from .lockfile import DatabaseLock
@@ -96,7 +96,8 @@ class Server:
             self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
-                                          web=WebFiles()),
+                                          web=WebFiles(), full=self.gate.full),
+                server_header=SERVER_HEADER,
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
@@ -104,7 +105,8 @@ class Server:
             if config.metrics_port is not None:
                 self._metrics_ws = await serve(
                     self._handler, config.metrics_host or config.host, config.metrics_port,
-                    process_request=Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False))
+                    process_request=Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False),
+                    server_header=SERVER_HEADER)
             started = time.monotonic()
             restored = await self.hub.restore()
         except BaseException:

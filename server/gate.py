@@ -57,6 +57,10 @@ class Gate:
             return f"{self.per_address} connections from your address are open, the limit; close one first"
         return None
 
+    def full(self) -> bool:
+        """Whether the server holds its limit of connections, besides the one asking (/readyz)."""
+        return self.open > self.total
+
     def leave(self, address: str | None) -> None:
         self.open -= 1
         if address is not None:

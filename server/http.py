@@ -1,5 +1,6 @@
 """Plain HTTP GETs on the websocket's port: /healthz, /readyz and /metrics for probes and Prometheus,
 and the web client's files (`server/webfiles.py`) for any other GET that is not a websocket upgrade.
+HEAD gets the headers a GET would (and no body); any other method gets 405 with `Allow`.
 
 websockets hands every opening request to `process_request` before the handshake; a response
 returned there is sent instead of upgrading. So probes and scrapes need no second server and no
@@ -10,6 +11,7 @@ websocket upgrade goes on to the handshake, whatever its path; any other GET is 
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 from http import HTTPStatus
 from typing import Callable
@@ -20,6 +22,13 @@ from websockets.http11 import Request, Response
 
 from .metrics import CONTENT_TYPE, NullMetrics
 from .webfiles import WebFiles
+
+SERVER_HEADER = "polygo"
+"""The `Server` header of every response: websockets' default named the Python and websockets
+versions, which tell an attacker which advisories apply."""
+
+METHODS = "GET, HEAD"
+"""The methods answered; the others get 405."""
 
 RETRY_AFTER = "5"
 """Seconds a refused client (starting or draining server) is told to wait before trying again."""
@@ -46,19 +55,34 @@ class Endpoints:
     """The `process_request` of the game port (and of the metrics port when it has its own)."""
 
     def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
-                 game_port: bool = True, web: WebFiles | None = None) -> None:
+                 game_port: bool = True, web: WebFiles | None = None,
+                 full: Callable[[], bool] = lambda: False) -> None:
         self._phase = phase
+        self._full = full
+        """Whether the server holds its connection limit (then /readyz says it is not ready)."""
         self._metrics = metrics
         self._metrics_here = metrics_here
         self._game_port = game_port
         self._web = web
 
     def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        if request.method not in ("GET", "HEAD"):
+            return response(HTTPStatus.METHOD_NOT_ALLOWED, f"this server answers {METHODS} only\n".encode(),
+                            Allow=METHODS)
+        answer = self._answer(connection, request)
+        if answer is not None and request.method == "HEAD":
+            return dataclasses.replace(answer, body=b"")     # Content-Length stays the GET's
+        return answer
+
+    def _answer(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return response(HTTPStatus.OK, b"ok\n")
         if path == "/readyz":
             phase = self._phase()
+            if phase is Phase.READY and self._full():
+                return response(HTTPStatus.SERVICE_UNAVAILABLE, b"at its limit of connections\n",
+                                Retry_After=RETRY_AFTER)
             if phase is Phase.READY:
                 return response(HTTPStatus.OK, b"ready\n")
             return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{phase.value}\n".encode(), Retry_After=RETRY_AFTER)
