@@ -93,3 +93,13 @@ async def from_address(port: int, address: str) -> Client:
     ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.json"], local_addr=(address, 0),
                        max_size=2**22)
     return Client(ws, "polygo.json")
+
+
+@pytest.mark.parametrize("x", [1.79e308, -1.79e308, 1_000_001, float("nan")])
+async def test_board_coordinates_are_bounded(server, players, x):
+    (client,) = await players(1, "polygo.msgpack")
+    board = {"points": ["a", "b"], "edges": [["a", "b"]], "coords": {"a": [0, 0], "b": [x, 0]}}
+    refused = await client.request("create", settings={"rules": "chinese", "board": board})
+    assert refused["code"] == "bad-settings" and refused["field"] == "settings", refused
+    board["coords"]["b"] = [1_000_000, -1_000_000]
+    assert (await client.ok("create", settings={"rules": "chinese", "board": board}))["type"] == "created"
