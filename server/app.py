@@ -91,7 +91,8 @@ class Server:
         self.store.observer = self.metrics
         self.hub = Hub(config, self.store, Sessions(self.store, failures_per_name=config.login_failures,
                                                        failures_per_address=config.login_failures_per_address,
-                                                       window=config.login_window), metrics=self.metrics)
+                                                       window=config.login_window, guest_rate=config.guest_rate,
+                                                       register_rate=config.register_rate), metrics=self.metrics)
         try:
             self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,

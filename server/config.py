@@ -66,6 +66,8 @@ class Config:
     login_failures: int = 5               # failed logins per user name from one address per `login_window`
     login_failures_per_address: int = 20  # failed logins from one IP address per `login_window`
     login_window: float = 300.0           # seconds over which failed logins are counted
+    guest_rate: float = 2.0               # new guest sessions per second from one IP address, after a burst of 30
+    register_rate: float = 0.1            # registrations per second from one IP address, after a burst of 3
     chat_rate: float = 2.0                # chat lines per second per room, sustained (burst 10)
     chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
@@ -245,6 +247,8 @@ PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("login_failures", _count, "failed logins for one user name from one IP address per login window"),
     ("login_failures_per_address", _count, "failed logins from one IP address per login window"),
     ("login_window", _seconds, "seconds over which failed logins are counted"),
+    ("guest_rate", _rate, "new guest sessions per second from one IP address, after a burst of 30"),
+    ("register_rate", _rate, "registrations per second from one IP address, after a burst of 3"),
     ("chat_rate", _rate, "chat lines per second per room, after a burst of 10"),
     ("chat_retention", _seconds, "seconds a chat line is stored before it is deleted"),
     ("session_idle", _seconds, "seconds a session's token lives unused (a hello with it) before it "

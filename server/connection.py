@@ -187,7 +187,7 @@ class Connection:
             raise ProtocolError(ErrorCode.BAD_FIELD, "hello needs exactly one of: name, token, user with password")
         sessions = self.hub.sessions
         if m.name is not None:
-            session = await sessions.new(clean_name(m.name))
+            session = await sessions.new(clean_name(m.name), self.address)
         elif m.token is not None:
             session = await sessions.resume(m.token)
         else:
@@ -209,7 +209,7 @@ class Connection:
         self.session = None
 
     async def _register(self, m: Register) -> ServerMessage:
-        await self.hub.sessions.register(self.session, clean_name(m.user, field="user"), m.password)
+        await self.hub.sessions.register(self.session, clean_name(m.user, field="user"), m.password, self.address)
         self.hub.registered(self.session)
         return Ok(ref="register")
 

@@ -103,3 +103,27 @@ async def test_board_coordinates_are_bounded(server, players, x):
     assert refused["code"] == "bad-settings" and refused["field"] == "settings", refused
     board["coords"]["b"] = [1_000_000, -1_000_000]
     assert (await client.ok("create", settings={"rules": "chinese", "board": board}))["type"] == "created"
+
+
+async def test_guest_sessions_and_registrations_are_rate_limited_per_address(make_server, tmp_path):
+    srv = await make_server(db=str(tmp_path / "guests.db"), guest_rate=0.01, register_rate=0.01)
+    clients = [await from_address(srv.port, "127.0.0.3") for _ in range(2)]
+    replies = [await clients[i % 2].request("hello", protocol=PROTOCOL_VERSION, name=f"g{i}") for i in range(31)]
+    assert [r["type"] for r in replies[:30]] == ["welcome"] * 30
+    assert replies[30]["code"] == "rate-limited" and "guest sessions" in replies[30]["message"]
+    other = await from_address(srv.port, "127.0.0.4")
+    assert (await other.request("hello", protocol=PROTOCOL_VERSION, name="elsewhere"))["type"] == "welcome"
+
+    registered = [await clients[0].request("register", user=f"user{i}", password="a good password")
+                  for i in range(4)]
+    assert [r["type"] for r in registered] == ["ok", "error", "error", "error"]   # the session is registered
+    assert registered[1]["code"] == "name-taken"
+    fresh = [await from_address(srv.port, "127.0.0.3") for _ in range(3)]
+    outcomes = []
+    for i, client in enumerate([clients[1], *fresh]):
+        await client.request("hello", protocol=PROTOCOL_VERSION, token=replies[1 + i]["token"])
+        outcomes.append(await client.request("register", user=f"member{i}", password="a good password"))
+    assert [r.get("code", r["type"]) for r in outcomes] == ["ok", "ok", "rate-limited", "rate-limited"]
+    assert "registrations" in outcomes[-1]["message"]
+    for client in [*clients, other, *fresh]:
+        await client.close()
