@@ -97,7 +97,7 @@ class Server:
             self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
-                                          web=WebFiles(), full=self.gate.full),
+                                          web=WebFiles(), full=self.gate.full, origins=config.allowed_origins),
                 server_header=SERVER_HEADER,
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),

@@ -72,6 +72,8 @@ class Config:
     chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
     trusted_proxies: Networks = ()        # reverse proxies whose X-Forwarded-For names the client (addresses.py)
+    allowed_origins: tuple[str, ...] = () # pages of other origins whose websockets are accepted ("*": any; http.py)
+    hello_timeout: float = 10.0           # seconds a new connection has to say hello before it is closed
     # cluster mode (a postgresql:// db; docs/cluster.md)
     node_id: str | None = None            # this node's name in the cluster; None: the host's name
     node_url: str | None = None           # where clients reach this node; None: /n/<node_id>/
@@ -159,6 +161,11 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                         help="reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For "
                              "names the client the per-address limits count; their own connections count in "
                              "the total only (POLYGO_TRUSTED_PROXIES, default none)")
+    parser.add_argument("--allowed-origins", type=_origins, metavar="ORIGINS",
+                        default=env.get("POLYGO_ALLOWED_ORIGINS", ""),
+                        help="origins (scheme://host[:port], comma-separated, or *) of web pages other than the "
+                             "server's own whose websocket connections are accepted; connections without an Origin "
+                             "(bots, the terminal client) always are (POLYGO_ALLOWED_ORIGINS, default none)")
     for field, kind, about in PROTECTIONS:
         flag = "--" + field.replace("_", "-")
         variable = "POLYGO_" + field.upper()
@@ -179,7 +186,7 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                   node_id=args.node_id, node_url=args.node_url, lease=args.lease,
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
                   metrics_host=args.metrics_host, metrics_port=args.metrics_port,
-                  trusted_proxies=args.trusted_proxies,
+                  trusted_proxies=args.trusted_proxies, allowed_origins=args.allowed_origins,
                   **{field: _parsed(getattr(args, field), kind) for field, kind, _ in PROTECTIONS})
 
 
@@ -213,6 +220,15 @@ def _networks(text: str) -> Networks:
         return parse_networks(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"trusted proxies are IP addresses or networks: {exc}") from None
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    """Origins, comma-separated (--allowed-origins): "*" or scheme://host[:port] each, as browsers send them."""
+    origins = tuple(part.strip().rstrip("/") for part in text.split(",") if part.strip())
+    for origin in origins:
+        if origin != "*" and not re.fullmatch(r"https?://[^/\s]+", origin):
+            raise argparse.ArgumentTypeError(f"an origin is scheme://host[:port] (or *), not {origin!r}")
+    return origins
 
 
 def _count(text: str) -> int:
@@ -249,6 +265,7 @@ PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("login_window", _seconds, "seconds over which failed logins are counted"),
     ("guest_rate", _rate, "new guest sessions per second from one IP address, after a burst of 30"),
     ("register_rate", _rate, "registrations per second from one IP address, after a burst of 3"),
+    ("hello_timeout", _seconds, "seconds a new connection has to say hello before it is closed"),
     ("chat_rate", _rate, "chat lines per second per room, after a burst of 10"),
     ("chat_retention", _seconds, "seconds a chat line is stored before it is deleted"),
     ("session_idle", _seconds, "seconds a session's token lives unused (a hello with it) before it "

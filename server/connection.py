@@ -9,6 +9,7 @@ slow its rooms down.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -61,20 +62,31 @@ class Connection:
         self.closed = False
         self.watching: set[Any] = set()
         self._held: list[bytes] | None = None   # frames kept for one write, during a move (`_on_frame`)
+        self._greeted = False                   # said a hello that was welcomed (`serve`'s deadline)
+        self._closing: asyncio.Task[None] | None = None
         config = hub.config
         self._bucket = TokenBucket(config.rate, config.burst, _now())
 
     async def serve(self) -> None:
-        """Read frames until the peer goes away."""
+        """Read frames until the peer goes away; one that says no hello in `Config.hello_timeout`
+        seconds is closed (1008), or it would hold a connection of its address's quota for ever."""
         message = self.ws.message if isinstance(self.ws, QuickReading) else self.ws.recv
+        timeout = self.hub.config.hello_timeout
+        deadline = asyncio.get_running_loop().call_later(timeout, self._no_hello, timeout)
         try:
             while True:
                 await self._on_frame(await message())
         except ConnectionClosed:
             pass
         finally:
+            deadline.cancel()
             self.closed = True
             self._unwatch_all()
+
+    def _no_hello(self, timeout: float) -> None:
+        if not self._greeted and not self.closed:
+            self._closing = asyncio.get_running_loop().create_task(
+                self.ws.close(1008, f"no hello within {timeout:g} s"))
 
     def _unwatch_all(self) -> None:
         for room in self.watching:
@@ -198,6 +210,7 @@ class Connection:
         if self.session is not None and self.session.token != session.token:
             self._leave_session()
         self.session = session
+        self._greeted = True
         for room in self.watching:       # the same connection may now hold other seats
             room.presence.changed()
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,

@@ -56,8 +56,9 @@ class Endpoints:
 
     def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
                  game_port: bool = True, web: WebFiles | None = None,
-                 full: Callable[[], bool] = lambda: False) -> None:
+                 full: Callable[[], bool] = lambda: False, origins: tuple[str, ...] = ()) -> None:
         self._phase = phase
+        self._origins = origins
         self._full = full
         """Whether the server holds its connection limit (then /readyz says it is not ready)."""
         self._metrics = metrics
@@ -99,9 +100,30 @@ class Endpoints:
             return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusal}\n".encode(), Retry_After=RETRY_AFTER)
         if self._web is not None and self._web.wants(request):
             return self._web.respond(request)
+        refused = origin_refusal(request, self._origins)
+        if refused is not None:
+            return response(HTTPStatus.FORBIDDEN, f"{refused}\n".encode())
         phase = self._phase()
         if phase is not Phase.READY:
             return response(HTTPStatus.SERVICE_UNAVAILABLE,
                             f"the server is {phase.value}; try again in a few seconds\n".encode(),
                             Retry_After=RETRY_AFTER)
         return None
+
+
+def origin_refusal(request: Request, allowed: tuple[str, ...]) -> str | None:
+    """Why a websocket handshake's `Origin` is refused, or None.
+
+    A browser sends the page's origin with every websocket it opens, and any page may open one to
+    any host: without this check a page elsewhere could open guest sessions from its visitors'
+    browsers and spend their addresses' quotas. Allowed: no `Origin` (bots, the terminal client,
+    anything but a browser), the server's own origin (the host and port the request names in
+    `Host`, as a proxy passes it on), and the origins of `Config.allowed_origins` ("*": any)."""
+    origin = request.headers.get("Origin")
+    if origin is None or "*" in allowed or origin in allowed:
+        return None
+    scheme, _, rest = origin.partition("://")
+    if scheme in ("http", "https") and rest and rest == request.headers.get("Host"):
+        return None
+    return (f"websocket connections from pages of {origin[:100]} are not allowed here; the server's "
+            f"--allowed-origins lists the other pages that may connect")

@@ -5,14 +5,17 @@ create rate is spent."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import msgpack
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from protocol import PROTOCOL_VERSION, decode_client
 from server import connection
+from server.config import parse_config
 
 from .conftest import Client
 
@@ -127,3 +130,47 @@ async def test_guest_sessions_and_registrations_are_rate_limited_per_address(mak
     assert "registrations" in outcomes[-1]["message"]
     for client in [*clients, other, *fresh]:
         await client.close()
+
+
+async def test_a_connection_that_says_no_hello_is_closed(make_server, tmp_path):
+    srv = await make_server(db=str(tmp_path / "silent.db"), hello_timeout=0.3)
+    silent = await connect(f"ws://127.0.0.1:{srv.port}/", subprotocols=["polygo.json"])
+    talker = await from_address(srv.port, "127.0.0.1")
+    await talker.hello("talker")
+    await asyncio.wait_for(silent.wait_closed(), 5)
+    assert silent.close_code == 1008 and "no hello within 0.3 s" in silent.close_reason
+    await asyncio.sleep(0.4)   # past the silent one's deadline: the talker's passed too, and it was greeted
+    assert (await talker.ok("list"))["type"] == "rooms"
+    await talker.close()
+
+
+@pytest.mark.parametrize("origin, allowed, accepted", [
+    (None, (), True),                                    # a bot or the terminal client
+    ("http://127.0.0.1:{port}", (), True),               # the server's own page
+    ("https://evil.example", (), False),
+    ("http://127.0.0.1:1", (), False),                   # another port is another origin
+    ("https://games.example", ("https://games.example",), True),
+    ("https://evil.example", ("*",), True),
+])
+async def test_websockets_from_other_origins_are_refused(make_server, tmp_path, origin, allowed, accepted):
+    srv = await make_server(db=str(tmp_path / "origins.db"), allowed_origins=allowed)
+    headers = {} if origin is None else {"Origin": origin.format(port=srv.port)}
+    try:
+        ws = await connect(f"ws://127.0.0.1:{srv.port}/", subprotocols=["polygo.json"], additional_headers=headers,
+                           origin=None)
+    except InvalidStatus as exc:
+        assert not accepted and exc.response.status_code == 403
+        assert b"--allowed-origins" in exc.response.body
+        return
+    assert accepted
+    await ws.close()
+
+
+def test_allowed_origins_from_the_command_line_and_the_environment(capsys):
+    assert parse_config([], {}).allowed_origins == ()
+    assert parse_config(["--allowed-origins", "https://a.example, http://b.example:8080/"], {}).allowed_origins == \
+        ("https://a.example", "http://b.example:8080")
+    assert parse_config([], {"POLYGO_ALLOWED_ORIGINS": "*"}).allowed_origins == ("*",)
+    with pytest.raises(SystemExit):
+        parse_config(["--allowed-origins", "a.example"], {})
+    assert "an origin is scheme://host[:port]" in capsys.readouterr().err
