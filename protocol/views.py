@@ -308,7 +308,8 @@ class PresenceEvent(EventBody, tag="presence", kw_only=True):
 
 
 class ClosedEvent(EventBody, tag="closed", kw_only=True):
-    """The room is gone (`reason` "expired": its game never started in time); it is not stored."""
+    """The room is gone (`reason` "expired": its game never started in time; "left": its creator
+    left it before it started, with nobody seated); it is not stored."""
 
     reason: str
     message: str

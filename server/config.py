@@ -68,7 +68,7 @@ class Config:
     login_window: float = 300.0           # seconds over which failed logins are counted
     guest_rate: float = 2.0               # new guest sessions per second from one IP address, after a burst of 30
     register_rate: float = 0.1            # registrations per second from one IP address, after a burst of 3
-    chat_rate: float = 2.0                # chat lines per second per room, sustained (burst 10)
+    chat_rate: float = 2.0                # chat lines per second per room and per session, sustained (burst 10)
     chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
     trusted_proxies: Networks = ()        # reverse proxies whose X-Forwarded-For names the client (addresses.py)
@@ -266,7 +266,7 @@ PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("guest_rate", _rate, "new guest sessions per second from one IP address, after a burst of 30"),
     ("register_rate", _rate, "registrations per second from one IP address, after a burst of 3"),
     ("hello_timeout", _seconds, "seconds a new connection has to say hello before it is closed"),
-    ("chat_rate", _rate, "chat lines per second per room, after a burst of 10"),
+    ("chat_rate", _rate, "chat lines per second per room, and per session over all rooms, after a burst of 10"),
     ("chat_retention", _seconds, "seconds a chat line is stored before it is deleted"),
     ("session_idle", _seconds, "seconds a session's token lives unused (a hello with it) before it "
                                "expires, unless it holds a seat in an unfinished game"),

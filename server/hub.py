@@ -32,7 +32,7 @@ from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import Buckets, Tally
-from .room import RESTARTING, Room, Seat
+from .room import CHAT_BURST, RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -79,6 +79,7 @@ class Hub:
         self._made_from: dict[str, str] = {}                             # unstarted room -> that IP address
         self.create_rates = Buckets(config.create_rate, CREATE_BURST, ADDRESSES_TRACKED)  # IP address -> bucket
         self.intake = Intake(config.read_rate, self.create_rates, ADDRESSES_TRACKED)
+        self.chat_rates = Buckets(config.chat_rate, CHAT_BURST, ADDRESSES_TRACKED)   # user or token -> bucket
         self.holdings = Holdings(Bounds(config.points_per_address, config.points_per_user,
                                         config.rooms_per_creator))
         self._adjourned: set[str] = set()                                # unfinished games left in the store
@@ -284,10 +285,12 @@ class Hub:
         except ProtocolError:
             pass            # the server began to stop: the room stays stored and expires after the restart
 
-    async def _drop_unstarted(self, room: Room) -> None:
+    async def _drop_unstarted(self, room: Room, reason: str = "expired",
+                              sentence: str = "nobody started this game in time; the room is closed") -> None:
         """In the room's task: a room still waiting for players after `waiting_expiry` is forgotten
         (memory and store), so free guest sessions cannot pile up rooms that come back at every
-        restart. Its watchers are told by a `closed` event."""
+        restart; so is one its creator left with nobody seated (`left`). Its watchers are told by
+        a `closed` event."""
         if room.status != "waiting" or self.rooms.get(room.id) is not room:
             return
         await self.store.drop_unstarted(room.id)
@@ -298,8 +301,7 @@ class Hub:
         self.no_longer_waiting(room)
         self._forget(room)
         self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
-                                       "kind": "closed", "reason": "expired",
-                                       "message": "nobody started this game in time; the room is closed"})
+                                       "kind": "closed", "reason": reason, "message": sentence})
 
     # -- rooms -------------------------------------------------------------------------------------------
 
@@ -350,6 +352,18 @@ class Hub:
             raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
                                 f"{mine} rooms created from your address wait for players, the limit; "
                                 f"start or leave them first")
+
+    async def creator_left(self, room: Room) -> None:
+        """In the room's task: the creator left a room still waiting for players. With nobody
+        seated (the house bot aside) the room is closed; else it waits on for the others, no longer
+        counted against the creator's address (the refusal of a create says "start or leave
+        them first")."""
+        if any(seat is not None and not HouseBots.holds(seat) for seat in room.seats):
+            address = self._made_from.pop(room.id, None)
+            if address is not None:
+                self.waiting_by_address.remove(address)
+            return
+        await self._drop_unstarted(room, "left", "its creator left before the game started; the room is closed")
 
     def no_longer_waiting(self, room: Room) -> None:
         """The room no longer waits for players (its game started, or it went): it no longer counts

@@ -174,3 +174,36 @@ def test_allowed_origins_from_the_command_line_and_the_environment(capsys):
     with pytest.raises(SystemExit):
         parse_config(["--allowed-origins", "a.example"], {})
     assert "an origin is scheme://host[:port]" in capsys.readouterr().err
+
+
+async def test_the_chat_rate_holds_per_session_over_rooms(make_server, tmp_path, players):
+    srv = await make_server(db=str(tmp_path / "chat.db"), chat_rate=0.01)
+    (talker,) = await players(1, port=srv.port)
+    rooms = [(await talker.ok("create", settings={"rules": "chinese", "board": "9"}))["room"] for _ in range(3)]
+    for room in rooms:
+        await talker.ok("watch", room=room)
+    said = [await talker.request("chat", room=rooms[i % 3], text=f"line {i}") for i in range(12)]
+    assert [r["type"] for r in said] == ["ok"] * 10 + ["error"] * 2    # 10 at once in all, not in each room
+    assert "over all your rooms" in said[-1]["message"]
+
+
+async def test_a_creator_leaving_a_waiting_room_frees_its_slot(make_server, tmp_path, players, connect_client):
+    srv = await make_server(db=str(tmp_path / "slots.db"), rooms_per_address=2)
+    creator, fan, other = await players(3, port=srv.port)
+    empty = (await creator.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
+    await creator.ok("sit", room=empty, seat=0)
+    await fan.ok("watch", room=empty)
+    joined = (await creator.ok("create", settings={"rules": "chinese", "board": "9"}))["room"]
+    await other.ok("sit", room=joined, seat=1)
+    assert (await creator.request("create", settings={"rules": "chinese", "board": "9"}))["code"] == "too-many-rooms"
+
+    await creator.ok("leave", room=empty)
+    closed = await fan.event("closed")
+    assert closed["room"] == empty and closed["reason"] == "left"
+    assert (await fan.request("watch", room=empty))["code"] == "no-such-room"
+    await creator.ok("leave", room=joined)        # someone sits: it waits on, not counted against the creator
+    assert joined in srv.hub.rooms
+    made = [await creator.request("create", settings={"rules": "chinese", "board": "9"}) for _ in range(3)]
+    assert [r["type"] for r in made] == ["created", "created", "error"]
+    snapshot = await other.ok("sit", room=joined, seat=1)
+    assert snapshot["status"] == "waiting"
