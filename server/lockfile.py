@@ -19,7 +19,14 @@ POSIX locks; SQLite's documentation advises against a database on NFS anyway.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
+import shutil
+import time
+
+from .walcheck import wal_damage
+
+log = logging.getLogger("polygo.lockfile")
 
 
 class LockError(Exception):
@@ -56,6 +63,7 @@ class DatabaseLock:
         try:
             database_fd = None if db.startswith("file:") else _lock_file_itself(db)
             _check_writable(db)
+            _check_wal(db)
         except BaseException:
             os.close(fd)
             raise
@@ -104,3 +112,24 @@ def _check_writable(db: str) -> None:
                             f"{exc.strerror}; make it writable, or remove it (no polygo server uses this "
                             f"database now)") from None
         os.close(fd)
+
+
+def _check_wal(db: str) -> None:
+    """Before SQLite replays the WAL a dead server left: if damage in it will make SQLite ignore
+    committed transactions (server/walcheck.py), say so loudly and keep a copy of the WAL beside
+    it (`<db>-wal.damaged-<unix time>`), which holds the lost frames for a recovery by hand; the
+    server then starts on what SQLite can read."""
+    path = db + "-wal"
+    try:
+        with open(path, "rb") as wal:
+            data = wal.read()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise LockError(f"database {db}: cannot read {path}: {exc.strerror}") from None
+    damage = wal_damage(data)
+    if damage is None:
+        return
+    kept = f"{path}.damaged-{int(time.time())}"
+    shutil.copyfile(path, kept)
+    log.critical("DAMAGED WAL: %s; a copy is kept as %s", damage.sentence(path), kept)
