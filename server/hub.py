@@ -22,6 +22,7 @@ from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
                       encode, unportable)
 
+from .bans import Bans
 from .cluster import Cluster
 from .config import Config
 from .frames import frame
@@ -32,7 +33,7 @@ from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import Buckets, Tally
-from .room import CHAT_BURST, RESTARTING, Room, Seat
+from .room import CHAT_BURST, CHAT_TAIL, RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -86,6 +87,7 @@ class Hub:
         self._returning: dict[str, asyncio.Future[Room]] = {}            # adjourned game -> its load under way
         self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
+        self.bans = Bans()
         self.cluster: Cluster | None = None if store.lease is None else Cluster(self)
 
     # -- start and stop ----------------------------------------------------------------------------
@@ -125,6 +127,7 @@ class Hub:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
         room.resume_clocks(row["clocks"])
+        room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
             if seat is not None:
@@ -285,12 +288,16 @@ class Hub:
         except ProtocolError:
             pass            # the server began to stop: the room stays stored and expires after the restart
 
+    async def close_unstarted(self, room: Room, message: str) -> None:
+        """An operator closes a room waiting for players: it goes as an expired one does."""
+        await room.call(self._drop_unstarted, room, "operator", message)
+
     async def _drop_unstarted(self, room: Room, reason: str = "expired",
-                              sentence: str = "nobody started this game in time; the room is closed") -> None:
+                              message: str = "nobody started this game in time; the room is closed") -> None:
         """In the room's task: a room still waiting for players after `waiting_expiry` is forgotten
         (memory and store), so free guest sessions cannot pile up rooms that come back at every
-        restart; so is one its creator left with nobody seated (`left`). Its watchers are told by
-        a `closed` event."""
+        restart; also one an operator closes (`reason` "operator"), and one its creator left with
+        nobody seated ("left"). Its watchers are told by a `closed` event."""
         if room.status != "waiting" or self.rooms.get(room.id) is not room:
             return
         await self.store.drop_unstarted(room.id)
@@ -301,7 +308,7 @@ class Hub:
         self.no_longer_waiting(room)
         self._forget(room)
         self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
-                                       "kind": "closed", "reason": reason, "message": sentence})
+                                       "kind": "closed", "reason": reason, "message": message})
 
     # -- rooms -------------------------------------------------------------------------------------------
 
@@ -377,11 +384,12 @@ class Hub:
     def chat_dropped(self, through: dict[str, int]) -> None:
         """The store deleted old chat, up to version `through[room]` of each room: a live room
         forgets its window of recent events up to there, so a resync over the gap gets a snapshot
-        (as from the store) rather than a deleted line."""
+        (as from the store) rather than a deleted line, and its chat tail the lines up to there."""
         for room_id, version in through.items():
             room = self.rooms.get(room_id)
             if room is not None:
                 room.forget_events(version)
+                room.forget_chat(through=version)
 
     async def room(self, room_id: str, address: str | None = None, user: str | None = None) -> Room:
         """The room a request names. An adjourned game comes back from the store, charged to the
