@@ -92,7 +92,7 @@ class Board:
                     or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in xy)):
                 raise BoardError(f"coords of {name!r} must be [x, y] numbers, got {xy!r}")
             if not all(-MAX_COORD <= v <= MAX_COORD for v in xy):     # False for NaN too
-                raise BoardError(f"coords of {name!r} must lie within ±{MAX_COORD:,}, got {list(xy)!r}")
+                raise BoardError(f"coords of {name!r} must be finite numbers within ±{MAX_COORD:,}, got {list(xy)!r}")
             checked[name] = (xy[0], xy[1])
         return checked
 
