@@ -23,6 +23,7 @@ import logging
 import os
 import shutil
 import time
+from typing import Callable
 
 from .walcheck import wal_damage
 
@@ -46,26 +47,21 @@ class DatabaseLock:
         if db == ":memory:" or db.startswith("file::memory:"):
             return cls(None)
         path = os.path.realpath(db) + ".lock"
+        fd = _flocked(path, os.O_RDWR, "the lock file", lambda held: (
+            f"database {db} is in use by another polygo server (pid {_holder(held)}, lock {path}); "
+            f"stop it first, or give this one another --db"))
+        database_fd = None
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise LockError(f"database {db}: cannot open its lock file {path}: {exc.strerror}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise LockError(f"database {db} is in use by another polygo server (pid {holder}, lock {path}); "
-                                f"stop it first, or give this one another --db") from None
-        except BaseException:
-            os.close(fd)
-            raise
-        try:
-            database_fd = None if db.startswith("file:") else _lock_file_itself(db)
+            if not db.startswith("file:"):     # the file itself, created empty if missing (SQLite reads it so)
+                database_fd = _flocked(db, os.O_RDONLY, "the database file", lambda _: (
+                    f"database {db} is in use by another polygo server under another name (a hard or "
+                    f"symbolic link to the same file); stop it first, or give this one another --db"))
             _check_writable(db)
             _check_wal(db)
         except BaseException:
-            os.close(fd)
+            for held in (fd, database_fd):
+                if held is not None:
+                    os.close(held)
             raise
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
@@ -79,23 +75,28 @@ class DatabaseLock:
         self._fd = self._database_fd = None
 
 
-def _lock_file_itself(db: str) -> int:
-    """An exclusive flock on the database file (created empty if missing, which SQLite reads as an
-    empty database), whatever name reaches it; its descriptor, or LockError."""
+def _flocked(path: str, mode: int, what: str, busy: Callable[[int], str]) -> int:
+    """The descriptor of `path` (created if missing) under an exclusive flock, or LockError: `what`
+    cannot be opened, or `busy(descriptor)`'s sentence when another process holds the lock."""
     try:
-        fd = os.open(db, os.O_RDONLY | os.O_CREAT, 0o644)
+        fd = os.open(path, mode | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise LockError(f"database {db}: cannot open it: {exc.strerror}") from None
+        raise LockError(f"cannot open {what} {path}: {exc.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        sentence = busy(fd)
         os.close(fd)
-        raise LockError(f"database {db} is in use by another polygo server under another name (a hard or "
-                        f"symbolic link to the same file); stop it first, or give this one another --db") from None
+        raise LockError(sentence) from None
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _holder(fd: int) -> str:
+    """The pid the lock file's holder wrote in it."""
+    return os.read(fd, 32).decode(errors="replace").strip() or "?"
 
 
 def _check_writable(db: str) -> None:
