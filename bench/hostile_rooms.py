@@ -47,7 +47,8 @@ asyncio.run(run(Config(port={port}, db={db!r}{limits})))
 """
 
 RAISED = (", rate=1e9, burst=10**9, rooms_per_session=10**6, create_rate=1e6, rooms_per_address=10**6,"
-          " max_rooms=10**6, points_per_address=10**9, points_per_user=10**9, rooms_per_creator=10**6")
+          " max_rooms=10**6, points_per_address=10**9, points_per_user=10**9, rooms_per_creator=10**6,"
+          " read_rate=1e12, guest_rate=1e6")
 """Limits lifted so that every room is accepted (the fields a server without them ignores are
 dropped by `limits_for`)."""
 
@@ -74,16 +75,23 @@ async def ask(ws, message: dict) -> dict:
 
 
 async def hello(port: int, name: str):
+    """A guest's connection, and the hello's refusal code (None: welcomed)."""
     ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"], max_size=2**24)
-    await ask(ws, {"type": "hello", "protocol": PROTOCOL_VERSION, "name": name})
-    return ws
+    reply = await ask(ws, {"type": "hello", "protocol": PROTOCOL_VERSION, "name": name})
+    return ws, reply.get("code")
 
 
 async def started_rooms(port: int, pid: int, rooms: int) -> None:
     before = rss_mb(pid)
     accepted, refusals = 0, {}
     for i in range(rooms):
-        black, white = await hello(port, f"b{i}"), await hello(port, f"w{i}")
+        (black, refused), (white, also) = await hello(port, f"b{i}"), await hello(port, f"w{i}")
+        if refused or also:
+            key = f"hello {refused or also}"
+            refusals[key] = refusals.get(key, 0) + 1
+            await black.close()
+            await white.close()
+            continue
         reply = await ask(black, {"type": "create", "settings": BIGGEST})
         while reply.get("code") == "rate-limited":
             await asyncio.sleep(0.2)
@@ -105,7 +113,7 @@ async def started_rooms(port: int, pid: int, rooms: int) -> None:
 
 
 async def refused_frames(port: int, pid: int, frames: int) -> None:
-    ws = await hello(port, "refused")
+    ws, _ = await hello(port, "refused")
     codes: dict[str, int] = {}
     for _ in range(25):     # spend the address's create burst first
         await ws.send(REFUSED)
