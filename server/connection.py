@@ -331,7 +331,9 @@ class Connection:
     async def _room(self, room_id: str) -> Room:
         """The room a request names; a private room the session neither sits in, owns nor watches
         answers like a missing one, so its id cannot be confirmed by probing."""
-        room = self.hub.rooms.get(room_id) or await self.hub.room(room_id, self.address, self.session.user)   # the hub's coroutine only for a room not in memory
+        room = self.hub.rooms.get(room_id)     # the hub's coroutine only for a room not in memory
+        if room is None:
+            room = await self.hub.room(room_id, self.address, self.session.user)
         session = self.session
         if (room.invite is not None and self not in room.watchers and session is not None
                 and session.token != room.owner and room.seat_of(session) is None):

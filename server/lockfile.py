@@ -47,13 +47,13 @@ class DatabaseLock:
         if db == ":memory:" or db.startswith("file::memory:"):
             return cls(None)
         path = os.path.realpath(db) + ".lock"
-        fd = _flocked(path, os.O_RDWR, "the lock file", lambda held: (
+        fd = _flocked(path, os.O_RDWR, f"database {db}: cannot open its lock file {path}", lambda held: (
             f"database {db} is in use by another polygo server (pid {_holder(held)}, lock {path}); "
             f"stop it first, or give this one another --db"))
         database_fd = None
         try:
             if not db.startswith("file:"):     # the file itself, created empty if missing (SQLite reads it so)
-                database_fd = _flocked(db, os.O_RDONLY, "the database file", lambda _: (
+                database_fd = _flocked(db, os.O_RDONLY, f"database {db}: cannot open it", lambda _: (
                     f"database {db} is in use by another polygo server under another name (a hard or "
                     f"symbolic link to the same file); stop it first, or give this one another --db"))
             _check_writable(db)
@@ -75,13 +75,14 @@ class DatabaseLock:
         self._fd = self._database_fd = None
 
 
-def _flocked(path: str, mode: int, what: str, busy: Callable[[int], str]) -> int:
-    """The descriptor of `path` (created if missing) under an exclusive flock, or LockError: `what`
-    cannot be opened, or `busy(descriptor)`'s sentence when another process holds the lock."""
+def _flocked(path: str, mode: int, cannot: str, busy: Callable[[int], str]) -> int:
+    """The descriptor of `path` (created if missing) under an exclusive flock, or LockError: the
+    sentence `cannot` and the system's reason when it cannot be opened, `busy(descriptor)`'s
+    sentence when another process holds the lock."""
     try:
         fd = os.open(path, mode | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise LockError(f"cannot open {what} {path}: {exc.strerror}") from None
+        raise LockError(f"{cannot}: {exc.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -38,8 +38,8 @@ async def test_a_deeply_nested_create_gets_a_code_and_at_most_a_log_line(server,
 
 
 BIG_POINTS = [f"p{i}" for i in range(4096)]
-REFUSED = {"rules": "no-such-rules", "board": {"points": BIG_POINTS,
-                                               "edges": [[BIG_POINTS[i], BIG_POINTS[i + 1]] for i in range(0, 2400, 2)]}}
+EDGES = [[BIG_POINTS[i], BIG_POINTS[i + 1]] for i in range(0, 2400, 2)]
+REFUSED = {"rules": "no-such-rules", "board": {"points": BIG_POINTS, "edges": EDGES}}
 
 
 @pytest.fixture
