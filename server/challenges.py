@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from protocol import ChallengeState, ErrorCode, Matched, ProtocolError, RoomSettings
 
-from .games import SettingsError, effective_settings, normalize
+from .games import SettingsError, board_points, effective_settings, normalize
+from .holdings import weight
 from .matching import Entry, seat_order
 from .seeks import player_key
 from .sessions import Session
@@ -47,6 +48,8 @@ class Open:
     settings: dict[str, Any]
     pool: str | None
     expires: float
+    address: str = ""
+    """Where the challenger connected from: a room of custom settings is charged there (holdings.py)."""
     answers: dict[str, Session] = field(default_factory=dict)
     """The invitees who accepted, and the session each accepted with (the one seated)."""
     status: str = "open"
@@ -88,6 +91,7 @@ class Challenges:
                 stored = normalize(settings)
             except SettingsError as exc:
                 raise ProtocolError(ErrorCode.BAD_SETTINGS, str(exc), field="settings") from None
+            self.hub.holdings.check(conn.address, session.token, session.user, weight(board_points(stored)))
         if session.user is not None and session.user in players:
             raise ProtocolError(ErrorCode.BAD_CHALLENGE, "you cannot challenge yourself", field="players")
         if len(set(players)) != len(players):
@@ -101,7 +105,7 @@ class Challenges:
                 raise ProtocolError(ErrorCode.NO_SUCH_PLAYER, f"no registered player {name!r}", field="players")
         self.hub.check_room_limit(session, None)
         challenge = Open(self._new_id(), session, list(players), stored, pool_name,
-                         time.time() + self.hub.config.challenge_expiry)
+                         time.time() + self.hub.config.challenge_expiry, conn.address)
         self.open[challenge.id] = challenge
         self.listen(conn, session)
         loop = asyncio.get_running_loop()
@@ -163,7 +167,8 @@ class Challenges:
         by_token = {s.token: s for s in sessions}
         seated = [by_token[e.key] for e in seat_order(entries)]
         try:
-            room = await self.hub.start_matched(challenge.settings, seated)
+            payer = None if challenge.pool is not None else (challenge.address, challenge.by)
+            room = await self.hub.start_matched(challenge.settings, seated, payer)
         except Exception:
             log.exception("challenge %s: the room could not be started", challenge.id)
             self._close(challenge, "failed")

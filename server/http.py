@@ -1,5 +1,6 @@
 """Plain HTTP GETs on the websocket's port: /healthz, /readyz and /metrics for probes and Prometheus,
 and the web client's files (`server/webfiles.py`) for any other GET that is not a websocket upgrade.
+HEAD gets the headers a GET would (and no body); any other method gets 405 with `Allow`.
 
 websockets hands every opening request to `process_request` before the handshake; a response
 returned there is sent instead of upgrading. So probes and scrapes need no second server and no
@@ -10,6 +11,7 @@ websocket upgrade goes on to the handshake, whatever its path; any other GET is 
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 from http import HTTPStatus
 from typing import Awaitable, Callable
@@ -23,6 +25,13 @@ from .bans import Bans
 from .logs import event
 from .metrics import CONTENT_TYPE, NullMetrics
 from .webfiles import WebFiles
+
+SERVER_HEADER = "polygo"
+"""The `Server` header of every response: websockets' default named the Python and websockets
+versions, which tell an attacker which advisories apply."""
+
+METHODS = "GET, HEAD"
+"""The methods answered; the others get 405."""
 
 RETRY_AFTER = "5"
 """Seconds a refused client (starting or draining server) is told to wait before trying again."""
@@ -50,9 +59,13 @@ class Endpoints:
 
     def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
                  game_port: bool = True, web: WebFiles | None = None, trusted: Networks = (),
-                 bans: Bans | None = None,
+                 bans: Bans | None = None, full: Callable[[], bool] = lambda: False,
+                 origins: tuple[str, ...] = (),
                  api: Callable[[Request], Awaitable[Response]] | None = None) -> None:
         self._phase = phase
+        self._full = full
+        """Whether the server holds its connection limit (then /readyz says it is not ready)."""
+        self._origins = origins
         self._trusted = trusted
         self._bans = bans
         self._api = api
@@ -61,12 +74,27 @@ class Endpoints:
         self._game_port = game_port
         self._web = web
 
-    def __call__(self, connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
+    def __call__(self, connection: ServerConnection,
+                 request: Request) -> Response | Awaitable[Response] | None:
+        if request.method not in ("GET", "HEAD"):
+            return response(HTTPStatus.METHOD_NOT_ALLOWED, f"this server answers {METHODS} only\n".encode(),
+                            Allow=METHODS)
+        answer = self._answer(connection, request)
+        if answer is None or request.method != "HEAD":
+            return answer
+        if isinstance(answer, Response):
+            return dataclasses.replace(answer, body=b"")     # Content-Length stays the GET's
+        return _headless(answer)
+
+    def _answer(self, connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return response(HTTPStatus.OK, b"ok\n")
         if path == "/readyz":
             phase = self._phase()
+            if phase is Phase.READY and self._full():
+                return response(HTTPStatus.SERVICE_UNAVAILABLE, b"at its limit of connections\n",
+                                Retry_After=RETRY_AFTER)
             if phase is Phase.READY:
                 return response(HTTPStatus.OK, b"ready\n")
             return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{phase.value}\n".encode(), Retry_After=RETRY_AFTER)
@@ -97,6 +125,10 @@ class Endpoints:
             return self._api(request)
         if self._web is not None and self._web.wants(request):
             return self._web.respond(request)
+        refused = origin_refusal(request, self._origins)
+        if refused is not None:
+            self._refused(connection, request, "origin", HTTPStatus.FORBIDDEN)
+            return response(HTTPStatus.FORBIDDEN, f"{refused}\n".encode())
         phase = self._phase()
         if phase is not Phase.READY:
             self._refused(connection, request, phase.value)
@@ -119,6 +151,29 @@ class Endpoints:
               address=self._client(connection, request))
 
 
+async def _headless(answer: Awaitable[Response]) -> Response:
+    """A HEAD of an /api/ path: the GET's answer without its body (Content-Length stays the GET's)."""
+    return dataclasses.replace(await answer, body=b"")
+
+
 def _upgrade(request: Request) -> bool:
     """Whether the request asks for a websocket (such a request goes on to the handshake)."""
     return "websocket" in request.headers.get("Upgrade", "").lower()
+
+
+def origin_refusal(request: Request, allowed: tuple[str, ...]) -> str | None:
+    """Why a websocket handshake's `Origin` is refused, or None.
+
+    A browser sends the page's origin with every websocket it opens, and any page may open one to
+    any host: without this check a page elsewhere could open guest sessions from its visitors'
+    browsers and spend their addresses' quotas. Allowed: no `Origin` (bots, the terminal client,
+    anything but a browser), the server's own origin (the host and port the request names in
+    `Host`, as a proxy passes it on), and the origins of `Config.allowed_origins` ("*": any)."""
+    origin = request.headers.get("Origin")
+    if origin is None or "*" in allowed or origin in allowed:
+        return None
+    scheme, _, rest = origin.partition("://")
+    if scheme in ("http", "https") and rest and rest == request.headers.get("Host"):
+        return None
+    return (f"websocket connections from pages of {origin[:100]} are not allowed here; the server's "
+            f"--allowed-origins lists the other pages that may connect")

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from protocol import Error, ErrorCode, Matched, ProtocolError, RoomSettings, Seeking
 
-from .games import SettingsError, normalize
+from .games import SettingsError, board_points, normalize
+from .holdings import weight
 from .matching import Entry, Window, match
 from .sessions import Session
 
@@ -93,6 +94,7 @@ class Seeks:
             if stored["bots"]:
                 raise ProtocolError(ErrorCode.BAD_SETTINGS, "a seek is for players; create a room to play bots",
                                     field="settings")
+            self.hub.holdings.check(conn.address, session.token, session.user, weight(board_points(stored)))
             group, counts = "custom:" + json.dumps(stored, sort_keys=True), []
         self.hub.check_room_limit(session, None)
         if session.token in self._by_token or conn.closed:     # a second seek came in during the awaits
@@ -153,7 +155,9 @@ class Seeks:
 
     async def _start(self, chosen: list[Waiting]) -> None:
         try:
-            room = await self.hub.start_matched(chosen[0].settings, [w.session for w in chosen])
+            first = chosen[0]
+            payer = None if first.pool is not None else (first.conn.address, first.session)
+            room = await self.hub.start_matched(first.settings, [w.session for w in chosen], payer)
         except ProtocolError as exc:        # the server began to stop
             log.info("a room for %d seekers was not started: %s", len(chosen), exc.message)
             for waiting in chosen:
