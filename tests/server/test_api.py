@@ -117,3 +117,14 @@ async def test_a_private_room_s_game_stays_out_of_a_profile(server, players):
     assert status == 200 and json.loads(body)["recent"] == []
     status, _, _ = await fetch(server.port, f"/api/games/{room}.json")
     assert status == 404
+
+
+async def test_a_head_of_an_api_path_has_the_get_s_headers_and_no_body(server):
+    def head() -> tuple[int, dict[str, str], bytes]:
+        request = urllib.request.Request(f"http://127.0.0.1:{server.port}/api/pools", method="HEAD")
+        with urllib.request.urlopen(request, timeout=5) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+
+    status, headers, body = await asyncio.to_thread(head)
+    _, got, full = await fetch(server.port, "/api/pools")
+    assert status == 200 and body == b"" and headers["Content-Length"] == got["Content-Length"] == str(len(full))
