@@ -78,7 +78,7 @@ class Server:
         self.store: Store | None = None
         self.hub: Hub | None = None
         self.connections: set[Connection] = set()
-        self.metrics = make_metrics(self._gauges)
+        self.metrics = make_metrics(self._gauges, config.metrics_max_age)
         self._ws: WsServer | None = None
         self._metrics_ws: WsServer | None = None
         self._heartbeat: asyncio.Task[None] | None = None

@@ -136,7 +136,8 @@ def plain_events_checked(monkeypatch):
 
 @pytest.fixture
 def config(tmp_path) -> Config:
-    return Config(host="127.0.0.1", port=0, db=str(tmp_path / "polygo.db"), group_window=0.001)
+    # metrics_max_age=0: each scrape renders anew, so a test reads its own step's counts at once
+    return Config(host="127.0.0.1", port=0, db=str(tmp_path / "polygo.db"), group_window=0.001, metrics_max_age=0)
 
 
 @pytest.fixture
