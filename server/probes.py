@@ -1,8 +1,8 @@
 """The separate metrics port (`--metrics-port`), served by a thread with an event loop of its own.
 
 On the game port an HTTP answer waits its turn on the loop behind every game's frames: during
-200 games `/healthz` and `/metrics` took tens of milliseconds at the median and a good part of a
-second at the worst. Prometheus and the probes on the metrics port need none of the game loop's
+200 games on a loaded 2-core machine, 10-40 ms at the median and 100-250 ms at the 99th
+percentile (bench/server_http.py). Prometheus and the probes on the metrics port need none of the game loop's
 state but a few counts, so that port is served from a thread: its answers wait only for the
 interpreter's lock, which a busy loop hands over every few milliseconds (`sys.getswitchinterval`),
 and they still come when the game loop is stuck. What the thread reads of the server (the phase,
