@@ -18,7 +18,7 @@ import threading
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 
-from .http import Endpoints
+from .http import SERVER_HEADER, Endpoints
 
 
 async def _never_upgraded(ws: ServerConnection) -> None:
@@ -51,7 +51,8 @@ class ProbePort:
 
     async def _serve(self) -> None:
         try:
-            self._server = await serve(_never_upgraded, self._host, self._port, process_request=self._endpoints)
+            self._server = await serve(_never_upgraded, self._host, self._port, process_request=self._endpoints,
+                                       server_header=SERVER_HEADER)
         except BaseException as exc:
             self._ready.set_exception(exc)
             return
