@@ -123,6 +123,8 @@ async def run(root: Path, args: argparse.Namespace, uvloop: bool) -> dict:
     port = free_port()
     ports = (port, free_port() if args.metrics_port else port)
     if args.metrics_port:
+        if "create_rate=1e9)" not in POLYGO:
+            raise SystemExit("server_load.POLYGO changed: give its Config the metrics port another way")
         server_load.POLYGO = POLYGO.replace("create_rate=1e9)", f"create_rate=1e9, metrics_port={ports[1]})")
     with tempfile.TemporaryDirectory() as tmp:
         proc = server_load.start("polygo", port, tmp, "FULL", uvloop)
