@@ -192,10 +192,11 @@ class Hub:
         assert session.user is not None
         for room_id, i in list(self._seats.get("t:" + session.token, ())):
             room = self.rooms.get(room_id)
-            if room is None:
+            if room is None and room_id not in self._adjourned:
                 continue
             self._index(session.token, session.user, room_id, i, add=True)
-            self._background(room.call(room.seat_registered, i, session))
+            if room is not None:      # an adjourned game rebinds its seats from the store when it comes back
+                self._background(room.call(room.seat_registered, i, session))
 
     def unseated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
         self._index(token, user, room_id, seat, add=False)

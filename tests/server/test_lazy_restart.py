@@ -1,5 +1,6 @@
 """A restart rebuilds only the rooms waiting for players: every started unfinished game comes back
-adjourned, listed to its players in `welcome` and rebuilt by the first request that names it, with
+adjourned, listed to its players in `welcome`, counted towards their room limits (also once a guest
+registers) and rebuilt by the first request that names it, with
 every acknowledged move, its clocks as last committed, and its house bot answering."""
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ async def test_a_started_game_comes_back_adjourned_after_a_restart(config, playe
         refused = await black2.request("create", settings=NINE)
         assert refused["type"] == "error" and refused["code"] == "too-many-rooms", \
             "the adjourned game no longer counted towards the session's room limit"
+        await black2.ok("register", user="blackie", password="correct horse")
+        elsewhere = await connect_client(port=second.port)
+        await elsewhere.ok("hello", protocol=PROTOCOL_VERSION, user="blackie", password="correct horse")
+        refused = await elsewhere.request("create", settings=NINE)
+        assert refused["type"] == "error" and refused["code"] == "too-many-rooms", \
+            "the adjourned game did not count towards the room limit of the user the guest became"
         assert playing not in hub.rooms, "the welcome rebuilt the game"
 
         await white2.ok("hello", protocol=PROTOCOL_VERSION, token=white.token)
