@@ -305,6 +305,11 @@ class GetGame(ClientMessage, tag="game"):
     format: text(8, about="json or sgf") = "json"
 
 
+class ListMyGames(ClientMessage, tag="my_games"):
+    """Ask for every unfinished game the sender holds a seat in, those where it is the sender's
+    turn first (correspondence players keep many games going at once)."""
+
+
 def _by_tag(*classes: type) -> dict[str, Any]:
     """The classes by their tag, each given its tag as `TYPE` (handlers and replies name it)."""
     for cls in classes:
@@ -314,7 +319,7 @@ def _by_tag(*classes: type) -> dict[str, Any]:
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _by_tag(
     Hello, Register, Logout, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, Analysis, SeatName,
-    ListGames, GetGame)
+    ListGames, GetGame, ListMyGames)
 
 
 # ---------------------------------------------------------------------------------- server -> client
@@ -440,5 +445,13 @@ class GameRecord(ServerMessage, tag="game"):
     record: Any
 
 
+class MyGames(ServerMessage, tag="my_games"):
+    """Reply to my_games: the sender's unfinished games, those where it is to move first (the
+    earliest deadline first), and how many those are."""
+
+    games: list[dict[str, Any]] = []
+    your_turn: int = 0
+
+
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = _by_tag(
-    Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, Event, Games, GameRecord)
+    Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, Event, Games, GameRecord, MyGames)

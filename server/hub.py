@@ -113,7 +113,7 @@ class Hub:
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
-        room.resume_clocks(row["clocks"])
+        room.resume_clocks(row["clocks"], row["deadline"])
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
             if seat is not None:
