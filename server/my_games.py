@@ -36,7 +36,7 @@ async def my_games(hub: Hub, session: Session) -> MyGames:
 
 def _entry(hub: Hub, row: dict[str, Any]) -> dict[str, Any]:
     settings = row["settings"]
-    taken = {int(seat): held for seat, held in row["names"].items()}
+    taken = {int(seat): held for seat, held in row["seats"].items() if held[0] is not None}
     seats = [None if seat not in taken else bot_name(taken[seat][0], settings) or taken[seat][1] or "?"
              for seat in range(settings["players"])]
     status = "playing" if len(taken) == settings["players"] else "waiting"

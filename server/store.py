@@ -542,7 +542,7 @@ class Store:
     async def held_games(self, token: str, user: str | None, limit: int) -> list[dict]:
         """The unfinished rooms where the session ``token`` or the registered ``user`` holds a
         seat (at most ``limit``), each with its settings, version, seat held, the seat to move
-        (``turn``), the calendar deadline and every taken seat as {seat: (token, name, user)}."""
+        (``turn``), the calendar deadline and its seats as `_seats_of` gives them."""
         whose = "s.token = ?" + (' OR x."user" = ?' if user is not None else "")
         rows = await self._all(
             "SELECT r.room_id, r.settings, r.version, r.turn, r.deadline, min(s.seat) FROM rooms r"
@@ -550,16 +550,9 @@ class Store:
             f" WHERE ({whose}) AND r.room_id NOT IN (SELECT room_id FROM results)"
             " GROUP BY r.room_id, r.settings, r.version, r.turn, r.deadline ORDER BY r.room_id LIMIT ?",
             ((token,) if user is None else (token, user)) + (limit,))
-        names: dict[str, dict[int, tuple]] = {}
-        if rows:
-            marks = ", ".join("?" * len(rows))
-            for room_id, seat, token, name, registered in await self._all(
-                    'SELECT s.room_id, s.seat, s.token, x.name, x."user" FROM seats s LEFT JOIN sessions x'
-                    f" USING (token) WHERE s.room_id IN ({marks}) AND s.token IS NOT NULL",
-                    tuple(row[0] for row in rows)):
-                names.setdefault(room_id, {})[seat] = (token, name, registered)
+        seats = await self._seats_of([row[0] for row in rows])
         return [{"room_id": room_id, "settings": json.loads(settings), "version": version, "turn": turn,
-                 "deadline": deadline, "seat": seat, "names": names.get(room_id, {})}
+                 "deadline": deadline, "seat": seat, "seats": seats.get(room_id, {})}
                 for room_id, settings, version, turn, deadline, seat in rows]
 
     async def held_seats(self, token: str, user: str | None) -> list[tuple[str, int, int | None]]:
@@ -581,16 +574,20 @@ class Store:
         rows = await self._all(f"SELECT room_id, settings, version FROM rooms WHERE {listed}"
                                " ORDER BY created_at, room_id LIMIT ? OFFSET ?", (limit, offset))
         (total,) = await self._one(f"SELECT count(*) FROM rooms WHERE {listed}", ())
-        seats: dict[str, dict[int, tuple]] = {}
-        if rows:
-            marks = ", ".join("?" * len(rows))
-            for room_id, seat, token, name, user in await self._all(
-                    'SELECT s.room_id, s.seat, s.token, x.name, x."user" FROM seats s'
-                    f" LEFT JOIN sessions x USING (token) WHERE s.room_id IN ({marks})",
-                    tuple(row[0] for row in rows)):
-                seats.setdefault(room_id, {})[seat] = (token, name, user)
+        seats = await self._seats_of([row[0] for row in rows])
         return [{"room_id": room_id, "settings": json.loads(settings), "version": version,
                  "seats": seats.get(room_id, {})} for room_id, settings, version in rows], total
+
+    async def _seats_of(self, room_ids: list[str]) -> dict[str, dict[int, tuple]]:
+        """The seats of these rooms as {room: {seat: (token, the session's name, its user)}}."""
+        seats: dict[str, dict[int, tuple]] = {}
+        if room_ids:
+            marks = ", ".join("?" * len(room_ids))
+            for room_id, seat, token, name, user in await self._all(
+                    'SELECT s.room_id, s.seat, s.token, x.name, x."user" FROM seats s'
+                    f" LEFT JOIN sessions x USING (token) WHERE s.room_id IN ({marks})", tuple(room_ids)):
+                seats.setdefault(room_id, {})[seat] = (token, name, user)
+        return seats
 
     async def finished_games(self, limit: int = 50, offset: int = 0, *, public: bool = False) -> list[dict]:
         """Finished games, the latest first: a summary each (use ``game()`` for the moves).
