@@ -71,10 +71,12 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     (   # 5: a calendar clock's deadline (correspondence): the wall-clock instant the mover's flag
         # falls, so the sweeper finds games overdue whether or not they are in memory (deadlines.py);
-        # and the seat to move, so a player's games are listed from the store (my_games.py)
+        # and the seat to move, so a player's games are listed from the store (my_games.py), found
+        # by the seats' tokens (a scan of every seat took 10 to 40 ms at 10,000 games)
         "ALTER TABLE rooms ADD COLUMN deadline REAL",
         "ALTER TABLE rooms ADD COLUMN turn INTEGER",
         "CREATE INDEX rooms_by_deadline ON rooms (deadline) WHERE deadline IS NOT NULL",
+        "CREATE INDEX seats_by_token ON seats (token)",
     ),
 )
 
@@ -123,6 +125,7 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE rooms ADD COLUMN deadline double precision",
         "ALTER TABLE rooms ADD COLUMN turn bigint",
         "CREATE INDEX rooms_by_deadline ON rooms (deadline) WHERE deadline IS NOT NULL",
+        "CREATE INDEX seats_by_token ON seats (token)",
     ),
 )
 

@@ -534,8 +534,8 @@ class Store:
     async def overdue(self, now: float, limit: int = 100) -> list[str]:
         """Unfinished rooms whose calendar clock's deadline is at or before ``now`` (a time.time()),
         the most overdue first: what the deadline sweeper times out (server/deadlines.py)."""
-        rows = await self._all("SELECT room_id FROM rooms WHERE deadline <= ?"
-                               " AND room_id NOT IN (SELECT room_id FROM results) ORDER BY deadline LIMIT ?",
+        rows = await self._all("SELECT room_id FROM rooms r WHERE deadline <= ? AND NOT EXISTS"
+                               " (SELECT 1 FROM results f WHERE f.room_id = r.room_id) ORDER BY deadline LIMIT ?",
                                (now, limit))
         return [room_id for (room_id,) in rows]
 
@@ -543,11 +543,11 @@ class Store:
         """The unfinished rooms where the session ``token`` or the registered ``user`` holds a
         seat (at most ``limit``), each with its settings, version, seat held, the seat to move
         (``turn``), the calendar deadline and its seats as `_seats_of` gives them."""
-        whose = "s.token = ?" + (' OR x."user" = ?' if user is not None else "")
+        tokens = "?" if user is None else 'SELECT ? UNION SELECT token FROM sessions WHERE "user" = ?'
         rows = await self._all(
-            "SELECT r.room_id, r.settings, r.version, r.turn, r.deadline, min(s.seat) FROM rooms r"
-            " JOIN seats s USING (room_id) LEFT JOIN sessions x ON x.token = s.token"
-            f" WHERE ({whose}) AND r.room_id NOT IN (SELECT room_id FROM results)"
+            "SELECT r.room_id, r.settings, r.version, r.turn, r.deadline, min(s.seat) FROM seats s"
+            f" JOIN rooms r USING (room_id) WHERE s.token IN ({tokens})"
+            " AND NOT EXISTS (SELECT 1 FROM results f WHERE f.room_id = s.room_id)"
             " GROUP BY r.room_id, r.settings, r.version, r.turn, r.deadline ORDER BY r.room_id LIMIT ?",
             ((token,) if user is None else (token, user)) + (limit,))
         seats = await self._seats_of([row[0] for row in rows])
