@@ -74,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                        help="any other ruleset option, e.g. a1=off or move_cap_per_point=5 (hansen-sst), no_result_at=4 (nieminen), ko_shapes=reconstructed (jasiek-nkr); "
                             "VALUE is read as JSON when it is JSON, else as a string")
-        p.add_argument("--clock", help="none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+300/25")
+        p.add_argument("--clock", help="none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+300/25, "
+                                       "corr:3d (correspondence: days a move; corr:3d/10d banks up to 10 days)")
         p.add_argument("--private", action="store_true", help="unlisted room joined by invitation code")
         p.add_argument("--title", default="")
 

@@ -62,7 +62,7 @@ class RoomSettings(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     `board` is a spec string for `gorules.Board.parse` ("19", "9x9", "torus:9x9", a shipped graph
     name) or a graph map `{"points": [...], "edges": [[a, b], ...], "coords": {...}}`.
     `clock` is a spec string ("none", "absolute:600", "byoyomi:600+5x30", "fischer:300+10",
-    "canadian:600+300/25") or the map form of the clock settings. `options` holds any other option
+    "canadian:600+300/25", "corr:3d") or the map form of the clock settings. `options` holds any other option
     of the ruleset, by its engine name (`{"a1": "off", "move_cap_per_point": 5}`); the engine checks
     them.
     """
@@ -75,7 +75,7 @@ class RoomSettings(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     handicap_mode: text(8, about="fixed or free") = "fixed"
     superko: text(16, about="situational or positional") | None = None
     options: Options | None = None
-    clock: text(CLOCK_MAX, about="a clock spec: none, absolute:600, byoyomi:600+5x30, ...") | ClockMap | None = None
+    clock: text(CLOCK_MAX, about="a clock spec: none, absolute:600, byoyomi:600+5x30, corr:3d, ...") | ClockMap | None = None
     private: bool = False
     title: text(TITLE_MAX, min_len=0) = ""
     bots: number(int, 0, PLAYERS_MAX - 1, "the last seats, played by the server's own bot") = 0
