@@ -77,6 +77,10 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE rooms ADD COLUMN turn INTEGER",
         "CREATE INDEX rooms_by_deadline ON rooms (deadline) WHERE deadline IS NOT NULL",
         "CREATE INDEX seats_by_token ON seats (token)",
+        # an unfinished game's seat to move is its last event's `to_move`, as `Store.record` keeps it
+        "UPDATE rooms SET turn = (SELECT json_extract(e.body, '$.to_move') FROM events e"
+        " WHERE e.room_id = rooms.room_id AND json_type(e.body, '$.to_move') IS NOT NULL"
+        " ORDER BY e.version DESC LIMIT 1) WHERE room_id NOT IN (SELECT room_id FROM results)",
     ),
 )
 
@@ -126,6 +130,9 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE rooms ADD COLUMN turn bigint",
         "CREATE INDEX rooms_by_deadline ON rooms (deadline) WHERE deadline IS NOT NULL",
         "CREATE INDEX seats_by_token ON seats (token)",
+        "UPDATE rooms SET turn = (SELECT (e.body::jsonb ->> 'to_move')::bigint FROM events e"
+        " WHERE e.room_id = rooms.room_id AND e.body::jsonb -> 'to_move' IS NOT NULL"
+        " ORDER BY e.version DESC LIMIT 1) WHERE room_id NOT IN (SELECT room_id FROM results)",
     ),
 )
 

@@ -3,9 +3,11 @@ PostgreSQL): what the deadline sweeper and `my_games` read without the rooms in 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from server.store import StoreError
+from server.store import Store, StoreError
 
 SETTINGS = {"rules": "chinese", "board": "9", "players": 2, "clock": {"kind": "corr", "period": 86400, "cap": 86400}}
 CLOCKS = {"seats": [], "running": 0}
@@ -44,3 +46,25 @@ async def test_a_deadline_must_be_a_finite_float(store):
     await store.create_room("r1", SETTINGS, owner="t", invite=None)
     with pytest.raises(StoreError, match="finite float"):
         await store.record("r1", 1, {"kind": "start"}, clocks=CLOCKS, deadline=float("nan"))
+
+
+
+async def test_the_migration_takes_the_seat_to_move_from_the_last_event_that_says_it(raw, db):
+    """Games started before schema 5 are listed with their seat to move at once, not only after
+    their next move."""
+    store = await Store.open(db)
+    await store.close()
+    for statement in ("UPDATE schema_version SET version = 4", "DROP INDEX rooms_by_deadline",
+                      "DROP INDEX seats_by_token", "ALTER TABLE rooms DROP COLUMN deadline",
+                      "ALTER TABLE rooms DROP COLUMN turn",
+                      "INSERT INTO rooms (room_id, settings, owner, version, created_at, updated_at)"
+                      " VALUES ('r1', '{}', 't', 3, 0, 0), ('r2', '{}', 't', 1, 0, 0), ('r3', '{}', 't', 2, 0, 0)"):
+        raw.execute(statement)
+    events = [("r1", 1, {"kind": "start", "to_move": 0}), ("r1", 2, {"kind": "move", "to_move": 1}),
+              ("r1", 3, {"kind": "chat"}), ("r2", 1, {"kind": "seat"}), ("r3", 1, {"kind": "start", "to_move": 0}),
+              ("r3", 2, {"kind": "move", "to_move": None})]
+    raw.execute("INSERT INTO events (room_id, version, body) VALUES "
+                + ", ".join(f"('{room}', {version}, '{json.dumps(body)}')" for room, version, body in events))
+    store = await Store.open(db)
+    await store.close()
+    assert raw.values("SELECT coalesce(turn, -1) FROM rooms ORDER BY room_id") == ["1", "-1", "-1"]
