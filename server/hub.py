@@ -29,7 +29,7 @@ from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import Buckets, Tally
-from .room import RESTARTING, Room, Seat
+from .room import CHAT_TAIL, RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -114,6 +114,7 @@ class Hub:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
         room.resume_clocks(row["clocks"], row["deadline"])
+        room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
             if seat is not None:
@@ -324,11 +325,12 @@ class Hub:
     def chat_dropped(self, through: dict[str, int]) -> None:
         """The store deleted old chat, up to version `through[room]` of each room: a live room
         forgets its window of recent events up to there, so a resync over the gap gets a snapshot
-        (as from the store) rather than a deleted line."""
+        (as from the store) rather than a deleted line, and its chat tail the lines up to there."""
         for room_id, version in through.items():
             room = self.rooms.get(room_id)
             if room is not None:
                 room.forget_events(version)
+                room.forget_chat(through=version)
 
     async def room(self, room_id: str) -> Room:
         """The room a request names. A node of a cluster takes over a room it does not serve, or
