@@ -27,7 +27,7 @@ from .config import Config
 from .connection import Connection
 from .deadlines import sweep_forever
 from .gate import AcceptErrorLimiter, Gate, gated
-from .http import Endpoints, Phase
+from .http import SERVER_HEADER, Endpoints, Phase
 from .webfiles import WebFiles
 from .hub import Hub
 from .lockfile import DatabaseLock
@@ -106,13 +106,16 @@ class Server:
         self.store.observer = self.metrics
         self.hub = Hub(config, self.store, Sessions(self.store, failures_per_name=config.login_failures,
                                                        failures_per_address=config.login_failures_per_address,
-                                                       window=config.login_window), metrics=self.metrics)
+                                                       window=config.login_window, guest_rate=config.guest_rate,
+                                                       register_rate=config.register_rate), metrics=self.metrics)
         try:
             await self.hub.bans.load(self.store)
             self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
-                                          web=WebFiles(), trusted=config.trusted_proxies, bans=self.hub.bans),
+                                          web=WebFiles(), trusted=config.trusted_proxies, bans=self.hub.bans,
+                                          full=self.gate.full, origins=config.allowed_origins),
+                server_header=SERVER_HEADER,
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
@@ -120,7 +123,8 @@ class Server:
             if config.metrics_port is not None:
                 self._metrics_ws = await serve(
                     self._handler, config.metrics_host or config.host, config.metrics_port,
-                    process_request=Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False))
+                    process_request=Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False),
+                    server_header=SERVER_HEADER)
             if config.admin_socket is not None:
                 self._admin = await AdminSocket(self, config.admin_socket).start()
             started = time.monotonic()

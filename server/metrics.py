@@ -25,10 +25,10 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
 BATCH_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 ROOM_STATUSES = ("waiting", "playing", "ended")
-HANDSHAKE_REFUSALS = ("limit", "flood", "starting", "draining", "banned")
+HANDSHAKE_REFUSALS = ("limit", "flood", "starting", "draining", "banned", "origin")
 """Why a websocket handshake was refused: over a connection limit (answered 503), one of a flood
-of those (dropped without a word), the server still rebuilding its games, or stopping (503), or
-from an address the operator banned (403)."""
+of those (dropped without a word), the server still rebuilding its games, or stopping (503), from
+an address the operator banned (403), or from a web page of an origin not allowed (403)."""
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 MISSING = "prometheus_client is not installed: pip install 'polygo[metrics]' to get /metrics\n"
 
