@@ -13,6 +13,7 @@ import dataclasses
 import sqlite3
 import time
 
+from protocol import PROTOCOL_VERSION
 from server.app import Server
 
 DAY = 86400
@@ -126,6 +127,39 @@ async def test_my_games_lists_exactly_the_games_where_it_is_my_turn(players, sea
     assert (await ann.move(ann_to_move, "D4", 1))["type"] == "ack"
     assert (await ann.ok("my_games"))["your_turn"] == 0
     assert (await bob.ok("my_games"))["your_turn"] == 2
+
+
+async def test_a_corr_flag_falls_while_nobody_is_there_and_the_game_is_out_of_memory(config, connect_client):
+    """Both players gone, nobody watching: the game leaves memory (adjourned) with its clock
+    running on the calendar; the sweeper finds it overdue in the store, brings it back and times
+    the player out, and the players find the result when they come back."""
+    server = await Server(dataclasses.replace(config, evict_after=0.05, deadline_sweep=0.05)).start()
+    try:
+        black, white = await _players(connect_client, server, 2)
+        room = await _seated([black, white], {"rules": "chinese", "board": "9", "clock": "corr:4s"})
+        deadline = (await black.event("start"))["clocks"]["deadline"]
+        for client in (black, white):
+            await client.close()
+        await wait_until(lambda: room not in server.hub.rooms, "the game adjourned")
+        away = await connect_client(port=server.port)
+        await away.ok("hello", protocol=PROTOCOL_VERSION, token=black.token)
+        mine = await away.ok("my_games")                # read from the store: the room stays out
+        assert [(g["room"], g["your_turn"]) for g in mine["games"]] == [(room, True)]
+        assert abs(mine["games"][0]["deadline"] - deadline) < 0.01
+        await away.close()
+        assert room not in server.hub.rooms and time.time() < deadline, "the game was back, or adjourned late"
+
+        def stored() -> list:
+            with sqlite3.connect(config.db) as db:
+                return db.execute("SELECT body FROM results WHERE room_id = ?", (room,)).fetchall()
+
+        await wait_until(lambda: stored(), "the flag to fall", timeout=deadline - time.time() + 10)
+        assert '"timeout"' in stored()[0][0]
+        (back,) = await _players(connect_client, server, 1)
+        snapshot = await back.ok("watch", room=room)
+        assert snapshot["status"] == "ended" and snapshot["game"]["history"] == [[0, "timeout", False]]
+    finally:
+        await server.close()
 
 
 async def _players(connect_client, server, n: int):
