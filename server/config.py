@@ -25,6 +25,7 @@ from protocol.messages import CHAT_MAX, LIST_MAX
 from . import VERSION
 from .addresses import Networks, parse_networks
 from .lease import Lease
+from .metrics import MAX_AGE
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Config:
     drain_timeout: float = 10.0           # seconds a graceful stop may take before the process exits anyway
     metrics_host: str | None = None       # where a separate /metrics port listens (None: like `host`)
     metrics_port: int | None = None       # None: /metrics on the game port; else on this port only
+    metrics_max_age: float = MAX_AGE      # seconds a rendered /metrics is served again (metrics.py)
     # protection against a hostile or careless public (docs/server.md, "Limits"); flags and variables below
     max_rooms: int = 10_000               # rooms in memory (waiting, playing, recently ended); create refused beyond
     rooms_per_address: int = 32           # unstarted rooms created from one IP address at a time
