@@ -25,6 +25,7 @@ from .admin import AdminSocket
 from .backup import BackupError, before_migration, last_backup
 from .config import Config
 from .connection import Connection
+from .deadlines import sweep_forever
 from .gate import AcceptErrorLimiter, Gate, gated
 from .http import SERVER_HEADER, Endpoints, Phase
 from .webfiles import WebFiles
@@ -85,6 +86,7 @@ class Server:
         self._metrics_port: int | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._housekeeping: asyncio.Task[None] | None = None
+        self._deadlines: asyncio.Task[None] | None = None
         self._admin: AdminSocket | None = None
         self._lock: DatabaseLock | None = None
         self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies,
@@ -136,6 +138,7 @@ class Server:
         self.phase = Phase.READY
         self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
         self._housekeeping = asyncio.create_task(self._sweep(), name="housekeeping")
+        self._deadlines = asyncio.create_task(sweep_forever(self.hub, config.deadline_sweep), name="deadlines")
         log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed in %.2f s%s",
                  config.host, self.port, redacted(config.db), restored, time.monotonic() - started,
                  f", metrics on port {self.metrics_port}" if self._probes else "")
@@ -232,7 +235,7 @@ class Server:
 
     async def close(self) -> None:
         """Stop listening, drop the connections, stop the rooms, commit what is queued, close the store."""
-        for task in (self._heartbeat, self._housekeeping):
+        for task in (self._heartbeat, self._housekeeping, self._deadlines):
             if task is not None:
                 task.cancel()
         if self._admin is not None:

@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
-                      Events, GetGame, Hello, Leave, ListGames, ListRooms, Logout, Move, Ok, ProtocolError,
+                      Events, GetGame, Hello, Leave, ListGames, ListMyGames, ListRooms, Logout, Move, Ok, ProtocolError,
                       Register, SeatName, ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, decode_client,
                       encode)
 from protocol.names import clean_name
@@ -33,6 +33,7 @@ from .cluster import RETRY
 from .frames import QuickReading, frame, write
 from .lease import Fenced
 from .logs import board_label, event
+from .my_games import my_games
 from .ratelimit import TokenBucket
 from .resends import ack_from_store
 from .sessions import Session
@@ -49,6 +50,7 @@ HANDLERS: dict[type[ClientMessage], str] = {
     Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create",
     Sit: "_sit", Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
     Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
+    ListMyGames: "_my_games",
 }
 """The method that answers each client message (one table for all connections, to keep them small)."""
 
@@ -345,6 +347,9 @@ class Connection:
 
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
+
+    async def _my_games(self, m: ListMyGames) -> ServerMessage:
+        return await my_games(self.hub, self.session)
 
 
 _IDS = itertools.count(1)

@@ -126,7 +126,7 @@ class Hub:
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
-        room.resume_clocks(row["clocks"])
+        room.resume_clocks(row["clocks"], row["deadline"])
         room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
