@@ -27,6 +27,7 @@ from protocol.names import house_bot_name
 from .house_play import choose
 from .room import Seat
 from .sessions import Session
+from .store_errors import StoreError
 
 if TYPE_CHECKING:
     from .room import Room
@@ -36,6 +37,8 @@ log = logging.getLogger("polygo.house")
 PREFIX = "house:"
 PAUSE = 0.3
 """Seconds between the event that gives the bot something to do and its action."""
+RETRY_FIRST, RETRY_CAP = 0.2, 5.0
+"""Seconds before the bot tries again an action the store could not take: doubling to the cap."""
 
 
 def bot_seats(settings: dict[str, Any]) -> range:
@@ -95,13 +98,30 @@ class HouseBots:
                 await asyncio.sleep(self.pause)
                 if room.hub.rooms.get(room.id) is not room:
                     return
-                acted = await room.call(self._act, room)
+                acted = await self._act_until_stored(room)
                 if not acted and room.id not in self._again:
                     return
         except Exception:
             log.exception("room %s: the house bot failed", room.id)
         finally:
             self._driving.pop(room.id, None)
+
+    async def _act_until_stored(self, room: Room) -> bool:
+        """`_act`, tried again while the store refuses it (the database away, a commit failed: the
+        player would be told `unavailable` or `internal`), as long as the room is this server's.
+        Nothing of a refused move was stored, so the bot's seat has the same last seq and the game
+        the same history: the retry is the same move with the same seq."""
+        delay = RETRY_FIRST
+        while True:
+            try:
+                return await room.call(self._act, room)
+            except StoreError as exc:
+                log.warning("room %s: the house bot's action was not stored (%s); trying again in %.1f s",
+                            room.id, exc, delay)
+            await asyncio.sleep(delay)
+            delay = min(RETRY_CAP, delay * 2)
+            if room.hub.rooms.get(room.id) is not room:
+                return False
 
     async def _act(self, room: Room) -> bool:
         """One action of one of the room's bots (under the room's lock); False when none has any."""
