@@ -193,7 +193,7 @@ class PostgresDatabase:
             await self._writing()
             async with self._claiming:
                 await self._claiming_connection()
-            self._readers.expire_connections()
+            await self._readers.expire_connections()
             await self._readers.fetchval("SELECT 1")
         except Exception as exc:
             if not lost(exc):
@@ -292,21 +292,21 @@ class PostgresDatabase:
         try:
             row = await self._readers.fetchrow(numbered(sql), *params)
         except Exception as exc:
-            raise self._reader_lost(exc) from exc
+            raise await self._reader_lost(exc) from exc
         return None if row is None else tuple(row)
 
     async def all(self, sql: str, params: tuple) -> list[tuple]:
         try:
             return [tuple(row) for row in await self._readers.fetch(numbered(sql), *params)]
         except Exception as exc:
-            raise self._reader_lost(exc) from exc
+            raise await self._reader_lost(exc) from exc
 
-    def _reader_lost(self, exc: Exception) -> Exception:
+    async def _reader_lost(self, exc: Exception) -> Exception:
         """A reader's failure as raised: if the connection was lost, Unavailable, and the pool's
         other connections are replaced when next taken (they died with it)."""
         if not lost(exc):
             return exc
-        self._readers.expire_connections()
+        await self._readers.expire_connections()
         return unreachable(exc)
 
     async def close(self) -> None:

@@ -334,8 +334,14 @@ class Store:
         statements = [("room", (room_id, body, owner, invite, now, now))]
         if self.lease is not None:
             statements.append(("own", (self.lease.node_id, self._db.epoch, room_id)))
+        try:
+            written = self._write(statements, room=room_id)
+        except StoreError:
+            del self._rooms[room_id]
+            raise
+        if self.lease is not None:
             self._owned.add(room_id)
-        await self._write(statements, room=room_id)
+        await written
 
     async def drop_unstarted(self, room_id: str) -> None:
         """Forget a room whose game never started (it expired): its row, seats and events go."""
@@ -401,8 +407,9 @@ class Store:
         statements.append(("room_state", (version, now, clocks_text, room_id)))
         if result is not None:
             statements.append(("result", (room_id, _dumps(result, "the result"), now)))
+        written = self._write(statements, room_id)     # raises, reserving nothing, while it cannot be written
         room.version, room.moves = version, moves
-        await self._write(statements, room_id)
+        await written
 
     async def drop_chat(self, said_before: float) -> dict[str, int]:
         """Forget the chat lines said before ``said_before`` (a time.time()): the retention of chat.
