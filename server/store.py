@@ -66,7 +66,7 @@ log = logging.getLogger("polygo.store")
 
 __all__ = ["SCHEMA_VERSION", "CommitObserver", "Database", "Store", "StoreError", "Unavailable"]
 
-HEAL_FIRST, HEAL_CAP = 0.1, 2.0
+HEAL_FIRST, HEAL_CAP = 0.1, 1.0
 """Seconds between tries to reach a lost database: doubling from the first to the cap, jittered."""
 
 
