@@ -279,6 +279,12 @@ def report(label: str, players: list[Player], postgres: PostgresCluster, name: s
     if times:
         print(f"  seconds to a room's first ack: min {times[0]:.2f}, median {statistics.median(times):.2f}, "
               f"max {times[-1]:.2f}")
+    for p in players:
+        if p.recovered_after is None and not p.ended:
+            owner = postgres.psql(f"SELECT owner_node, owner_epoch, version FROM rooms WHERE room_id = '{p.room}'",
+                                  name).strip()
+            print(f"  not recovered: game {p.index}, room {p.room} (owner|epoch|version {owner}), "
+                  f"its player at node {p.node}")
     lost = 0
     for p in players:
         seqs = {int(s) for s in postgres.psql(f"SELECT seq FROM moves WHERE room_id = '{p.room}' AND seat = 0",

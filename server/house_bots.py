@@ -37,7 +37,7 @@ log = logging.getLogger("polygo.house")
 PREFIX = "house:"
 PAUSE = 0.3
 """Seconds between the event that gives the bot something to do and its action."""
-RETRY_FIRST, RETRY_CAP = 0.2, 5.0
+RETRY_FIRST, RETRY_CAP = 0.2, 2.0
 """Seconds before the bot tries again an action the store could not take: doubling to the cap."""
 
 
@@ -60,8 +60,8 @@ class HouseBots:
 
     def __init__(self, pause: float = PAUSE) -> None:
         self.pause = pause
-        self._driving: dict[str, asyncio.Task[None]] = {}
-        self._again: set[str] = set()
+        self._driving: dict[Room, asyncio.Task[None]] = {}   # by the room itself: a room taken back
+        self._again: set[Room] = set()                      # after a fence is a new Room, driven anew
 
     @staticmethod
     def holds(seat: Seat | None) -> bool:
@@ -86,25 +86,26 @@ class HouseBots:
         """Something happened in `room`: let its bots look at it (from a task of their own)."""
         if not room.settings.get("bots") or room.status != "playing":   # no bot seats (bot_seats); asked every move
             return
-        if room.id in self._driving:
-            self._again.add(room.id)
+        if room in self._driving:
+            self._again.add(room)
             return
-        self._driving[room.id] = asyncio.get_running_loop().create_task(self._drive(room))
+        self._driving[room] = asyncio.get_running_loop().create_task(self._drive(room))
 
     async def _drive(self, room: Room) -> None:
         try:
             while True:
-                self._again.discard(room.id)
+                self._again.discard(room)
                 await asyncio.sleep(self.pause)
                 if room.hub.rooms.get(room.id) is not room:
                     return
                 acted = await self._act_until_stored(room)
-                if not acted and room.id not in self._again:
+                if not acted and room not in self._again:
                     return
         except Exception:
             log.exception("room %s: the house bot failed", room.id)
         finally:
-            self._driving.pop(room.id, None)
+            self._driving.pop(room, None)
+            self._again.discard(room)
 
     async def _act_until_stored(self, room: Room) -> bool:
         """`_act`, tried again while the store refuses it (the database away, a commit failed: the
