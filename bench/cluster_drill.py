@@ -96,7 +96,7 @@ class Player:
         self.index = index
         self.ports = ports
         self.dead = dead
-        self.node = NODES[index % len(NODES)]
+        self.node = self.home = NODES[index % len(NODES)]
         self.rng = random.Random(index)
         self.points = [f"{c}{r}" for c in COLUMNS for r in range(1, 20)]
         self.rng.shuffle(self.points)
@@ -279,6 +279,10 @@ def report(label: str, players: list[Player], postgres: PostgresCluster, name: s
     if times:
         print(f"  seconds to a room's first ack: min {times[0]:.2f}, median {statistics.median(times):.2f}, "
               f"max {times[-1]:.2f}")
+    taken = sorted(p.recovered_after for p in players if p.home == "a" and p.recovered_after is not None)
+    if "killed" in label and taken:
+        print(f"  of them node a's {len(taken)} rooms (taken over): min {taken[0]:.2f}, "
+              f"median {statistics.median(taken):.2f}, max {taken[-1]:.2f}")
     for p in players:
         if p.recovered_after is None and not p.ended:
             owner = postgres.psql(f"SELECT owner_node, owner_epoch, version FROM rooms WHERE room_id = '{p.room}'",

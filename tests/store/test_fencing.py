@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from server.lease import Lease
+from server.lease import Lease, OwnedElsewhere
 from server.store import Store, StoreError, Unavailable
 
 
@@ -141,3 +141,24 @@ async def test_a_role_that_may_not_create_tables_is_told_in_one_sentence(postgre
         await Store.open(url)
     assert info.value.code == "no-privilege"
     assert "CREATE DATABASE not_owned OWNER limited" in info.value.message and "\n" not in info.value.message
+
+
+async def test_of_two_nodes_claiming_a_room_at_once_the_loser_is_told_the_winner(postgres_url):
+    """Once the loser was answered `claim-raced` (clients: `unavailable`, ask again in 1 s); it
+    looks again and finds the winner, whose lease is live: `moved` there."""
+    a = await open_node(postgres_url, "a")
+    ids = [f"r{i}" for i in range(10)]
+    for room_id in ids:
+        await a.create_room(room_id, {}, owner="t", invite=None)
+    await a.release()
+    b, c = await open_node(postgres_url, "b"), await open_node(postgres_url, "c")
+    try:
+        for room_id in ids:
+            outcomes = await asyncio.gather(b.claim(room_id), c.claim(room_id), return_exceptions=True)
+            assert outcomes.count(None) == 1, outcomes
+            [lost] = [o for o in outcomes if o is not None]
+            assert isinstance(lost, OwnedElsewhere) and lost.node_id in ("b", "c"), lost
+    finally:
+        await a.close()
+        await b.close()
+        await c.close()
