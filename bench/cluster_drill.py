@@ -29,7 +29,6 @@ import asyncio
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,17 +36,16 @@ import time
 import urllib.request
 from pathlib import Path
 
-import msgpack
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.cluster_failover import Player as FailoverPlayer, free_port  # noqa: E402
 from protocol import PROTOCOL_VERSION  # noqa: E402
 from tests.postgres import PostgresCluster  # noqa: E402
 
-COLUMNS = "ABCDEFGHJKLMNOPQRST"
 NODES = ("a", "b", "c")
 WAIT = 5.0
 RECOVERY_CAP = 90.0
@@ -69,12 +67,6 @@ AUDIT = [
 """Test instrumentation, not part of polygo: who committed each move row, under which epoch."""
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def start_node(db: str, node: str, port: int) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="ERROR")
     return subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--db", db, "--node-id", node,
@@ -89,28 +81,18 @@ def ready(port: int) -> bool:
         return False
 
 
-class Player:
-    """One game: a scripted player (seat 0) against the house bot (seat 1)."""
+class Player(FailoverPlayer):
+    """One game: a scripted player (seat 0) against the house bot (seat 1); its connection, reader
+    and requests are the failover benchmark's player's (``_read``, ``request``), at its own node."""
 
     def __init__(self, index: int, ports: dict[str, int], dead: set[str]) -> None:
-        self.index = index
-        self.ports = ports
+        super().__init__(index, ports)
         self.dead = dead
         self.node = self.home = NODES[index % len(NODES)]
-        self.rng = random.Random(index)
-        self.points = [f"{c}{r}" for c in COLUMNS for r in range(1, 20)]
-        self.rng.shuffle(self.points)
-        self.token: str | None = None
-        self.room = ""
-        self.seq = 0
-        self.acked: dict[int, int] = {}          # seq -> version
         self.fault_at: float | None = None       # when the database came back, or the node died
         self.recovered_after: float | None = None
         self.internal_after = 0
         self.ended = False
-        self.ws = None
-        self.events: asyncio.Queue[dict] = asyncio.Queue()
-        self.replies: asyncio.Queue[dict] = asyncio.Queue()
 
     async def open(self) -> None:
         if self.ws is not None:
@@ -124,24 +106,6 @@ class Player:
         if welcome["type"] != "welcome":
             raise ConnectionClosed(None, None)
         self.token = welcome["token"]
-
-    @staticmethod
-    async def _read(ws, events: asyncio.Queue, replies: asyncio.Queue) -> None:
-        try:
-            async for frame in ws:
-                message = msgpack.unpackb(frame, raw=False)
-                (events if message["type"] == "event" else replies).put_nowait(message)
-        except ConnectionClosed:
-            pass
-        replies.put_nowait({"type": "closed"})
-        events.put_nowait({"type": "closed"})
-
-    async def request(self, message: dict) -> dict:
-        await self.ws.send(msgpack.packb(message))
-        reply = await asyncio.wait_for(self.replies.get(), WAIT * 2)
-        if reply["type"] == "closed":
-            raise ConnectionClosed(None, None)
-        return reply
 
     async def setup(self) -> None:
         await self.open()

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
@@ -21,7 +19,7 @@ from protocol import RoomSettings
 from tests.haproxy_cluster import NODES, start_cluster
 from tests.postgres import PostgresCluster
 
-from .test_haproxy import Peer
+from .test_haproxy import Peer, http_get
 
 GUARD = 120.0
 HOUSE = RoomSettings(rules="tromp-taylor", board="5x5", bots=1)
@@ -41,14 +39,6 @@ async def restartable():
     finally:
         running.stop()
         postgres.stop()
-
-
-def get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as resp:
-            return resp.status, resp.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
 
 
 def unfinished(postgres, database: str, clients: list[Client], runners: list[BotRunner]) -> list[tuple]:
@@ -99,13 +89,13 @@ async def test_every_game_goes_on_after_a_database_restart_without_a_node_restar
         started = time.monotonic()
         refused = await peer.request("move", room=room, move="C3", seq=2)
         assert refused["code"] == "unavailable" and refused["retry_after"] > 0, refused
-        await until(lambda: get(f"{node_a}/readyz") == (503, "waiting for its database\n"), "/readyz says 503")
-        assert "polygo_database_up 0.0" in get(f"{node_a}/metrics")[1]
+        await until(lambda: http_get(f"{node_a}/readyz") == (503, "waiting for its database\n"), "/readyz says 503")
+        assert "polygo_database_up 0.0" in http_get(f"{node_a}/metrics")[1]
         await asyncio.sleep(max(0.0, DOWN - (time.monotonic() - started)))
         postgres.start_server()
 
-        await until(lambda: get(f"{node_a}/readyz")[0] == 200, "/readyz says 200 again")
-        assert "polygo_database_up 1.0" in get(f"{node_a}/metrics")[1]
+        await until(lambda: http_get(f"{node_a}/readyz")[0] == 200, "/readyz says 200 again")
+        assert "polygo_database_up 1.0" in http_get(f"{node_a}/metrics")[1]
         # Its connection may have been closed (1012): an outage longer than the 3 s lease fences
         # the nodes, which let their rooms go and join again. It asks again through HAProxy.
         for node in NODES:
