@@ -62,6 +62,9 @@ class ClockState(View, kw_only=True):
 
 
 class Clocks(View, kw_only=True):
+    """Every seat's clock; none runs while the room waits for players (the clocks as they will
+    start) nor after the game."""
+
     running: Seat | None
     seats: list[ClockState]
 
@@ -144,6 +147,7 @@ class Held(View, kw_only=True):
 
 class Limits(View, kw_only=True):
     frame: int
+    create_frame: int
     rate: float
     burst: float
     rooms: int
@@ -284,6 +288,16 @@ class ChatEvent(EventBody, tag="chat", kw_only=True):
     text: str
 
 
+class ChatLine(View, kw_only=True):
+    """A chat line of a snapshot's tail: its `chat` event without the kind."""
+
+    version: int
+    seat: Seat | None
+    name: str
+    user: str | None = None
+    text: str
+
+
 class AnalysisEvent(EventBody, tag="analysis", kw_only=True):
     """A seated player's (a bot's) view of the position after `index` moves of `history`."""
 
@@ -308,7 +322,9 @@ class PresenceEvent(EventBody, tag="presence", kw_only=True):
 
 
 class ClosedEvent(EventBody, tag="closed", kw_only=True):
-    """The room is gone (`reason` "expired": its game never started in time); it is not stored."""
+    """The room is closed: `reason` "expired" (its game never started in time; the room is gone,
+    not stored) or "operator" (the server's operator closed it; a game being played ends there,
+    with the result reason `closed` in the records)."""
 
     reason: str
     message: str
@@ -382,6 +398,7 @@ class Snapshot(Message, tag="snapshot", kw_only=True):
     clocks: Clocks | None = None
     undo: UndoPending | None = None
     you: You | None = None
+    chat: list[ChatLine] = []
 
 
 class Events(Message, tag="events", kw_only=True):

@@ -20,6 +20,7 @@ from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
                       encode, unportable)
 
+from .bans import Bans
 from .cluster import Cluster
 from .config import Config
 from .frames import frame
@@ -28,7 +29,7 @@ from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import Buckets, Tally
-from .room import RESTART_RETRY, RESTARTING, Room, Seat
+from .room import CHAT_TAIL, RESTART_RETRY, RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -76,6 +77,7 @@ class Hub:
         self.create_rates = Buckets(config.create_rate, CREATE_BURST, ADDRESSES_TRACKED)  # IP address -> bucket
         self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
+        self.bans = Bans()
         self.cluster: Cluster | None = None if store.lease is None else Cluster(self)
 
     # -- start and stop ----------------------------------------------------------------------------
@@ -112,6 +114,7 @@ class Hub:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
         room.resume_clocks(row["clocks"])
+        room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
             if seat is not None:
@@ -242,10 +245,16 @@ class Hub:
         except ProtocolError:
             pass            # the server began to stop: the room stays stored and expires after the restart
 
-    async def _drop_unstarted(self, room: Room) -> None:
+    async def close_unstarted(self, room: Room, message: str) -> None:
+        """An operator closes a room waiting for players: it goes as an expired one does."""
+        await room.call(self._drop_unstarted, room, "operator", message)
+
+    async def _drop_unstarted(self, room: Room, reason: str = "expired",
+                              message: str = "nobody started this game in time; the room is closed") -> None:
         """In the room's task: a room still waiting for players after `waiting_expiry` is forgotten
         (memory and store), so free guest sessions cannot pile up rooms that come back at every
-        restart. Its watchers are told by a `closed` event."""
+        restart; also one an operator closes (`reason` "operator"). Its watchers are told by a
+        `closed` event."""
         if room.status != "waiting" or self.rooms.get(room.id) is not room:
             return
         await self.store.drop_unstarted(room.id)
@@ -257,8 +266,7 @@ class Hub:
         del self.rooms[room.id]
         self.lobby.forget(room.id)
         self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
-                                       "kind": "closed", "reason": "expired",
-                                       "message": "nobody started this game in time; the room is closed"})
+                                       "kind": "closed", "reason": reason, "message": message})
         self._background(room.close())
 
     # -- rooms -------------------------------------------------------------------------------------------
@@ -317,11 +325,12 @@ class Hub:
     def chat_dropped(self, through: dict[str, int]) -> None:
         """The store deleted old chat, up to version `through[room]` of each room: a live room
         forgets its window of recent events up to there, so a resync over the gap gets a snapshot
-        (as from the store) rather than a deleted line."""
+        (as from the store) rather than a deleted line, and its chat tail the lines up to there."""
         for room_id, version in through.items():
             room = self.rooms.get(room_id)
             if room is not None:
                 room.forget_events(version)
+                room.forget_chat(through=version)
 
     async def room(self, room_id: str) -> Room:
         """The room a request names. A node of a cluster takes over a room it does not serve, or
@@ -397,7 +406,7 @@ class Hub:
     async def finished(self, limit: int, offset: int) -> Games:
         rows = await self.store.finished_games(limit, offset, public=True)
         games = [{"room": r["room_id"], "settings": effective_settings(r["settings"]),
-                  "seats": _names(r["names"], r["settings"]),
+                  "seats": _names(r["names"], r["settings"], r["seats"]),
                   "registered": [user is not None for user in _names(r["users"], r["settings"])],
                   "result": r["result"], "moves": r["moves"], "created": r["created_at"],
                   "finished": r["finished_at"]}
@@ -422,7 +431,7 @@ class Hub:
         if row is None:
             raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"no game {room_id!r}", field="room")
         game, _ = replay(row["settings"], row["moves"])
-        names = _names(row["names"], row["settings"])
+        names = _names(row["names"], row["settings"], row["seats"])
         history = game.history
         if fmt == "json":
             engine_record = dict(game.to_record(), options=effective_options(game))
@@ -472,7 +481,13 @@ def _time_left(event: dict[str, Any]) -> list[Any] | None:
     return [left.get("period_left") or 0, left.get("stones_left") or left.get("periods") or 0]
 
 
-def _names(names: dict[Any, str | None], settings: dict[str, Any]) -> list[str | None]:
-    """Seat names in seat order (the store's map may have string or integer keys)."""
+def _names(names: dict[Any, str | None], settings: dict[str, Any],
+           tokens: dict[Any, str | None] | None = None) -> list[str | None]:
+    """Seat names in seat order (the store's maps may have string or integer keys); with the seats'
+    `tokens`, the house bot's seats (which have no session row) get the bot's name."""
     by_seat = {int(k): v for k, v in names.items()}
+    for k, token in (tokens or {}).items():
+        house = None if token is None else bot_name(token, settings)
+        if house is not None:
+            by_seat[int(k)] = house
     return [by_seat.get(i) for i in range(settings["players"])]

@@ -27,6 +27,7 @@ from protocol import MSGPACK, Ack, ErrorCode, Events, Ok, ProtocolError, ServerM
 from .clock import Clocks
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
                     game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
+from . import logs
 from .presence import Presence
 from .ratelimit import TokenBucket
 from .sessions import Session
@@ -49,6 +50,13 @@ RESTART_RETRY = 1.0
 
 CHAT_BURST = 10
 """Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
+
+CHAT_TAIL = 50
+"""Chat lines a snapshot carries (the room's latest), so that a reload or a late spectator reads
+the conversation so far without a second request."""
+
+IDEMPOTENT_MARKS = ("dead", "alive")
+"""Moves that change nothing when the chain they name is already marked so (`Room._changes_nothing`)."""
 
 MARK_WORDS = ("dead", "alive", "resume", "dispute")
 """Moves after which an earlier `done` would accept marks its sender had not seen."""
@@ -109,6 +117,9 @@ class Room:
         self._halted = False
         self._loop = asyncio.get_running_loop()
         self._chat = TokenBucket(hub.config.chat_rate, CHAT_BURST, self._now())
+        self.chat_tail: deque[dict[str, Any]] = deque(maxlen=CHAT_TAIL)
+        """The latest chat lines as their events were sent (version, seat, name, user, text); a
+        rebuilt room reads them back from the store (`Hub.adopt`)."""
         self._lock = asyncio.Lock()
 
     # -- one request at a time -----------------------------------------------------------------------
@@ -198,7 +209,8 @@ class Room:
                 "version": self.version}
 
     def snapshot(self, session: Session | None = None) -> Snapshot:
-        """The room's state; for a seated `session`, also its seat and last acknowledged seq."""
+        """The room's state; for a seated `session`, also its seat and last acknowledged seq. A room
+        with a clock that waits for players shows the clocks as they will start, none running."""
         colours = self.game.players
         seats = [{"seat": i, "colour": colours[i], "name": s.name if s else None, "user": s.user if s else None}
                  for i, s in enumerate(self.seats)]
@@ -208,8 +220,11 @@ class Room:
             game["to_move"] = game["legal"] = None
         held = None if session is None else self.seat_of(session)
         you = None if held is None else {"seat": held, "last_seq": self.last_seq[held]}
+        clocks = self._clocks_view()
+        if clocks is None and self.clock_settings is not None and self.status == "waiting":
+            clocks = clocks_view(Clocks(self.clock_settings, self.players), self.players, self._now())
         return Snapshot(room=self.id, version=self.version, status=self.status, settings=self.settings,
-                        seats=seats, game=game, clocks=self._clocks_view(), undo=undo, you=you)
+                        seats=seats, game=game, clocks=clocks, undo=undo, you=you, chat=list(self.chat_tail))
 
     def _subscribe(self, conn: Connection) -> None:
         if not conn.closed:
@@ -266,6 +281,10 @@ class Room:
         self._sync_clocks(now, mover=None)
         await self._commit("start", {"to_move": self.game.to_move, "phase": self.game.phase,
                                      "clocks": self._clocks_view(), "legal": legal_view(self.game)}, clocks=True)
+        rules = self.settings["rules"]
+        self.hub.metrics.game_started(rules)
+        logs.event("game-started", room=self.id, rules=rules, board=logs.board_label(self.settings["board"]),
+                   players=self.players, seats=[seat.name if seat else None for seat in self.seats])
 
     async def watch(self, conn: Connection, session: Session, since: int | None,
                     invite: str | None) -> ServerMessage:
@@ -283,11 +302,41 @@ class Room:
                 return Events(room=self.id, events=events)   # no gap (chat past its retention leaves one)
         return self.snapshot(session)
 
+    async def close_by_operator(self, message: str) -> None:
+        """An operator closed the room (`polygo-server admin close-room`) while its game is played:
+        the game ends here, with the result reason `closed` (every seat ranked 1, no scores) in the
+        records, the watchers are told by a `closed` event (`reason` "operator"), and nothing more
+        can be played. The engine's game is left as it stood: the room is ended, not the game."""
+        if self.status != "playing":
+            raise ProtocolError(ErrorCode.GAME_OVER if self.status == "ended" else ErrorCode.NOT_STARTED,
+                                f"the room is {self.status}, not playing")
+        now = self._now()
+        if self.clocks is not None and self.clocks.running is not None:
+            self.clocks.stop(self.clocks.running, now, credit=False)
+        if self._timer:
+            self._timer.cancel()
+            self._timer = None
+        self.status, self.undo = "ended", None
+        result = {"reason": "closed", "ranking": [1] * self.players, "score": [0.0] * self.players}
+        try:
+            await self._commit("closed", {"reason": "operator", "message": message}, clocks=True, result=result,
+                               now=now)
+        except Exception:
+            self.status = "playing"
+            self._sync_clocks(self._now(), mover=None)
+            raise
+
     def forget_events(self, through: int) -> None:
         """Drop the window's events up to version `through` (a chat line there passed its retention).
         The window stays a run of consecutive versions, which `watch` serves from without a check."""
         while self.events and self.events[0][0] <= through:
             self.events.popleft()
+
+    def forget_chat(self, *, through: int | None = None, line: int | None = None) -> None:
+        """Take out of the chat tail the lines the store deleted: those up to version `through`
+        (past their retention), or the one at version `line` (an operator removed it)."""
+        gone = (lambda v: v <= through) if through is not None else (lambda v: v == line)
+        self.chat_tail = deque((c for c in self.chat_tail if not gone(c["version"])), maxlen=CHAT_TAIL)
 
     async def leave(self, conn: Connection, session: Session) -> Ok:
         self.watchers.discard(conn)
@@ -302,9 +351,10 @@ class Room:
             await self._commit("seat", {"seat": seat, "name": None, "user": None})
         return Ok(ref="leave", room=self.id)
 
-    async def chat(self, conn: Connection, session: Session, text: str) -> Ok:
+    async def chat(self, conn: Connection | None, session: Session, text: str) -> Ok:
         """A chat line from a player or a spectator (anyone else would shout into rooms unseen),
-        within the room's chat rate."""
+        within the room's chat rate. `conn` None: a seated player without a connection (the house
+        bot)."""
         seat = self.seat_of(session)
         if seat is None and conn not in self.watchers:
             if self.invite is not None:
@@ -313,7 +363,9 @@ class Room:
         if not self._chat.allow(self._now()):
             raise ProtocolError(ErrorCode.RATE_LIMITED,
                                 f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; line dropped")
-        await self._commit("chat", {"seat": seat, "name": session.name, "user": session.user, "text": text})
+        line = {"seat": seat, "name": session.name, "user": session.user, "text": text}
+        await self._commit("chat", line)
+        self.chat_tail.append({"version": self.version, **line})
         return Ok(ref="chat", room=self.id)
 
     async def analysis(self, session: Session, score: float | None, winrate: float | None,
@@ -384,6 +436,8 @@ class Room:
             if self.status == "ended":
                 raise ProtocolError(ErrorCode.GAME_OVER, "this game is over: a clock ran out")
         words = move.split()
+        if words and words[0].lower() in IDEMPOTENT_MARKS and self._changes_nothing(move, seat):
+            return Ack(room=self.id, seq=seq, version=self.version)
         turn = not words or words[0].lower() not in ACTIONS
         point = stone_point(self.game, move)
         try:
@@ -432,6 +486,20 @@ class Room:
         if words and words[0].lower() in MARK_WORDS:
             self.marks_version = self.version
         return Ack(room=self.id, seq=seq, version=self.version)
+
+    def _changes_nothing(self, move: str, seat: int) -> bool:
+        """Whether a legal `dead`/`alive` mark leaves the marks and the acceptances as they are: it
+        is then answered with the room's version and not stored, so a second client sending the
+        same mark makes no new version that a `done` sent after the first would be stale against.
+        Tried on a copy of the game (marks are a few moves a game); an illegal mark is left to the
+        real play, which refuses it."""
+        probe = self.game.copy()
+        try:
+            probe.play(move, seat=seat)
+        except IllegalMove:
+            return False
+        game = self.game
+        return probe.dead == game.dead and probe.accepted == game.accepted and probe.phase == game.phase
 
     def _resent(self, seat: int, seq: int, move: str, version: int, played: str) -> Ack:
         """A seq already applied: the same move again is a resend (acknowledged as the first time),
@@ -657,6 +725,10 @@ class Room:
         self.events.append((version, packed))
         if result is not None:
             self.hub.ended(self)
+            rules = self.settings["rules"]
+            self.hub.metrics.game_finished(rules)
+            logs.event("game-ended", room=self.id, rules=rules, reason=result["reason"], ranking=result["ranking"],
+                       score=result["score"], moves=len(self.game.history))
         try:
             self.hub.broadcast(self.watchers, message, {MSGPACK: packed})
         except Exception:

@@ -9,7 +9,8 @@ class StoreError(Exception):
     Codes: ``name-taken``, ``room-exists``, ``no-room``, ``stale-version``, ``bad-rescission``,
     ``bad-value``, ``commit-failed``, ``closed``, ``schema-too-new``; opening a PostgreSQL
     database also ``unreachable``, ``no-privilege`` and ``no-driver`` (asyncpg is not installed);
-    the ``Unavailable`` ones below.
+    ``migration-backup``, which the server raises when it cannot copy a SQLite file before
+    migrating its schema (``app.Server.start``); and the ``Unavailable`` ones below.
     """
 
     def __init__(self, code: str, message: str) -> None:
