@@ -323,8 +323,9 @@ class PresenceEvent(EventBody, tag="presence", kw_only=True):
 
 class ClosedEvent(EventBody, tag="closed", kw_only=True):
     """The room is closed: `reason` "expired" (its game never started in time; the room is gone,
-    not stored) or "operator" (the server's operator closed it; a game being played ends there,
-    with the result reason `closed` in the records)."""
+    not stored), "left" (its creator left it before it started, with nobody seated; gone too) or
+    "operator" (the server's operator closed it; a game being played ends there, with the result
+    reason `closed` in the records)."""
 
     reason: str
     message: str

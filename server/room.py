@@ -349,20 +349,29 @@ class Room:
             self.seats[seat] = None
             self.hub.unseated(held.token, held.user, self.id, seat)
             await self._commit("seat", {"seat": seat, "name": None, "user": None})
+        if self.status == "waiting" and session.token == self.owner:
+            await self.hub.creator_left(self)
         return Ok(ref="leave", room=self.id)
 
     async def chat(self, conn: Connection | None, session: Session, text: str) -> Ok:
         """A chat line from a player or a spectator (anyone else would shout into rooms unseen),
-        within the room's chat rate. `conn` None: a seated player without a connection (the house
-        bot)."""
+        within the room's chat rate and the session's over all rooms (one session in 16 rooms had
+        16 times the rate, each line stored for a month); a registered user's sessions share one.
+        `conn` None: a seated player without a connection (the house bot)."""
         seat = self.seat_of(session)
         if seat is None and conn not in self.watchers:
             if self.invite is not None:
                 raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {self.id!r}")
             raise ProtocolError(ErrorCode.NOT_SEATED, "sit or watch in this room to chat in it")
-        if not self._chat.allow(self._now()):
+        now = self._now()
+        if not self.hub.chat_rates.allow(session.user or session.token, now):
             raise ProtocolError(ErrorCode.RATE_LIMITED,
-                                f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; line dropped")
+                                f"you chat over {self.hub.config.chat_rate:g} lines per second over all your rooms; "
+                                f"line dropped")
+        if not self._chat.allow(now):
+            raise ProtocolError(ErrorCode.RATE_LIMITED,
+                                f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; "
+                                f"line dropped")
         line = {"seat": seat, "name": session.name, "user": session.user, "text": text}
         await self._commit("chat", line)
         self.chat_tail.append({"version": self.version, **line})
