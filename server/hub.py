@@ -404,7 +404,7 @@ class Hub:
         if room_id not in self._adjourned:
             raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
         if self.draining:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         pending = self._returning.get(room_id)
         if pending is None:
             pending = self._returning[room_id] = asyncio.ensure_future(self._bring_back(room_id, address, user))
