@@ -163,7 +163,12 @@ class RoomView:
         return True
 
     def apply_event(self, event: Event, now: float) -> bool:
-        """Apply the next event; True when applied (or already seen), False when a resync is needed."""
+        """Apply the next event; True when applied (or already seen), False when a resync is needed.
+        Presence takes no version of its own (it carries the room's latest): it never advances the
+        mirror, and one ahead of it says the mirror missed an event (a resync's reply and the
+        presence sent after it may arrive in either order here)."""
+        if event.kind == "presence":
+            return event.version <= self.version
         if event.version <= self.version:
             return True
         if event.version != self.version + 1:

@@ -185,6 +185,10 @@ class Server:
                 log.exception("housekeeping failed; trying again in %g s", every)
 
     def _phase(self) -> Phase:
+        """The server's phase as /readyz and new handshakes see it: a ready server whose database
+        cannot be reached is not ready (its rooms answer `unavailable` meanwhile)."""
+        if self.phase is Phase.READY and self.store is not None and not self.store.reachable:
+            return Phase.NO_DATABASE
         return self.phase
 
     def _gauges(self) -> dict[str, Any]:
@@ -198,7 +202,8 @@ class Server:
         return {"connections": len(connections),
                 "sessions": sum(1 for c in connections if c.session is not None),
                 "rooms": rooms, "pending_writes": self.store.pending if self.store else 0,
-                "ready": self.phase is Phase.READY,
+                "ready": self._phase() is Phase.READY,
+                "database_up": self.store is None or self.store.reachable,
                 "last_backup": None if self.config.backup_dir is None else last_backup(self.config.backup_dir)}
 
     async def _handler(self, ws: ServerConnection) -> None:

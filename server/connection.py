@@ -29,14 +29,13 @@ from protocol.names import clean_name
 
 from . import VERSION
 from .addresses import Networks, client_address
-from .cluster import RETRY
 from .frames import QuickReading, frame, write
-from .lease import Fenced
 from .logs import board_label, event
 from .my_games import my_games
 from .ratelimit import TokenBucket
 from .resends import ack_from_store
 from .sessions import Session
+from .store_errors import Unavailable
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -194,9 +193,9 @@ class Connection:
         except ProtocolError as exc:
             reply = _refusal(exc, message)
             forget(exc)
-        except Fenced as exc:       # cluster: the node lost its rooms; nothing of this was committed
-            reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Reconnect and ask again.",
-                                           retry_after=RETRY), message)
+        except Unavailable as exc:  # the database is away, or (cluster) the node lost the room: nothing committed
+            reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Ask again.",
+                                           retry_after=exc.retry_after), message)
             forget(exc)
         except Exception as exc:
             log.exception("%s failed on %s", self.address, message.TYPE)

@@ -188,6 +188,8 @@ class _Snapshot:
                            value=state["pending_writes"])
         yield self._family("polygo_ready", "1 when the server takes new connections (what /readyz says).",
                            value=1 if state["ready"] else 0)
+        yield self._family("polygo_database_up", "0 while the database cannot be reached (rooms answer "
+                           "`unavailable`, /readyz 503), else 1.", value=1 if state.get("database_up", True) else 0)
         if state.get("last_backup") is not None:
             yield self._family("polygo_last_backup_timestamp_seconds",
                                "Unix time of the newest checked copy in --backup-dir (0: none).",

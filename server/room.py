@@ -32,6 +32,7 @@ from . import logs
 from .presence import Presence
 from .ratelimit import TokenBucket
 from .sessions import Session
+from .store_errors import Unavailable
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -43,7 +44,10 @@ ACTIONS = frozenset({"resign", "dead", "alive", "done", "resume", "dispute", "ra
 """First words of the moves any seat may send out of turn."""
 
 RESTARTING = "the server is restarting; nothing changed: reconnect and send it again"
-"""The refusal of a request that reaches a room after the graceful stop began."""
+"""The refusal (`unavailable`) of a request that reaches a room after the graceful stop began."""
+
+RESTART_RETRY = 1.0
+"""The `retry_after` of that refusal: by then another node serves the room, or this one is back."""
 
 CHAT_BURST = 10
 """Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
@@ -125,12 +129,12 @@ class Room:
         """Run `fn(*args)` once the requests that came before it are done (the lock is first come,
         first served); refused once the graceful stop has begun."""
         if self._halted:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         lock = self._lock
         await lock.acquire()    # by hand: `async with` adds two coroutines of its own a request (issue 13)
         try:
             if self._halted:
-                raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+                raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
             return await fn(*args)
         finally:
             lock.release()
@@ -146,6 +150,10 @@ class Room:
             await self.call(self.tick)
         except ProtocolError:
             pass    # the server is stopping: the flag falls after the restart if it must
+        except Unavailable as exc:     # the database is away: look again once it may be back
+            if self._timer:
+                self._timer.cancel()
+            self._timer = self._loop.call_later(exc.retry_after, self._deadline)
         except Exception:
             log.exception("room %s: the clock's deadline failed", self.id)
 

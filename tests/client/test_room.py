@@ -59,6 +59,21 @@ def test_the_mirror_asks_for_a_snapshot_when_it_disagrees(make_view):
     assert view.needs_snapshot  # the server accepted what the mirror cannot play: take a snapshot
 
 
+def test_presence_never_takes_the_version_of_an_event_the_mirror_missed(make_view):
+    """Presence carries the room's latest version. Arriving before a resync's reply (which held a
+    move), it was applied as that version's event: the mirror skipped the move and waited for ever
+    for a turn it already had."""
+    game = Game(Board.grid(5, 5), rules="kee", players=2)
+    view = make_view(game, ["ann", "bob"])
+    v = view.version
+    assert view.apply_event(Event(room="R1", version=v, kind="presence", data={"online": [0, 1]}), 0.0)
+    assert not view.apply_event(Event(room="R1", version=v + 1, kind="presence", data={"online": [0]}), 0.0)
+    assert view.version == v                  # behind: the caller resyncs
+    assert view.apply_event(Event(room="R1", version=v + 1, kind="move",
+                                  data={"seat": 0, "move": "C3", "to_move": 1}), 0.0)
+    assert view.version == v + 1 and [p.move for p in view.game.history] == ["C3"]
+
+
 def test_the_captures_column_counts_what_each_player_captured(make_view):
     """Issue 11 item 8: it showed a player's own captured stones (the engine's prisoners' place)."""
     game = Game(Board.grid(5, 5), rules="kee", players=3)
