@@ -25,12 +25,14 @@ from .admin import AdminSocket
 from .backup import BackupError, before_migration, last_backup
 from .config import Config
 from .connection import Connection
+from .deadlines import sweep_forever
 from .gate import AcceptErrorLimiter, Gate, gated
 from .http import SERVER_HEADER, Endpoints, Phase
 from .webfiles import WebFiles
 from .hub import Hub
 from .lockfile import DatabaseLock
 from .metrics import make_metrics
+from .probes import ProbePort
 from .sessions import Sessions
 from .postgres_db import is_postgres, redacted
 from .logs import event
@@ -78,11 +80,13 @@ class Server:
         self.store: Store | None = None
         self.hub: Hub | None = None
         self.connections: set[Connection] = set()
-        self.metrics = make_metrics(self._gauges)
+        self.metrics = make_metrics(self._gauges, config.metrics_max_age)
         self._ws: WsServer | None = None
-        self._metrics_ws: WsServer | None = None
+        self._probes: ProbePort | None = None
+        self._metrics_port: int | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._housekeeping: asyncio.Task[None] | None = None
+        self._deadlines: asyncio.Task[None] | None = None
         self._admin: AdminSocket | None = None
         self._lock: DatabaseLock | None = None
         self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies,
@@ -119,10 +123,9 @@ class Server:
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
             )
             if config.metrics_port is not None:
-                self._metrics_ws = await serve(
-                    self._handler, config.metrics_host or config.host, config.metrics_port,
-                    process_request=Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False),
-                    server_header=SERVER_HEADER)
+                self._probes = ProbePort(Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False),
+                                         config.metrics_host or config.host, config.metrics_port)
+                self._metrics_port = await self._probes.start()
             if config.admin_socket is not None:
                 self._admin = await AdminSocket(self, config.admin_socket).start()
             started = time.monotonic()
@@ -135,9 +138,10 @@ class Server:
         self.phase = Phase.READY
         self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
         self._housekeeping = asyncio.create_task(self._sweep(), name="housekeeping")
+        self._deadlines = asyncio.create_task(sweep_forever(self.hub, config.deadline_sweep), name="deadlines")
         log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed and %d games adjourned"
                  " in %.2f s%s", config.host, self.port, redacted(config.db), restored, self.hub.adjourned,
-                 time.monotonic() - started, f", metrics on port {self.metrics_port}" if self._metrics_ws else "")
+                 time.monotonic() - started, f", metrics on port {self.metrics_port}" if self._probes else "")
         self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} rooms resumed, "
                                         f"{self.hub.adjourned} games adjourned")
         return self
@@ -162,7 +166,7 @@ class Server:
     @property
     def metrics_port(self) -> int | None:
         """The separate metrics port, if there is one."""
-        return None if self._metrics_ws is None else self._metrics_ws.sockets[0].getsockname()[1]
+        return self._metrics_port
 
     async def housekeep(self) -> None:
         """Expire the sessions idle for `session_idle` and delete chat older than `chat_retention`,
@@ -182,16 +186,25 @@ class Server:
                 log.exception("housekeeping failed; trying again in %g s", every)
 
     def _phase(self) -> Phase:
+        """The server's phase as /readyz and new handshakes see it: a ready server whose database
+        cannot be reached is not ready (its rooms answer `unavailable` meanwhile)."""
+        if self.phase is Phase.READY and self.store is not None and not self.store.reachable:
+            return Phase.NO_DATABASE
         return self.phase
 
     def _gauges(self) -> dict[str, Any]:
+        """The metrics read at scrape time, perhaps from the metrics port's thread (`probes.py`):
+        the rooms and connections are copied first (one step each under the interpreter's lock),
+        so the loop's changes to them cannot break the count."""
         rooms: dict[str, int] = {}
-        for room in (self.hub.rooms.values() if self.hub else ()):
+        for room in (list(self.hub.rooms.values()) if self.hub else ()):
             rooms[room.status] = rooms.get(room.status, 0) + 1
-        return {"connections": len(self.connections),
-                "sessions": sum(1 for c in self.connections if c.session is not None),
+        connections = list(self.connections)
+        return {"connections": len(connections),
+                "sessions": sum(1 for c in connections if c.session is not None),
                 "rooms": rooms, "pending_writes": self.store.pending if self.store else 0,
-                "ready": self.phase is Phase.READY,
+                "ready": self._phase() is Phase.READY,
+                "database_up": self.store is None or self.store.reachable,
                 "last_backup": None if self.config.backup_dir is None else last_backup(self.config.backup_dir)}
 
     async def _handler(self, ws: ServerConnection) -> None:
@@ -228,15 +241,16 @@ class Server:
 
     async def close(self) -> None:
         """Stop listening, drop the connections, stop the rooms, commit what is queued, close the store."""
-        for task in (self._heartbeat, self._housekeeping):
+        for task in (self._heartbeat, self._housekeeping, self._deadlines):
             if task is not None:
                 task.cancel()
         if self._admin is not None:
             await self._admin.close()
-        for ws in (self._metrics_ws, self._ws):
-            if ws is not None:
-                ws.close()
-                await ws.wait_closed()
+        if self._probes is not None:
+            await self._probes.close()
+        if self._ws is not None:
+            self._ws.close()
+            await self._ws.wait_closed()
         if self.hub is not None:
             await self.hub.close()
         if self.store is not None:

@@ -25,6 +25,7 @@ from protocol.messages import CHAT_MAX, LIST_MAX
 from . import VERSION
 from .addresses import Networks, parse_networks
 from .lease import Lease
+from .metrics import MAX_AGE
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,13 @@ class Config:
     group_window: float = 0.002           # the store's group commit window
     synchronous: str = "FULL"             # SQLite's sync mode for the store
     evict_after: float = 300.0            # seconds an ended room stays in memory once nobody watches
+    deadline_sweep: float = 30.0          # seconds between two searches of the store for overdue corr games
     presence_interval: float = 0.5        # seconds between two broadcasts of a room's presence
     log_format: str = "text"              # "text" or "json" (one object per line)
     drain_timeout: float = 10.0           # seconds a graceful stop may take before the process exits anyway
     metrics_host: str | None = None       # where a separate /metrics port listens (None: like `host`)
     metrics_port: int | None = None       # None: /metrics on the game port; else on this port only
+    metrics_max_age: float = MAX_AGE      # seconds a rendered /metrics is served again (metrics.py)
     # protection against a hostile or careless public (docs/server.md, "Limits"); flags and variables below
     max_rooms: int = 10_000               # rooms in memory (waiting, playing, recently ended); create refused beyond
     rooms_per_address: int = 32           # unstarted rooms created from one IP address at a time

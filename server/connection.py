@@ -22,20 +22,20 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
-                      Events, GetGame, Hello, Leave, ListGames, ListRooms, Logout, Move, Ok, ProtocolError,
+                      Events, GetGame, Hello, Leave, ListGames, ListMyGames, ListRooms, Logout, Move, Ok, ProtocolError,
                       Register, SeatName, ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, decode_client,
                       encode)
 from protocol.names import clean_name
 
 from . import VERSION
 from .addresses import Networks, client_address
-from .cluster import RETRY
 from .frames import QuickReading, frame, write
-from .lease import Fenced
 from .logs import board_label, event
+from .my_games import my_games
 from .ratelimit import TokenBucket
 from .resends import ack_from_store
 from .sessions import Session
+from .store_errors import Unavailable
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -49,6 +49,7 @@ HANDLERS: dict[type[ClientMessage], str] = {
     Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create",
     Sit: "_sit", Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
     Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
+    ListMyGames: "_my_games",
 }
 """The method that answers each client message (one table for all connections, to keep them small)."""
 
@@ -192,9 +193,9 @@ class Connection:
         except ProtocolError as exc:
             reply = _refusal(exc, message)
             forget(exc)
-        except Fenced as exc:       # cluster: the node lost its rooms; nothing of this was committed
-            reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Reconnect and ask again.",
-                                           retry_after=RETRY), message)
+        except Unavailable as exc:  # the database is away, or (cluster) the node lost the room: nothing committed
+            reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Ask again.",
+                                           retry_after=exc.retry_after), message)
             forget(exc)
         except Exception as exc:
             log.exception("%s failed on %s", self.address, message.TYPE)
@@ -345,6 +346,9 @@ class Connection:
 
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
+
+    async def _my_games(self, m: ListMyGames) -> ServerMessage:
+        return await my_games(self.hub, self.session)
 
 
 _IDS = itertools.count(1)

@@ -33,7 +33,7 @@ from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import Buckets, Tally
-from .room import CHAT_BURST, CHAT_TAIL, RESTARTING, Room, Seat
+from .room import CHAT_BURST, CHAT_TAIL, RESTART_RETRY, RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -142,7 +142,7 @@ class Hub:
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
-        room.resume_clocks(row["clocks"])
+        room.resume_clocks(row["clocks"], row["deadline"])
         room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
@@ -333,7 +333,7 @@ class Hub:
         """A new room for `session`, connected from IP `address`; the limits are checked before the
         settings, which cost an engine game to check."""
         if self.draining:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         self._check_create_rate(address)
         self.check_room_limit(session, None)
         self._check_capacity(address)
@@ -421,7 +421,7 @@ class Hub:
         if room_id not in self._adjourned:
             raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
         if self.draining:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         pending = self._returning.get(room_id)
         if pending is None:
             pending = self._returning[room_id] = asyncio.ensure_future(self._bring_back(room_id, address, user))
@@ -465,6 +465,24 @@ class Hub:
         for room in rooms:
             self.lobby.forget(room.id)
         return rooms
+
+    def forget(self, room_id: str) -> Room | None:
+        """Drop one room from memory (a node of a cluster lost it to another); returns it for the
+        caller to stop, or None if it was not here."""
+        room = self.rooms.pop(room_id, None)
+        if room is None:
+            return None
+        for timer in (self._evictions.pop(room_id, None), self._expiries.pop(room_id, None)):
+            if timer is not None:
+                timer.cancel()
+        for i, seat in enumerate(room.seats):
+            if seat is not None:
+                self._index(seat.token, seat.user, room_id, i, add=False)
+        _discard(self._owned, room.owner, room_id)
+        self.no_longer_waiting(room)
+        self.lobby.forget(room_id)
+        self.lobby.changed()
+        return room
 
     async def list_rooms(self, limit: int, offset: int) -> Rooms:
         """The lobby: from memory on a single server; from the database on a node of a cluster,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
@@ -31,6 +32,7 @@ from . import logs
 from .presence import Presence
 from .ratelimit import TokenBucket
 from .sessions import Session
+from .store_errors import Unavailable
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -42,7 +44,10 @@ ACTIONS = frozenset({"resign", "dead", "alive", "done", "resume", "dispute", "ra
 """First words of the moves any seat may send out of turn."""
 
 RESTARTING = "the server is restarting; nothing changed: reconnect and send it again"
-"""The refusal of a request that reaches a room after the graceful stop began."""
+"""The refusal (`unavailable`) of a request that reaches a room after the graceful stop began."""
+
+RESTART_RETRY = 1.0
+"""The `retry_after` of that refusal: by then another node serves the room, or this one is back."""
 
 CHAT_BURST = 10
 """Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
@@ -124,12 +129,12 @@ class Room:
         """Run `fn(*args)` once the requests that came before it are done (the lock is first come,
         first served); refused once the graceful stop has begun."""
         if self._halted:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         lock = self._lock
         await lock.acquire()    # by hand: `async with` adds two coroutines of its own a request (issue 13)
         try:
             if self._halted:
-                raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+                raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
             return await fn(*args)
         finally:
             lock.release()
@@ -145,6 +150,10 @@ class Room:
             await self.call(self.tick)
         except ProtocolError:
             pass    # the server is stopping: the flag falls after the restart if it must
+        except Unavailable as exc:     # the database is away: look again once it may be back
+            if self._timer:
+                self._timer.cancel()
+            self._timer = self._loop.call_later(exc.retry_after, self._deadline)
         except Exception:
             log.exception("room %s: the clock's deadline failed", self.id)
 
@@ -175,13 +184,21 @@ class Room:
             except asyncio.CancelledError:
                 pass
 
-    def resume_clocks(self, saved: dict[str, Any] | None) -> None:
-        """After a restart: the clocks as last committed, the running one restarted now."""
+    def resume_clocks(self, saved: dict[str, Any] | None, deadline: float | None = None) -> None:
+        """After a restart (or an adjournment, or a takeover): the clocks as last committed, the
+        running one restarted now, so the time between is charged to nobody; but a calendar
+        clock's running seat keeps its stored `deadline` (a wall-clock instant): the days the
+        server was down or the game adjourned count, and a deadline passed meanwhile makes the
+        flag fall at once."""
         if self.clock_settings is None or self.status != "playing":
             return
         now = self._now()
         if saved is not None:
             self.clocks = Clocks.from_json(saved, self.clock_settings, now=now)
+            running = self.clocks.running
+            if self.clock_settings.calendar and running is not None and deadline is not None:
+                left = self.clocks.deadline(running) - now
+                self.clocks = Clocks.from_json(saved, self.clock_settings, now=self._loop_time(deadline) - left)
         else:
             self.clocks = Clocks(self.clock_settings, self.players)
         self._sync_clocks(now, mover=None)
@@ -227,7 +244,20 @@ class Room:
     def _clocks_view(self, now: float | None = None) -> dict[str, Any] | None:
         if self.clocks is None:
             return None
-        return clocks_view(self.clocks, self.players, self._now() if now is None else now)
+        view = clocks_view(self.clocks, self.players, self._now() if now is None else now)
+        deadline = self.wall_deadline()
+        if deadline is not None:
+            view["deadline"] = deadline
+        return view
+
+    def wall_deadline(self, *, any_clock: bool = False) -> float | None:
+        """When the running seat's flag falls, as a time.time(), for a calendar clock (and, with
+        `any_clock`, for any running clock while it runs here); else None."""
+        clocks = self.clocks
+        if clocks is None or clocks.running is None or not (any_clock or clocks.settings.calendar):
+            return None
+        deadline = clocks.deadline(clocks.running)
+        return None if deadline is None else round(time.time() + deadline - self._now(), 3)
 
     # -- requests (each runs under the room's lock) --------------------------------------------------
 
@@ -637,6 +667,10 @@ class Room:
             self._timer = None
         return result_view(self.game)
 
+    def _loop_time(self, wall: float) -> float:
+        """The loop's time at the wall-clock instant `wall` (a time.time())."""
+        return self._now() + wall - time.time()
+
     def _now(self) -> float:
         """The loop's clock. The loop is kept: asyncio.get_running_loop() costs a getpid system
         call each time, and a move asks the time (issue 13)."""
@@ -717,11 +751,12 @@ class Room:
         event = {"version": version, "kind": kind, **data}
         message = {"type": "event", "room": self.id, **event}
         packed = encode(message, MSGPACK)
-        saved = None
+        saved = deadline = None
         if clocks and self.clocks is not None:
             saved = self.clocks.to_json(self._now() if now is None else now)
+            deadline = self.wall_deadline()
         await self.hub.store.record(self.id, version, event, move=move, rescinded=rescinded,
-                                    clocks=saved, result=result, plain=plain)
+                                    clocks=saved, deadline=deadline, result=result, plain=plain)
         self.version = version
         self.events.append((version, packed))
         if result is not None:

@@ -7,7 +7,7 @@ and WAL lets it run while the writer commits. ``postgres_db.py`` is the same sha
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Callable, Collection, Sequence
 
 import aiosqlite
 
@@ -41,8 +41,11 @@ class SqliteDatabase:
             raise
         return cls(writer, reader)
 
-    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None:
-        await self._writer.transaction(groups)
+    async def transaction(self, build: Callable[[set[str]], list[list[tuple[str, Sequence[tuple]]]]],
+                          rooms: Collection[str] = ()) -> tuple[set[str], list[BaseException | None]]:
+        """``PostgresDatabase.transaction``'s shape; one server writes the file, so no room is refused."""
+        refused: set[str] = set()
+        return refused, await self._writer.transaction(build(refused))
 
     async def one(self, sql: str, params: tuple) -> tuple | None:
         async with self._reader.execute(sql, params) as cursor:

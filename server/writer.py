@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from protocol.names import skeleton
 
@@ -49,19 +49,26 @@ class Writer:
             raise
         return cls(executor, connection)
 
-    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]]) -> None:
-        """Run each (sql, rows) with executemany inside one IMMEDIATE transaction, here, between
-        its BEGIN and its COMMIT on the writer's thread; all or nothing."""
+    async def transaction(self, parts: list[list[tuple[str, Sequence[tuple]]]]) -> list[BaseException | None]:
+        """Run each part's (sql, rows) with executemany inside one IMMEDIATE transaction, here,
+        between its BEGIN and its COMMIT on the writer's thread. One part is all or nothing; with
+        several, each runs under a savepoint of its own, and a part that fails is rolled back
+        alone: returns, per part, its exception or None."""
         db = self._connection
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._executor, db.execute, "BEGIN IMMEDIATE")
         try:
-            for sql, rows in groups:
-                db.executemany(sql, rows)
+            if len(parts) == 1:
+                for sql, rows in parts[0]:
+                    db.executemany(sql, rows)
+                errors: list[BaseException | None] = [None]
+            else:
+                errors = [_savepoint(db, part) for part in parts]
         except BaseException:
             db.execute("ROLLBACK")
             raise
         await loop.run_in_executor(self._executor, self._commit)
+        return errors
 
     def _commit(self) -> None:
         """On the writer's thread: the disk's sync is a wait the loop must not share."""
@@ -76,6 +83,20 @@ class Writer:
     async def close(self) -> None:
         await asyncio.get_running_loop().run_in_executor(self._executor, self._connection.close)
         self._executor.shutdown(wait=False)
+
+
+def _savepoint(db: sqlite3.Connection, part: list[tuple[str, Sequence[tuple]]]) -> BaseException | None:
+    """Run one part under a savepoint: its exception (the part rolled back, the rest kept), or None."""
+    db.execute("SAVEPOINT part")
+    try:
+        for sql, rows in part:
+            db.executemany(sql, rows)
+    except sqlite3.Error as exc:
+        db.execute("ROLLBACK TO part")
+        db.execute("RELEASE part")
+        return exc
+    db.execute("RELEASE part")
+    return None
 
 
 def _connect(path: str, synchronous: str) -> sqlite3.Connection:

@@ -34,6 +34,7 @@ SAMPLES = [
     protocol.SeatName(room="r1", name="gnugo (built-in bot)"),
     protocol.ListGames(limit=10, offset=20),
     protocol.GetGame(room="r1", format="sgf"),
+    protocol.ListMyGames(id=3),
 ]
 
 
