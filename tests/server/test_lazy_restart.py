@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sqlite3
+import time
 
 import pytest
 
@@ -107,5 +109,38 @@ async def test_a_house_bot_game_answers_its_player_back_after_a_restart(config, 
         free = next(p for p in ("D4", "D2", "B4", "E5", "A5", "B2") if p not in stones)
         assert (await again.move(room, free, 2))["type"] == "ack"
         await _until(again, lambda e: e["kind"] == "move" and e["seat"] == 1)
+    finally:
+        await second.close()
+
+
+async def test_an_overdue_correspondence_game_times_out_after_a_restart_with_nobody_there(config, players):
+    """The deadline sweeper reads the store and brings back only the game it times out."""
+    first = await Server(config).start()
+    try:
+        black, white = await players(2, port=first.port)
+        rooms = []
+        for clock in ("corr:1d", "fischer:600+10"):
+            rooms.append((await black.ok("create", settings={**NINE, "clock": clock}))["room"])
+            await black.ok("sit", room=rooms[-1], seat=0)
+            await white.ok("sit", room=rooms[-1], seat=1)
+        corr, live = rooms
+    finally:
+        await first.close()
+    with sqlite3.connect(config.db) as db:
+        db.execute("UPDATE rooms SET deadline = deadline - 86400 WHERE room_id = ?", (corr,))
+
+    second = await Server(dataclasses.replace(config, deadline_sweep=0.05)).start()
+    try:
+        assert not second.hub.rooms and second.hub.adjourned == 2
+
+        def result() -> tuple | None:
+            with sqlite3.connect(config.db) as db:
+                return db.execute("SELECT body FROM results WHERE room_id = ?", (corr,)).fetchone()
+        deadline = time.monotonic() + PATIENCE
+        while result() is None:
+            assert time.monotonic() < deadline, "the overdue game was not timed out"
+            await asyncio.sleep(0.02)
+        assert "timeout" in result()[0]
+        assert live not in second.hub.rooms and second.hub.adjourned == 1
     finally:
         await second.close()
