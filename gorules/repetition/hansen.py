@@ -25,9 +25,9 @@ the quick path of ``Game.play`` shows its ataris to :meth:`threatens` (no probe 
 the play captures nothing and there is nothing else to update (no cycle set, no earlier pending
 move, no own string in atari), :meth:`threatens` makes it pending itself and the quick path
 skips :meth:`stone_played`. Under the immediate reading the move then waits alone for the reply
-(``_waiting``, and ``quiet`` is None), and the quick path calls :meth:`replied`, H13 for a
-reply that captures nothing, instead of :meth:`stone_played` (issue 13, docs/speed.md, eighth
-round).
+(``_waiting``), and the quick path calls :meth:`replied`, H13 for a reply that captures
+nothing, instead of :meth:`stone_played` (``after_quiet_play`` names which, or None when a
+quiet play changes nothing here).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..errors import Reason
 from ..moves import Action
 from ..position import EMPTY, Chain, Position, Probe
-from .rule import REFUSES_CAPTURES, WATCHES_ATARIS, WATCHES_CAPTURES, RepetitionRule
+from .rule import RepetitionRule
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -84,7 +84,8 @@ class CycleSets(RepetitionRule):
         # a play that captures or threatens is noted before it is made; the rest are refused
         # only on the cycle set's points and the disallowed signatures' (hot_points: see
         # _heat), and captures by A3' (option a3)
-        self.watches = WATCHES_CAPTURES | WATCHES_ATARIS | (REFUSES_CAPTURES if self.tko else 0)
+        self.sees_captures = self.sees_ataris = True
+        self.refuses_captures = self.tko
 
     def reset(self) -> None:
         self._first: dict[int, int] = {}   # H8: a capture's configurations -> its live index
@@ -92,14 +93,14 @@ class CycleSets(RepetitionRule):
         self._cycle_set: frozenset[int] = frozenset()   # of the last move; empty after a pass
         self._capture: tuple[int, int] = (-1, -1)       # who made that capture, and where
         self._pending: list[Pending] = []
-        # the one move pending while quiet is None (see threatens), else None
+        # the one move pending while the reply is awaited (see threatens), else None
         self._waiting: Pending | None = None
         self._banned: list[set[frozenset[int]]] = [set(), set()]
         self._banned_points: list[set[int]] = [set(), set()]
         self._noted: Noted | None = None   # None between plays: stone_played clears it
-        # True: nothing pending, no cycle set, a plain quick play changes nothing here; None:
+        # None: nothing pending, no cycle set, a quiet play changes nothing here; _REPLY:
         # nothing in _pending, no cycle set, the move in _waiting pending (see threatens)
-        self.quiet: bool | None = True
+        self.after_quiet_play = None
         self._banned_all: set[int] = set()   # the points of both seats' disallowed signatures
         self._heat()
 
@@ -160,12 +161,12 @@ class CycleSets(RepetitionRule):
         path's ataris): is it potentially disallowed (H12)? Where it rescues nothing and there
         is no cycle set or earlier pending move for :meth:`stone_played` to update (97 of the
         112 ataris a run of the 19x19 records), it is made pending here, and True returned;
-        under the immediate reading it waits in ``_waiting`` and ``quiet`` is None, so
+        under the immediate reading it waits in ``_waiting`` and ``after_quiet_play`` is _REPLY, so
         that the reply, if it captures nothing, comes to :meth:`replied`. ``chains``: the
         strings it threatens (H11), one beside ``p`` on two sides listed twice."""
         threatened, signature = _threats(p, chains)
-        quiet = self.quiet
-        if quiet is True:   # nothing pending, no cycle set: unconstrained (H10)
+        after = self.after_quiet_play
+        if after is None:   # nothing pending, no cycle set: unconstrained (H10)
             for c in own:
                 if len(c.libs) == 1:   # it joins an own string in atari: stone_played sees
                     break              # whether that string breathes again (H12)
@@ -175,18 +176,18 @@ class CycleSets(RepetitionRule):
                 move = _new_tuple(Pending, (seat, p, signature, threatened))
                 if self.later:
                     self._pending.append(move)
-                    self.quiet = False
+                    self.after_quiet_play = _JUDGE
                 else:
                     self._waiting = move
-                    self.quiet = None
+                    self.after_quiet_play = _REPLY
                 return True
         elif self._cycle_set and seat != self._capture[0]:
             # a constrained move (H10), never potentially disallowed: for stone_played, only
             # the cycle set lapses
             return None
-        elif quiet is not False:   # the reply is shown here: stone_played judges it
+        elif after is _REPLY:   # the reply is shown here: stone_played judges it
             self._pending, self._waiting = [self._waiting], None
-        self.quiet = False
+        self.after_quiet_play = _JUDGE
         rescues = []   # one stone of each own string in atari it joins (H12)
         for c in own:
             if len(c.libs) == 1:
@@ -217,7 +218,7 @@ class CycleSets(RepetitionRule):
                         rescues.append(c.stones[0])
         if self._waiting is not None:   # the reply is shown here: stone_played judges it
             self._pending, self._waiting = [self._waiting], None
-        self.quiet = False
+        self.after_quiet_play = _JUDGE
         configurations = self.game._pos.hash << 64 | probe.hash
         self._noted = _new_tuple(Noted, (captured, configurations, threatened, signature, rescues, _basic_ko(probe)))
 
@@ -232,7 +233,7 @@ class CycleSets(RepetitionRule):
             elif self._waiting is not None:   # a careful play while a move waits (threatens)
                 self._pending, self._waiting = [self._waiting], None
                 self._counteract(seat)
-            self.quiet = not self._pending
+            self.after_quiet_play = _JUDGE if self._pending else None
             return
         self._noted = None
         captured, configurations, threatened, signature, rescues, basic_ko = noted
@@ -249,17 +250,17 @@ class CycleSets(RepetitionRule):
             # H12: an unconstrained move that threatened strings, its stone still there (not a
             # suicide), and gave no threatened string of its own a second liberty
             self._pending.append(_new_tuple(Pending, (seat, p, signature, threatened)))
-        self.quiet = not self._pending and not self._cycle_set
+        self.after_quiet_play = _JUDGE if self._pending or self._cycle_set else None
 
     def replied(self, index: int, seat: int, p: int) -> None:
-        """:meth:`stone_played` of the reply to the move waiting while ``quiet`` is None, when
+        """:meth:`stone_played` of the reply to the move waiting in ``_waiting``, when
         it captured nothing and threatened nothing: H13 (:meth:`_counteract`) written for this
         case. The move's stone and strings are still there, and the reply is the opponent's:
         it counteracts if every threatened string has two liberties again, else the move
         lapses (immediate reading). Nothing else is pending, and no cycle set lapses. 54 of the
         88 such replies on the 19x19 records counteract (docs/speed.md, eighth round)."""
         owner, _, signature, threatened = self._waiting
-        self._waiting, self.quiet = None, True
+        self._waiting, self.after_quiet_play = None, None
         chain = self.game._pos.chain
         for r in threatened:
             if len(chain[r].libs) < 2:
@@ -342,14 +343,14 @@ class CycleSets(RepetitionRule):
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         """A-3, A-10: the cycle set's restriction lapses, and the next move is unconstrained; a
         pass counteracts nothing, and under the immediate reading it was the reply (a move
-        waiting while ``quiet`` is None lapses with the rest)."""
+        waiting in ``_waiting`` lapses with the rest)."""
         if self._cycle_set:
             self._cycle_set = _NONE
             self._heat()
         if self._pending and not self.later:
             self._pending = [pending for pending in self._pending if pending.seat == seat]
         self._waiting = None
-        self.quiet = not self._pending
+        self.after_quiet_play = _JUDGE if self._pending else None
 
     def pending(self) -> list[str]:
         """The points of the potentially disallowed moves waiting for their counteraction (for
@@ -413,6 +414,12 @@ class CycleSets(RepetitionRule):
         other._banned_all = set(self._banned_all)
         other._heat()
         return other
+
+
+#: what the quick path calls after a quiet play (``after_quiet_play``): the judgement of
+#: :meth:`CycleSets.stone_played`, or H13 for the reply to the move in ``_waiting``
+_JUDGE = CycleSets.stone_played
+_REPLY = CycleSets.replied
 
 
 def _threatened(others: list[Chain]) -> list[Chain]:

@@ -34,10 +34,10 @@ class CycleProhibition(RepetitionRule):
         # the live indices of each position's last appearance (-1: the initial position), and of
         # the first of those that appeared more than once; rule 11 reads no others. A plain
         # play makes a position not seen before: the quick path stores it in ``_last`` itself
-        # (``positions``)
+        # (``appearances``)
         self._first: dict[int, int] = {}
         self._last: dict[int, int] = {self.game._pos.hash: -1}
-        self.hot_hashes = self.positions = self._last
+        self.hot_hashes = self.appearances = self._last
         self._passes: list[list[int]] = [[] for _ in range(n)]        # live indices, both kinds
         self._plain_passes: list[list[int]] = [[] for _ in range(n)]  # without appeal
 
@@ -110,7 +110,7 @@ class CycleProhibition(RepetitionRule):
         other.game = game
         other._excluded = {k: set(v) for k, v in self._excluded.items()}
         other._first, other._last = dict(self._first), dict(self._last)
-        other.hot_hashes = other.positions = other._last
+        other.hot_hashes = other.appearances = other._last
         other.hot_points = set(self.hot_points)
         other._passes = [list(p) for p in self._passes]
         other._plain_passes = [list(p) for p in self._plain_passes]

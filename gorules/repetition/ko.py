@@ -20,9 +20,8 @@ if TYPE_CHECKING:
 
 class OwnPreviousPosition(RepetitionRule):
     hot_points = ()
-    # a quick play's record is only the board its seat left, which the quick path stores in
+    # a quiet play's record is only the board its seat left, which the quick path stores in
     # ``left`` itself
-    quiet = True
 
     def reset(self) -> None:
         self.left = [self.game._pos.hash] * len(self.game.players)   # the board each seat left

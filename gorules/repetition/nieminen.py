@@ -35,12 +35,11 @@ class NieminenRepetition(OwnPreviousPosition):
     A plain play in ordinary play makes a board that never stood (every board is in
     ``hot_hashes``), so its situation occurs for the first time and ends nothing (N12), and the
     quick path records it itself: the board the seat left (``left``, N7a) and the board -> the
-    seat to move (``positions``), from which N14a reads who left it: in a game of two (the
+    seat to move (``situations``), from which N14a reads who left it: in a game of two (the
     preset's limit) the other seat. Every other turn (a pass, a given stone, a stone play on the
     careful path: a board seen before, a free handicap stone, a play-out) is noted here.
     """
 
-    positions_by_turn = True
     two_players = True
 
     def reset(self) -> None:
@@ -50,7 +49,7 @@ class NieminenRepetition(OwnPreviousPosition):
         # every board that stood -> the seat to move after the quick play that made it first,
         # or NOT_QUICK where it first stood otherwise (the initial board, any other turn)
         self._boards: dict[int, int] = {start: NOT_QUICK}
-        self.hot_hashes = self.positions = self._boards
+        self.hot_hashes = self.situations = self._boards
         # N12: the occurrences of each situation (board ^ TURN_KEYS[seat to move]) in ordinary
         # play, but for the first of a board a quick play made (that one is in ``_boards``)
         self._more: dict[int, int] = {start ^ TURN_KEYS[game._turn]: 1}
@@ -104,7 +103,7 @@ class NieminenRepetition(OwnPreviousPosition):
         other = object.__new__(NieminenRepetition)
         other.game, other.left = game, list(self.left)
         other._boards = dict(self._boards)
-        other.hot_hashes = other.positions = other._boards
+        other.hot_hashes = other.situations = other._boards
         other._more = dict(self._more)
         other._left_here = [set(s) for s in self._left_here]
         other.no_result_at = self.no_result_at

@@ -29,9 +29,9 @@ class Superko(RepetitionRule):
 
     def reset(self) -> None:
         # every position of the history -> the live index of its last appearance (-1: the
-        # initial position); the quick path stores a plain play's there itself (``positions``)
+        # initial position); the quick path stores a quiet play's there itself
         self._seen: dict[int, int] = {self.game._pos.hash: -1}
-        self.hot_hashes = self.positions = self._seen
+        self.hot_hashes = self.appearances = self._seen
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         return Reason.SUPERKO if probe.hash in self._seen else None
@@ -47,7 +47,7 @@ class Superko(RepetitionRule):
     def copy(self, game: "Game") -> "Superko":
         other = object.__new__(Superko)
         other.game, other._seen = game, dict(self._seen)
-        other.hot_hashes = other.positions = other._seen
+        other.hot_hashes = other.appearances = other._seen
         return other
 
 
@@ -55,16 +55,14 @@ class SituationalSuperko(Superko):
     """The same with the player to move in the key: a situation (board, player to move) may not
     stand twice."""
 
-    positions_by_turn = True
-
     def reset(self) -> None:
         game = self.game
         # every board of the history -> the seat to move when it first stood; the quick path
-        # stores a plain play's there itself (``positions``), a board that comes back with
+        # stores a quiet play's there itself, a board that comes back with
         # another seat to move adds that situation to ``_again``
         self._boards: dict[int, int] = {game._pos.hash: game._turn}
         self._again: set[int] = set()
-        self.hot_hashes = self.positions = self._boards
+        self.hot_hashes = self.situations = self._boards
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         to_move = self.game._turn_after_stone(seat)
@@ -82,5 +80,5 @@ class SituationalSuperko(Superko):
     def copy(self, game: "Game") -> "SituationalSuperko":
         other = object.__new__(SituationalSuperko)
         other.game, other._boards, other._again = game, dict(self._boards), set(self._again)
-        other.hot_hashes = other.positions = other._boards
+        other.hot_hashes = other.situations = other._boards
         return other

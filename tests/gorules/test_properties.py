@@ -482,8 +482,8 @@ def check_ko_analysis(g: Game) -> None:
     kept = rule.analysis
     assert kept.kos == fresh.kos
     assert kept.kinds == fresh.kinds
-    # while the rule is quiet the kept class key is not moved on: the class is the hash then
-    assert (g._pos.hash if rule.quiet else kept.class_key) == fresh.class_key
+    # while the rule is asleep the kept class key is not moved on: the class is the hash then
+    assert (g._pos.hash if rule._asleep else kept.class_key) == fresh.class_key
     assert len(g.ko_analysis()) == len(fresh.kos)
 
 

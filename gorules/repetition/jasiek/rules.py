@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...errors import Reason
 from ...position import EMPTY, Probe
 from ...ruleset import KoShapes
-from ..rule import WATCHES_CAPTURES, RepetitionRule
+from ..rule import RepetitionRule
 from .analysis import Analysis
 from .kinds import KoPosition, classify, disturbing
 from .shapes import Scratch, Shapes, shapes_for, string
@@ -109,7 +109,7 @@ class NewKoRules(RepetitionRule):
     # (the points it changed move the analysis on), a plain play reaches stone_played alone, or
     # not at all while the rule is quiet (see _sleep)
     watches_before_stone = True
-    watches = WATCHES_CAPTURES
+    sees_captures = True
 
     def __init__(self, game: "Game"):
         super().__init__(game)
@@ -147,8 +147,9 @@ class NewKoRules(RepetitionRule):
         self._alone = {q for q, c in enumerate(pos.chain) if c is not None and len(c.stones) == 1
                        and len(c.libs) == 1} if any(pos.stones) else set()
         self._walls: set[int] | None = None   # walls while quiet, None until worked out again
-        self.walls: Container[int] = _NOWHERE   # read by the quick path only while quiet (see _sleep)
-        self.quiet = False
+        self.walls: Container[int] = _NOWHERE   # read only while asleep (see _sleep)
+        self._asleep = False
+        self.after_quiet_play = _JUDGE
         self._settle()
 
     def _heat(self) -> None:
@@ -237,7 +238,7 @@ class NewKoRules(RepetitionRule):
     # --- what happened --------------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
-        if self.quiet:
+        if self._asleep:
             self._wake()
             if probe.captured and not probe.suicide:   # (see _captured_quietly)
                 self._pending = (p, None, probe.captured, -1)
@@ -351,7 +352,7 @@ class NewKoRules(RepetitionRule):
         type, no R4 action in the class of the position, two-point mouths alone. Then a plain
         play that makes no mouth leaves stone_played only R4's deferred record (the class of the
         position it was played from is that position's hash: the record is the hash after the
-        play, which the quick path stores in ``quiet``, our ``_deferred``, while quiet, see
+        play, which :meth:`_quiet_played` stores in ``_deferred`` while asleep, see
         _defer) and the class key (the new hash: the analysis's is not moved on while quiet,
         see _wake). Each play that may make a mouth reaches the rule:
 
@@ -362,14 +363,15 @@ class NewKoRules(RepetitionRule):
           stone S (:meth:`alone`, after the play): the rule wakes only if S's breath E is
           walled already;
         - a stone beside E, the breath of a lone stone S in atari, when E's other neighbours are
-          S's colour or empty: it may wall E. These points are ``walls`` while quiet: the quick
-          path calls :meth:`walled` after a play on one, which wakes the rule if it made a mouth.
+          S's colour or empty: it may wall E. These points are ``walls`` while asleep: the quick
+          path's :meth:`_quiet_played` calls :meth:`walled` after a play on one, which wakes the rule if it made a mouth.
 
         (A two-point mouth is a lone stone S in atari at E, every other neighbour of E S's
         colour: Analysis._made_by.) Most plays of a game are made quiet: 1,073 of the 1,341
         stone plays of the 19x19 records, 256 of the 260 on 9x9 (docs/speed.md, issue 13's
         seventh round)."""
-        self.quiet = self._deferred
+        self._asleep = True
+        self.after_quiet_play = _QUIET
         walls = self._walls
         if walls is None:   # a lone stone noted in atari, or a careful play, since they were worked out
             walls = self._walls = self._walling() if self._alone else _NOWHERE
@@ -405,7 +407,8 @@ class NewKoRules(RepetitionRule):
     def _wake(self) -> None:
         """No longer quiet: before a play that may make a mouth; the class key of the position
         (no ko position: its hash) is moved on again."""
-        self.quiet = False
+        self._asleep = False
+        self.after_quiet_play = _JUDGE
         self.analysis.class_key = self.game._pos.hash
 
     def alone(self, index: int, seat: int, p: int, s: int) -> None:
@@ -416,7 +419,7 @@ class NewKoRules(RepetitionRule):
         the 70 plays of the 19x19 records that put a lone stone in atari while quiet make no
         mouth, and all 13 on 9x9."""
         self._alone.add(s)
-        if not self.quiet:   # woken by another stone of this play: stone_played has seen it
+        if not self._asleep:   # woken by another stone of this play: stone_played has seen it
             self._walls = None
             return
         pos = self.game._pos
@@ -434,8 +437,26 @@ class NewKoRules(RepetitionRule):
         else:   # E walled by s's colour: a mouth
             self._made_mouth(index, seat, p)
 
+    def _quiet_played(self, index: int, seat: int, p: int) -> None:
+        """After a quiet play while asleep (``after_quiet_play``): R4's deferred record (the
+        position's hash, see _sleep), then the plays that may have made a mouth: one on a wall
+        (:meth:`walled`), and each lone stone it left in atari, its own or an opponent's
+        (:meth:`alone`)."""
+        pos = self.game._pos
+        self._deferred[p] = pos.hash
+        if p in self.walls:
+            self.walled(index, seat, p)
+        chain = pos.chain
+        c = chain[p]
+        if len(c.stones) == 1 and len(c.libs) == 1:
+            self.alone(index, seat, p, p)
+        for q in self._nbrs[p]:
+            c = chain[q]
+            if c is not None and len(c.libs) == 1 and len(c.stones) == 1 and c.colour != seat + 1:
+                self.alone(index, seat, p, q)
+
     def walled(self, index: int, seat: int, p: int) -> None:
-        """After a quiet play on one of ``walls`` (the quick path calls it before any
+        """After a quiet play on one of ``walls`` (:meth:`_quiet_played` calls it before any
         :meth:`alone` of the play, so still quiet): if the stone made a mouth (walled a lone
         stone's breath, or is a mouth's stone S or beside it), stone_played does its work after
         all, as in :meth:`alone`; else the play was quiet as any other (the walls are still a
@@ -451,7 +472,8 @@ class NewKoRules(RepetitionRule):
         its class key the position played from's (while quiet it was not moved on, see
         :meth:`_wake`), and stone_played does its work after all."""
         pos = self.game._pos
-        self.quiet = False
+        self._asleep = False
+        self.after_quiet_play = _JUDGE
         self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]
         self.stone_played(index, seat, p)
 
@@ -665,8 +687,15 @@ class NewKoRules(RepetitionRule):
         other._memo = dict(self._memo)
         other._alone = set(self._alone)
         other.hot_hashes = other._done
-        if self.quiet:   # the class key was not moved on: the position's hash (see _wake)
+        if self._asleep:   # the class key was not moved on: the position's hash (see _wake)
             other.analysis.class_key = game._pos.hash
-        other.quiet = False   # quiet again (with its own list) by _settle
+        other._asleep = False   # asleep again by _settle
+        other.after_quiet_play = _JUDGE
         other._settle()
         return other
+
+
+#: what the quick path calls after a quiet play (``after_quiet_play``): the whole of
+#: stone_played while awake, R4's deferred record and the watch for mouths while asleep
+_JUDGE = NewKoRules.stone_played
+_QUIET = NewKoRules._quiet_played
