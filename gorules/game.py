@@ -100,8 +100,8 @@ class Game:
     def _reset_live(self) -> None:
         """Back to the initial position with no plays; the replay of the live game starts here."""
         n = len(self.players)
-        self._pos = Position(self.board, n, self._initial)
-        if any(not c.libs for c in self._pos.chains()):
+        self.position = Position(self.board, n, self._initial)
+        if any(not c.libs for c in self.position.chains()):
             raise RulesetError("the set-up position has a chain without liberties")
         self._live: list[LiveEntry] = []
         self._prisoners = list(self._initial_prisoners)
@@ -177,13 +177,13 @@ class Game:
 
     @property
     def position_hash(self) -> int:
-        return self._pos.hash
+        return self.position.hash
 
     def stones(self) -> dict[str, int]:
-        return {self.board.points[p]: s - 1 for p, s in enumerate(self._pos.stones) if s != EMPTY}
+        return {self.board.points[p]: s - 1 for p, s in enumerate(self.position.stones) if s != EMPTY}
 
     def stone_at(self, point: str) -> int | None:
-        s = self._pos.stones[self.board.index(point)]
+        s = self.position.stones[self.board.index(point)]
         return None if s == EMPTY else s - 1
 
     def ko_analysis(self) -> list[dict[str, Any]]:
@@ -199,6 +199,40 @@ class Game:
                 break
             count += 1
         return count
+
+    # --- the view the rule modules have (gorules/view.py) -----------------------------------
+
+    @property
+    def turn(self) -> int:
+        """The seat whose turn it is (or was, once play has ended)."""
+        return self._turn
+
+    @property
+    def live(self) -> Sequence[LiveEntry]:
+        """The live game: the turn plays that stand, oldest first (read, do not change)."""
+        return self._live
+
+    @property
+    def phase_start(self) -> int:
+        """The live index where the current phase began: its passes count from there."""
+        return self._phase_start
+
+    def set_phase(self, phase: str) -> None:
+        self._phase = phase
+
+    def start_phase(self, phase: str, to_move: int | None = None) -> None:
+        """Begin ``phase`` here (its passes count from now), with ``to_move`` to move if given."""
+        self._phase, self._phase_start = phase, len(self._live)
+        if to_move is not None:
+            self._turn = to_move
+
+    def set_turn(self, seat: int) -> None:
+        self._turn = seat
+
+    def give_prisoner(self, seat: int) -> None:
+        """``seat`` gives a stone to the prisoners' place instead of playing (Nieminen N14b)."""
+        self._prisoners[seat] += 1
+        self._rule.gave(seat)
 
     # --- legality ---------------------------------------------------------------------------
 
@@ -217,7 +251,7 @@ class Game:
             return []
         refused = self._refused(seat)
         names = self.board.points
-        moves = [names[p] for p, s in enumerate(self._pos.stones) if s == EMPTY and p not in refused]
+        moves = [names[p] for p, s in enumerate(self.position.stones) if s == EMPTY and p not in refused]
         moves.extend(self._turn_words(seat, refused))
         return moves
 
@@ -256,12 +290,12 @@ class Game:
         point itself. The same answer as asking :meth:`_stone_reason` about every empty point, at a
         fraction of the cost: the server sends it with every move.
         """
-        pos, named = self._pos, self._rule.suspects(seat)
+        pos, named = self.position, self._rule.suspects(seat)
         if not named and not pos.has_suspects(seat + 1):    # most turns: every play is a plain one
             return {}
         suspects = pos.suspects(seat + 1)
         suspects.update(named)
-        stones, refused = self._pos.stones, {}
+        stones, refused = self.position.stones, {}
         for p in sorted(suspects):
             if stones[p] == EMPTY:
                 reason = self._stone_reason(seat, p)
@@ -274,17 +308,17 @@ class Game:
 
         ``probe`` is the position's probe of that play, when the caller already has it.
         """
-        pos = self._pos
+        pos = self.position
         if probe is None:
             probe = pos.probe(p, seat + 1)
         if probe.suicide and (self._no_suicide or probe.hash == pos.hash):
             return Reason.SUICIDE
         return self._rule.refuse(seat, p, probe)
 
-    def _turn_after_stone(self, seat: int) -> int:
-        return seat if self._free_left > 1 else self._next_seat(seat)
+    def seat_after_stone(self, seat: int) -> int:
+        return seat if self._free_left > 1 else self.next_seat(seat)
 
-    def _next_seat(self, seat: int) -> int:
+    def next_seat(self, seat: int) -> int:
         return self._following[seat]
 
     def _find_following(self) -> list[int]:
@@ -337,9 +371,9 @@ class Game:
     def _check_stone(self, move: Move, seat: int) -> Probe:
         """The stone play's probe, if ``seat`` may make it; IllegalMove with the reason if not."""
         name = self.board.points[move.point]
-        if self._pos.stones[move.point] != EMPTY:
+        if self.position.stones[move.point] != EMPTY:
             raise IllegalMove(Reason.OCCUPIED, f"{name} is occupied", move.text)
-        probe = self._pos.probe(move.point, seat + 1)
+        probe = self.position.probe(move.point, seat + 1)
         reason = self._stone_reason(seat, move.point, probe)
         if reason is not None:
             raise IllegalMove(reason, self._explain(reason, name, seat), move.text)
@@ -351,7 +385,7 @@ class Game:
         if appealable is None:
             raise IllegalMove(Reason.NO_APPEALS, f"{self.rules.name} has no appealing passes", move.text)
         name = self.board.points[move.point]
-        if self._pos.stones[move.point] != EMPTY:
+        if self.position.stones[move.point] != EMPTY:
             raise IllegalMove(Reason.NOT_PROHIBITED, f"cannot appeal for {name}: it is occupied", move.text)
         reason = self._stone_reason(seat, move.point)
         if reason is not appealable:
@@ -434,7 +468,7 @@ class Game:
         phase_2 = self._phase == "phase-2"
         if phase_2:
             self._prisoners[seat] -= 1
-        pos, rule = self._pos, self._rule
+        pos, rule = self.position, self._rule
         if probe is None:
             probe = pos.probe(p, seat + 1)
         if rule.watches_before_stone:
@@ -447,24 +481,24 @@ class Game:
         names = self.board.points
         captures = tuple(names[q] for chain in removed for q in chain.stones)
         if phase_2:
-            self._top_up()
+            self.top_up()
         index = len(self._live)
         self._live.append(LiveEntry(seat, Action.STONE, p))
         self._pass_turn(seat)
         rule.stone_played(index, seat, p)
         if self._move_cap and index + 1 >= self._move_cap:
-            self._finish("no-result")
+            self.finish("no-result")
         return captures
 
     def _pass_turn(self, seat: int) -> None:
         """After ``seat``'s move: the next seat, or ``seat`` again during free handicap placement."""
         if self._free_left:
-            self._turn = seat if self._free_left > 1 else self._next_seat(seat)
+            self._turn = seat if self._free_left > 1 else self.next_seat(seat)
             self._free_left -= 1
         else:
-            self._turn = self._next_seat(seat)
+            self._turn = self.next_seat(seat)
 
-    def _top_up(self) -> None:
+    def top_up(self) -> None:
         """Lasker-Maas: when either colour's prisoners run out, one stone of each is added."""
         while min(self._prisoners) <= 0:
             self._prisoners = [c + 1 for c in self._prisoners]
@@ -478,7 +512,7 @@ class Game:
         self._pass_turn(seat)
         self._end_if_all_passed()
         if self._move_cap and not self.over and len(self._live) >= self._move_cap:
-            self._finish("no-result")
+            self.finish("no-result")
 
     def _apply_pass(self, raw: int, seat: int, appealing: bool) -> None:
         index = len(self._live)
@@ -529,7 +563,7 @@ class Game:
             if live[i].action is Action.STONE:
                 break
             passed.add(live[i].seat)
-        if self._all_active_in(passed):
+        if self.all_active_in(passed):
             self._ending.all_passed()
 
     def _do_drop(self, raw: int, seat: int, move: Move) -> None:
@@ -550,22 +584,22 @@ class Game:
         self._dropped.append(seat)
         self._proposal = None
         if sum(self._active) <= 1:
-            self._finish(reason)
+            self.finish(reason)
             return
         if self._turn == seat:
-            self._turn = self._next_seat(seat)
+            self._turn = self.next_seat(seat)
         if not self.over and self._live and self._live[-1].action is not Action.STONE:
             self._end_if_all_passed()
 
     def _do_ending(self, raw: int, seat: int, move: Move) -> None:
         self._ending.apply(seat, move)
 
-    def _remove_dead(self) -> None:
+    def remove_dead(self) -> None:
         """Agreed dead stones leave the board; they go to the prisoners' place (their colour)."""
         dead = self._ending.dead
         for p in dead:
-            self._prisoners[self._pos.stones[p] - 1] += 1
-        self._pos.remove_points(sorted(dead))
+            self._prisoners[self.position.stones[p] - 1] += 1
+        self.position.remove_points(sorted(dead))
 
     def _do_rank(self, raw: int, seat: int, move: Move) -> None:
         self._proposal = tuple(move.ranking)
@@ -582,17 +616,17 @@ class Game:
 
     def _agree_if_all(self) -> None:
         """Kee rule 16: the game ends when every player agrees the ranking."""
-        if self._all_active_in(self._proposal_accepts):
+        if self.all_active_in(self._proposal_accepts):
             self._agreed = self._proposal
-            self._finish("agreement")
+            self.finish("agreement")
 
-    def _all_active_in(self, seats: set[int]) -> bool:
+    def all_active_in(self, seats: set[int]) -> bool:
         for seat, active in enumerate(self._active):
             if active and seat not in seats:
                 return False
         return True
 
-    def _finish(self, reason: str) -> None:
+    def finish(self, reason: str) -> None:
         """End the game; "no-result" (the move cap) ranks every seat first, as a void game."""
         self._phase = "ended"
         self._ended_by, self._result = reason, None
@@ -603,15 +637,15 @@ class Game:
         """Points per seat from the current board (with agreed dead stones removed)."""
         n = len(self.players)
         if self.rules.scoring is Scoring.LASKER_MAAS:
-            territory = self._pos.territory(n)
+            territory = self.position.territory(n)
             points = [float(territory[s] - self._prisoners[s]) for s in range(n)]
             points[1] += self._half_point
             return points
         if self.rules.scoring in (Scoring.TERRITORY, Scoring.TERRITORY_LITERAL):
-            territory = self._pos.territory(n, unbordered=self.rules.scoring is Scoring.TERRITORY_LITERAL)
+            territory = self.position.territory(n, unbordered=self.rules.scoring is Scoring.TERRITORY_LITERAL)
             points = [float(territory[0] + self._prisoners[1]), float(territory[1] + self._prisoners[0])]
         else:
-            points = [float(v) for v in self._pos.area(n)]
+            points = [float(v) for v in self.position.area(n)]
         if n == 2:
             points[1] += self.rules.komi + self._handicap_bonus()
         return points
@@ -649,7 +683,7 @@ class Game:
         """An independent game: nothing played on the copy shows in the original."""
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
-        other._pos = self._pos.copy()
+        other.position = self.position.copy()
         for name in ("_raw", "_live", "_prisoners", "_active", "_following", "_dropped",
                      "_initial_prisoners"):
             setattr(other, name, list(getattr(self, name)))

@@ -14,15 +14,12 @@ measurements: docs/performance.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .board import Board
 from .moves import Action, Move
 from .plays import PASS_PLAYS, PASSED, LiveEntry, Play
 from .position import EMPTY, Chain, Probe, join
-
-if TYPE_CHECKING:
-    from .game import Game
 
 Known = tuple[int, int, int, Play, LiveEntry]   # point, colour, Zobrist key, its Play, its LiveEntry
 
@@ -33,9 +30,9 @@ _new_tuple = tuple.__new__     # a named tuple without its Python-level construc
 _new_chain = object.__new__    # a chain without its Python-level __init__
 
 
-def play_quickly(game: "Game", move: object, seat: object) -> Play | None:
+def play_quickly(game: Any, move: object, seat: object) -> Play | None:
     """``game.play(move, seat)`` for a plain stone play or pass; None (nothing changed) for any
-    other move."""
+    other move. ``game`` is a :class:`gorules.game.Game` (untyped here: game.py imports this)."""
     if type(move) is not str or not (seat is None or (type(seat) is int and seat == game._turn)):
         return None
     turn = game._turn
@@ -44,7 +41,7 @@ def play_quickly(game: "Game", move: object, seat: object) -> Play | None:
         return None
     if known is None:
         return _pass(game) if move == "pass" else None
-    pos = game._pos
+    pos = game.position
     stones = pos.stones
     rule = game._rule
     p, colour, key, play, entry = known
@@ -155,11 +152,11 @@ def play_quickly(game: "Game", move: object, seat: object) -> Play | None:
     if after is not None and not settled:
         after(rule, index, turn, p)
     if index >= game._last_index:
-        game._finish("no-result")
+        game.finish("no-result")
     return play
 
 
-def _pass(game: "Game") -> Play:
+def _pass(game: Any) -> Play:
     """A plain pass by the player to move in play: ``Game._check`` and ``Game._do_pass`` for it,
     without parsing it."""
     seat = game._turn
@@ -175,17 +172,17 @@ def _pass(game: "Game") -> Play:
     game._turn = game._following[seat]
     game._end_if_all_passed()
     if game._move_cap and len(live) >= game._move_cap and not game.over:
-        game._finish("no-result")
+        game.finish("no-result")
     return PASS_PLAYS[seat]
 
 
-def learn(game: "Game", seat: int, move: str) -> Known | None:
+def learn(game: Any, seat: int, move: str) -> Known | None:
     """The quick path's values for ``seat``'s stone play named ``move``, kept from now on; None
     if ``move`` is no point's exact name."""
     p = game.board.exact_index.get(move)
     if p is None:
         return None
-    known = game._quick[seat][move] = (p, seat + 1, game._pos._z[seat + 1][p], Play(seat, move),
+    known = game._quick[seat][move] = (p, seat + 1, game.position._z[seat + 1][p], Play(seat, move),
                                        LiveEntry(seat, _STONE, p))
     return known
 

@@ -41,7 +41,7 @@ from ..position import EMPTY, Chain, Position, Probe
 from .rule import RepetitionRule
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 
 _NONE: frozenset[int] = frozenset()
@@ -74,7 +74,7 @@ class CycleSets(RepetitionRule):
     watches_before_stone = True
     two_players = True
 
-    def __init__(self, game: "Game"):
+    def __init__(self, game: "GameView"):
         super().__init__(game)
         rules = game.rules
         self.basic_ko = rules.a1 != "off"
@@ -210,7 +210,7 @@ class CycleSets(RepetitionRule):
             for c in probe.own:
                 if len(c.libs) == 1:
                     rescues.append(c.stones[0])
-            chain, nbrs, colour = self.game._pos.chain, self.game.board.neighbour_indices, seat + 1
+            chain, nbrs, colour = self.game.position.chain, self.game.board.neighbour_indices, seat + 1
             for q in captured:
                 for r in nbrs[q]:
                     c = chain[r]
@@ -219,7 +219,7 @@ class CycleSets(RepetitionRule):
         if self._waiting is not None:   # the reply is shown here: stone_played judges it
             self._pending, self._waiting = [self._waiting], None
         self.after_quiet_play = _JUDGE
-        configurations = self.game._pos.hash << 64 | probe.hash
+        configurations = self.game.position.hash << 64 | probe.hash
         self._noted = _new_tuple(Noted, (captured, configurations, threatened, signature, rescues, _basic_ko(probe)))
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
@@ -261,7 +261,7 @@ class CycleSets(RepetitionRule):
         88 such replies on the 19x19 records counteract (docs/speed.md, eighth round)."""
         owner, _, signature, threatened = self._waiting
         self._waiting, self.after_quiet_play = None, None
-        chain = self.game._pos.chain
+        chain = self.game.position.chain
         for r in threatened:
             if len(chain[r].libs) < 2:
                 return
@@ -269,7 +269,7 @@ class CycleSets(RepetitionRule):
 
     def _rescued(self, rescues: Sequence[int]) -> bool:
         """H12: has the move just made given an own string in atari a second liberty?"""
-        chain = self.game._pos.chain
+        chain = self.game.position.chain
         for r in rescues:
             c = chain[r]
             if c is not None and len(c.libs) >= 2:
@@ -288,7 +288,7 @@ class CycleSets(RepetitionRule):
         first = self._first.setdefault(configurations, index)
         found = _NONE
         if first < index:
-            found = frozenset(e.point for e in self.game._live[first:index + 1] if e.action is Action.STONE)
+            found = frozenset(e.point for e in self.game.live[first:index + 1] if e.action is Action.STONE)
         if self.by_identity:
             capture = (p, frozenset(captured))
             found = self._identity.get(capture, _NONE) | found
@@ -305,7 +305,7 @@ class CycleSets(RepetitionRule):
         as its stone or one of its threatened strings leaves the board, whoever took it, so a
         stone later played where a threatened string stood is not that string restored (A-7's
         "while the threatened strings are still there")."""
-        pos, kept = self.game._pos, []
+        pos, kept = self.game.position, []
         stones, chain = pos.stones, pos.chain
         for pending in self._pending:
             owner, point, signature, threatened = pending
@@ -368,7 +368,7 @@ class CycleSets(RepetitionRule):
     def _two_kos_one_liberty(self, seat: int, probe: Probe) -> bool:
         """A3': does the captured stone touch an own string of one liberty that touches two basic
         ko mouths (the spec's A-12 reading of "a group with two kos and only one liberty")?"""
-        pos, nbrs, colour = self.game._pos, self.game.board.neighbour_indices, seat + 1
+        pos, nbrs, colour = self.game.position, self.game.board.neighbour_indices, seat + 1
         q = probe.captured[0].stones[0]
         for r in nbrs[q]:
             string = pos.chain[r]
@@ -390,7 +390,7 @@ class CycleSets(RepetitionRule):
         seat = self.game.players.index(player)
         p = self.game.board.index(point)
         if reason is Reason.DISALLOWED:
-            signature = self.signature(p, self.game._pos.probe(p, seat + 1))
+            signature = self.signature(p, self.game.position.probe(p, seat + 1))
             return (f"{point} has the signature {self._points(signature)} of {player}'s counteracted move: "
                     f"it is disallowed except as a ko threat (Hansen rule 15)")
         if reason is Reason.TKO:
@@ -402,7 +402,7 @@ class CycleSets(RepetitionRule):
         names = self.game.board.points
         return "{" + ", ".join(names[q] for q in sorted(points)) + "}"
 
-    def copy(self, game: "Game") -> "CycleSets":
+    def copy(self, game: "GameView") -> "CycleSets":
         other = object.__new__(CycleSets)
         other.__dict__.update(self.__dict__)
         other.game = game

@@ -15,7 +15,7 @@ from ..position import Probe
 from .rule import RepetitionRule
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 
 class OwnPreviousPosition(RepetitionRule):
@@ -24,24 +24,24 @@ class OwnPreviousPosition(RepetitionRule):
     # ``left`` itself
 
     def reset(self) -> None:
-        self.left = [self.game._pos.hash] * len(self.game.players)   # the board each seat left
+        self.left = [self.game.position.hash] * len(self.game.players)   # the board each seat left
         self.hot_hashes = self.left
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         return Reason.KO if probe.hash == self.left[seat] else None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        self.left[seat] = self.game._pos.hash
+        self.left[seat] = self.game.position.hash
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
-        self.left[seat] = self.game._pos.hash
+        self.left[seat] = self.game.position.hash
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.KO:
             return f"{point} would bring back the position {player} left at the previous turn (ko)"
         return super().explain(reason, point, player)
 
-    def copy(self, game: "Game") -> "OwnPreviousPosition":
+    def copy(self, game: "GameView") -> "OwnPreviousPosition":
         other = object.__new__(OwnPreviousPosition)
         other.game, other.left = game, list(self.left)
         other.hot_hashes = other.left

@@ -16,12 +16,12 @@ before it) whose stone is a ko stone after it; K is known by its point set (J-A1
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...errors import Reason
-from ...position import EMPTY, Probe
+from ...position import EMPTY, Chain, Probe
 from ...ruleset import KoShapes
 from ..rule import RepetitionRule
 from .analysis import Analysis
@@ -29,7 +29,7 @@ from .kinds import KoPosition, classify, disturbing
 from .shapes import Scratch, Shapes, shapes_for, string
 
 if TYPE_CHECKING:
-    from ...game import Game
+    from ...view import GameView
 
 Ko = frozenset  # a ko position, known by its points
 
@@ -109,9 +109,9 @@ class NewKoRules(RepetitionRule):
     # (the points it changed move the analysis on), a plain play reaches stone_played alone, or
     # not at all while the rule is quiet (see _sleep)
     watches_before_stone = True
-    sees_captures = True
+    sees_captures = sees_ataris = True
 
-    def __init__(self, game: "Game"):
+    def __init__(self, game: "GameView"):
         super().__init__(game)
         self.shapes = shapes_for(game.board, game.rules.ko_shapes is KoShapes.RECONSTRUCTED)
         self._rows = self.shapes.rows4
@@ -120,7 +120,7 @@ class NewKoRules(RepetitionRule):
     def reset(self) -> None:
         self.had_two: set[frozenset[int]] = set()
         self.analysis = Analysis(self.shapes)
-        self.analysis.rebuild(self.game._pos, self.had_two)
+        self.analysis.rebuild(self.game.position, self.had_two)
         if self._rows:
             self._note_row4()   # the set-up position counts as one "after a move" (J8)
         self._basic: tuple[int, int] | None = None        # R1: (capturing stone, captured point)
@@ -133,7 +133,7 @@ class NewKoRules(RepetitionRule):
         # R4, by class key (Analysis.class_key: an int)
         self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
         # point -> the record of the plain play on it not yet in _done, or None (_defer)
-        self._deferred: list[Any] = [None] * len(self.game._pos.stones)
+        self._deferred: list[Any] = [None] * len(self.game.position.stones)
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._unread: set[Any] = set()                   # classes whose record holds an Unclassified
         self._memo: dict[tuple[int, int], Facts] = {}
@@ -141,7 +141,7 @@ class NewKoRules(RepetitionRule):
         # chains captured, -1) for _captured_quietly
         self._pending: tuple[int, Facts | None, Any, int] | None = None
         self.hot_hashes = self._done   # (see _sleep)
-        pos = self.game._pos
+        pos = self.game.position
         # lone stones that may be in atari (see _sleep): more are noted as plays make them (the
         # look over the points is skipped on an empty board: 4 us of a new 19x19 game's 40)
         self._alone = {q for q, c in enumerate(pos.chain) if c is not None and len(c.stones) == 1
@@ -150,6 +150,7 @@ class NewKoRules(RepetitionRule):
         self.walls: Container[int] = _NOWHERE   # read only while asleep (see _sleep)
         self._asleep = False
         self.after_quiet_play = _JUDGE
+        self._ataris: list[int] | None = None   # from threatens for _quiet_played
         self._settle()
 
     def _heat(self) -> None:
@@ -179,7 +180,7 @@ class NewKoRules(RepetitionRule):
         return facts
 
     def _work_out(self, seat: int, p: int, probe: Probe) -> Facts:
-        pos, a, shapes = self.game._pos, self.analysis, self.shapes
+        pos, a, shapes = self.game.position, self.analysis, self.shapes
         colour = seat + 1
         changes = {p: colour}
         for chain in probe.captured:
@@ -263,7 +264,7 @@ class NewKoRules(RepetitionRule):
             # a play outside the ko positions that captured nothing (most plays, but while the
             # rule is quiet they do not come here: see _sleep). R4 records its point (deferred,
             # see _defer); it is no ko stone move, so R1-R3 bar nothing after it
-            pos = self.game._pos
+            pos = self.game.position
             board = pos.stones
             colour = board[p]
             # the class key moved on by the stone's key: R4's deferred record (see _defer), and
@@ -383,7 +384,7 @@ class NewKoRules(RepetitionRule):
         atari are forgotten; a stone placed alone in atari or put in atari is noted again).
         Worked out again only after a lone stone is noted or a careful play: a quick play
         between them puts no lone stone in atari, takes no stone off, and leaves a superset."""
-        alone, pos, nbrs = self._alone, self.game._pos, self._nbrs
+        alone, pos, nbrs = self._alone, self.game.position, self._nbrs
         chain, stones = pos.chain, pos.stones
         watch: set[int] = set()
         for s in list(alone):
@@ -409,7 +410,7 @@ class NewKoRules(RepetitionRule):
         (no ko position: its hash) is moved on again."""
         self._asleep = False
         self.after_quiet_play = _JUDGE
-        self.analysis.class_key = self.game._pos.hash
+        self.analysis.class_key = self.game.position.hash
 
     def alone(self, index: int, seat: int, p: int, s: int) -> None:
         """After a quiet play on ``p``: ``s`` is a lone stone in atari at its breath E, so a
@@ -422,7 +423,7 @@ class NewKoRules(RepetitionRule):
         if not self._asleep:   # woken by another stone of this play: stone_played has seen it
             self._walls = None
             return
-        pos = self.game._pos
+        pos = self.game.position
         stones, colour = pos.stones, pos.stones[s]
         watch = []
         for e in pos.chain[s].libs:
@@ -442,18 +443,29 @@ class NewKoRules(RepetitionRule):
         position's hash, see _sleep), then the plays that may have made a mouth: one on a wall
         (:meth:`walled`), and each lone stone it left in atari, its own or an opponent's
         (:meth:`alone`)."""
-        pos = self.game._pos
+        pos = self.game.position
         self._deferred[p] = pos.hash
         if p in self.walls:
             self.walled(index, seat, p)
-        chain = pos.chain
-        c = chain[p]
-        if len(c.stones) == 1 and len(c.libs) == 1:
+        c = pos.chain[p]
+        if len(c.libs) == 1 and len(c.stones) == 1:
             self.alone(index, seat, p, p)
-        for q in self._nbrs[p]:
-            c = chain[q]
-            if c is not None and len(c.libs) == 1 and len(c.stones) == 1 and c.colour != seat + 1:
-                self.alone(index, seat, p, q)
+        ataris = self._ataris
+        if ataris is not None:
+            self._ataris = None
+            for s in ataris:
+                self.alone(index, seat, p, s)
+
+    def threatens(self, seat: int, p: int, threatened: list[Chain], own: Sequence[Chain]) -> None:
+        """While asleep: the opponent's lone stones this quiet play puts in atari, for
+        :meth:`_quiet_played` (awake, stone_played finds them itself)."""
+        if self._asleep:
+            for c in threatened:
+                if len(c.stones) == 1:
+                    if self._ataris is None:
+                        self._ataris = [c.stones[0]]
+                    else:
+                        self._ataris.append(c.stones[0])
 
     def walled(self, index: int, seat: int, p: int) -> None:
         """After a quiet play on one of ``walls`` (:meth:`_quiet_played` calls it before any
@@ -463,7 +475,7 @@ class NewKoRules(RepetitionRule):
         superset of those to watch, see :meth:`_walling`). Instead of the careful path for every
         play on a wall: 12 of the 13 on the 19x19 records made no mouth, none of the 3 on 9x9
         (docs/speed.md, issue 13's ninth round)."""
-        pos = self.game._pos
+        pos = self.game.position
         if self.analysis._made_by(pos, p) is not None:
             self._made_mouth(index, seat, p)
 
@@ -471,7 +483,7 @@ class NewKoRules(RepetitionRule):
         """The quiet play on ``p`` made a mouth (:meth:`alone`, :meth:`walled`): the rule wakes,
         its class key the position played from's (while quiet it was not moved on, see
         :meth:`_wake`), and stone_played does its work after all."""
-        pos = self.game._pos
+        pos = self.game.position
         self._asleep = False
         self.after_quiet_play = _JUDGE
         self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]
@@ -479,7 +491,7 @@ class NewKoRules(RepetitionRule):
 
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
-        a, pos = self.analysis, self.game._pos
+        a, pos = self.analysis, self.game.position
         if len(changed) > 1:   # stones taken off: their deferred classes may come back
             # the stones taken off are the opponent's, or the player's own in a suicide
             self._defer(changed, seat if pos.stones[p] == EMPTY else 1 - seat)
@@ -534,7 +546,7 @@ class NewKoRules(RepetitionRule):
         9x9 the records' one such capture ran 1,750 bytecodes (chinese 509) through
         :meth:`before_stone`'s probe of the facts and :meth:`_moved_on` (docs/speed.md, issue
         13's ninth round)."""
-        pos, a = self.game._pos, self.analysis
+        pos, a = self.game.position, self.analysis
         for chain in captured:   # the opponent's stones taken off: their deferred classes may come back
             self._defer(chain.stones, 1 - seat)
         self._deferred[p] = a.class_key ^ pos._z[seat + 1][p]   # (see _defer: the stone's key put in)
@@ -545,7 +557,7 @@ class NewKoRules(RepetitionRule):
         """After a play the quick path did not make: the lone stones in atari it left beside
         ``p`` or on it (see _sleep; the quick path's plays are noted by stone_played and
         alone)."""
-        chain = self.game._pos.chain
+        chain = self.game.position.chain
         for q in (p, *self._nbrs[p]):
             c = chain[q]
             if c is not None and len(c.stones) == 1 and len(c.libs) == 1:
@@ -566,7 +578,7 @@ class NewKoRules(RepetitionRule):
         so K's key is that less the stone's key: where there is no ko position it is the hash
         after the play, which the quick path stores while the rule is quiet without working out
         the hash before (issue 13's seventh round; ninth round: every class key an int)."""
-        done, deferred, keys = self._done, self._deferred, self.game._pos._z[owner + 1]
+        done, deferred, keys = self._done, self._deferred, self.game.position._z[owner + 1]
         for q in changed:
             key = deferred[q]
             if key is not None:
@@ -601,7 +613,7 @@ class NewKoRules(RepetitionRule):
         a = self.analysis
         if becomes and a.kinds[ko].disturbing:
             current = Disturber(u.seat, {u.config})
-            config = a.config(self.game._pos, ko)
+            config = a.config(self.game.position, ko)
             current.barred = config in current.seen
             current.seen.add(config)
             self._disturbers = {ko: current}
@@ -615,7 +627,7 @@ class NewKoRules(RepetitionRule):
     def _note_row4(self) -> None:
         """J8: a 4-in-a-row mouth that has had two ko strings on it after a move (only where the
         catalogue has 4-in-a-row templates)."""
-        pos, nbrs = self.game._pos, self.shapes.nbrs
+        pos, nbrs = self.game.position, self.shapes.nbrs
         board = Scratch(pos.stones)
         for m, t in self.analysis.mouths().items():
             if not t.row4 or m in self.had_two:
@@ -673,12 +685,12 @@ class NewKoRules(RepetitionRule):
                 and self._fights() else None
         return out
 
-    def copy(self, game: "Game") -> "NewKoRules":
+    def copy(self, game: "GameView") -> "NewKoRules":
         other = object.__new__(NewKoRules)
         other.__dict__.update(self.__dict__)
         other.game = game
         other.had_two = set(self.had_two)
-        other.analysis = self.analysis.copy(game._pos, other.had_two)
+        other.analysis = self.analysis.copy(game.position, other.had_two)
         other._disturbers = {k: Disturber(d.seat, set(d.seen), d.barred) for k, d in self._disturbers.items()}
         other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
         other._deferred = list(self._deferred)
@@ -688,7 +700,7 @@ class NewKoRules(RepetitionRule):
         other._alone = set(self._alone)
         other.hot_hashes = other._done
         if self._asleep:   # the class key was not moved on: the position's hash (see _wake)
-            other.analysis.class_key = game._pos.hash
+            other.analysis.class_key = game.position.hash
         other._asleep = False   # asleep again by _settle
         other.after_quiet_play = _JUDGE
         other._settle()
