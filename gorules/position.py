@@ -284,7 +284,7 @@ class Position:
                 c = chain[p]
                 if len(c.libs) == 1:
                     short.update(c.libs)
-        if short:   # most plays leave no chain in atari: no comprehension (a call in CPython 3.11)
+        if short:   # most plays leave no chain in atari
             self._short = {p for p in short if stones[p] == EMPTY and self._last_liberty(p)}
 
     def _last_liberty(self, p: int) -> bool:

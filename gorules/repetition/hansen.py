@@ -257,8 +257,7 @@ class CycleSets(RepetitionRule):
         it captured nothing and threatened nothing: H13 (:meth:`_counteract`) written for this
         case. The move's stone and strings are still there, and the reply is the opponent's:
         it counteracts if every threatened string has two liberties again, else the move
-        lapses (immediate reading). Nothing else is pending, and no cycle set lapses. 54 of the
-        88 such replies on the 19x19 records counteract (docs/speed.md, eighth round)."""
+        lapses (immediate reading). Nothing else is pending, and no cycle set lapses."""
         owner, _, signature, threatened = self._waiting
         self._waiting, self.after_quiet_play = None, None
         chain = self.game.position.chain

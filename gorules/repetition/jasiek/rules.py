@@ -69,9 +69,8 @@ class Unclassified:
     until the next play's facts or ``ko_analysis`` read them (:meth:`NewKoRules._decide`); the
     next play or pass drops them, as it drops the state itself. Made only where the type cannot
     change the move's own verdict: R1 and R2 refuse it not, the player has no R4 action in the
-    class, the ko has no disturber. On the 19x19 records each of the 9 ko captures of a replay
-    worked out a type nothing read: 25,388 -> 23,670 instructions a move (issue 13's eighth
-    round, docs/speed.md)."""
+    class, the ko has no disturber. Most ko captures would otherwise work out a type nothing
+    reads (docs/performance.md)."""
 
     __slots__ = ("seat", "p", "ko", "position", "before", "changes", "had_two", "config", "first", "_decided")
 
@@ -97,7 +96,7 @@ class Unclassified:
 
 
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
-# hot_points while quiet, and walls with no lone stone in atari (see _sleep)
+# hot_points while asleep, and walls with no lone stone in atari (see _sleep)
 _NOWHERE: frozenset[int] = frozenset()
 
 
@@ -107,7 +106,7 @@ class NewKoRules(RepetitionRule):
     # back), R4 plays on the points of its actions in the class of the position: hot_points (see
     # _heat). Elsewhere the quick path makes the play: a capture is shown to before_stone first
     # (the points it changed move the analysis on), a plain play reaches stone_played alone, or
-    # not at all while the rule is quiet (see _sleep)
+    # only _quiet_played while the rule is asleep (see _sleep); the ataris reach threatens
     watches_before_stone = True
     sees_captures = sees_ataris = True
 
@@ -142,11 +141,11 @@ class NewKoRules(RepetitionRule):
         self._pending: tuple[int, Facts | None, Any, int] | None = None
         self.hot_hashes = self._done   # (see _sleep)
         pos = self.game.position
-        # lone stones that may be in atari (see _sleep): more are noted as plays make them (the
-        # look over the points is skipped on an empty board: 4 us of a new 19x19 game's 40)
+        # lone stones that may be in atari (see _sleep): more are noted as plays make them (no
+        # look over the points on an empty board: a tenth of a new game's cost)
         self._alone = {q for q, c in enumerate(pos.chain) if c is not None and len(c.stones) == 1
                        and len(c.libs) == 1} if any(pos.stones) else set()
-        self._walls: set[int] | None = None   # walls while quiet, None until worked out again
+        self._walls: set[int] | None = None   # walls while asleep, None until worked out again
         self.walls: Container[int] = _NOWHERE   # read only while asleep (see _sleep)
         self._asleep = False
         self.after_quiet_play = _JUDGE
@@ -246,7 +245,7 @@ class NewKoRules(RepetitionRule):
                 return
         if p not in self.analysis.ko_at and not probe.captured and not probe.suicide:
             # a plain play on R4's points, or to a class R4 has actions in, or on walls to watch:
-            # stone_played's quick branch records it as it records the quick path's (R4's record
+            # stone_played's first branch records it as it records a quiet play (R4's record
             # deferred, see _defer), with the lone stones it puts in atari noted there
             return
         # a play outside every ko position is no ko stone move in one: its facts are plain
@@ -262,7 +261,7 @@ class NewKoRules(RepetitionRule):
         pending, a, done = self._pending, self.analysis, self._done
         if pending is None:
             # a play outside the ko positions that captured nothing (most plays, but while the
-            # rule is quiet they do not come here: see _sleep). R4 records its point (deferred,
+            # rule is asleep they do not come here: see _sleep). R4 records its point (deferred,
             # see _defer); it is no ko stone move, so R1-R3 bar nothing after it
             pos = self.game.position
             board = pos.stones
@@ -271,38 +270,13 @@ class NewKoRules(RepetitionRule):
             # the class after the play where the analysis moves on by that alone (below)
             self._deferred[p] = moved = a.class_key ^ pos._z[colour][p]
             if self._pairs_only:
-                made = None
-                chain, nbrs = pos.chain, self._nbrs
-                # the mouths the stone made (Analysis._made_by, written out here: most plays make
-                # none on a board with none, and then Analysis.placed is not called at all;
-                # 30,850 -> 30,172 instructions a move on the 19x19 records, 25,871 -> 25,013 on
-                # 9x9, docs/speed.md's sixth round; calling _made_by and placed instead measured
-                # 31,250 against 29,923 on 19x19 and 26,158 against 24,619 on 9x9 later)
-                for q in nbrs[p]:
-                    v = board[q]
-                    if v == EMPTY:
-                        for r in nbrs[q]:
-                            if board[r] != colour:
-                                break
-                        else:   # q is walled by the player's stones: is one of them a lone stone in atari?
-                            for r in nbrs[q]:
-                                c = chain[r]
-                                if len(c.libs) == 1 and len(c.stones) == 1:
-                                    made = [self._pairs[r][q]] if made is None else [*made, self._pairs[r][q]]
-                    elif v != colour:
-                        c = chain[q]
-                        if len(c.libs) == 1 and len(c.stones) == 1:
-                            self._alone.add(q)   # a lone stone in atari (see _sleep)
-                            self._walls = None
-                            for e in c.libs:
-                                for r in nbrs[e]:
-                                    if board[r] != v:
-                                        break
-                                else:
-                                    made = [self._pairs[q][e]] if made is None else [*made, self._pairs[q][e]]
-                c = chain[p]
-                if len(c.libs) == 1 and len(c.stones) == 1:   # a lone stone in atari (see _sleep)
-                    self._alone.add(p)
+                lone: list[int] = []   # the lone stones in atari beside p or on it (see _sleep)
+                made = a.made_by(pos, p, lone)
+                c = pos.chain[p]
+                if len(c.libs) == 1 and len(c.stones) == 1:
+                    lone.append(p)
+                if lone:
+                    self._alone.update(lone)
                     self._walls = None
                 if made is not None or p in a._read:
                     a.placed(pos, p, self.had_two, made)
@@ -310,8 +284,7 @@ class NewKoRules(RepetitionRule):
                     # no mouth before the play nor after it (the class is the position's hash),
                     # or a ko on the board and the play away from its points, the grouping's
                     # guard and the cached types' reads (two-point mouths: no 4-in-a-row clause):
-                    # Analysis.placed's first and last cases written out (207 plays of the 19x19
-                    # records in the last; 25,700 -> 25,388 instructions a move)
+                    # Analysis.placed's first and last cases, written out for speed
                     a.class_key = moved
                 else:
                     a.placed(pos, p, self.had_two, None)
@@ -338,7 +311,7 @@ class NewKoRules(RepetitionRule):
 
     def _settle(self) -> None:
         """After a play (or a reset): R4's actions in the class of the position, ``hot_points``,
-        and quiet where it may be (see :meth:`_sleep`)."""
+        and asleep where it may be (see :meth:`_sleep`)."""
         a = self.analysis
         self._now = now = self._done.get(a.class_key, _UNPLAYED)
         if now is not _UNPLAYED:
@@ -349,12 +322,12 @@ class NewKoRules(RepetitionRule):
             self._sleep()
 
     def _sleep(self) -> None:
-        """Quiet: no mouth on the board (so no ko position and no R1-R3 state), no cached ko
+        """Asleep: no mouth on the board (so no ko position and no R1-R3 state), no cached ko
         type, no R4 action in the class of the position, two-point mouths alone. Then a plain
         play that makes no mouth leaves stone_played only R4's deferred record (the class of the
         position it was played from is that position's hash: the record is the hash after the
         play, which :meth:`_quiet_played` stores in ``_deferred`` while asleep, see
-        _defer) and the class key (the new hash: the analysis's is not moved on while quiet,
+        _defer) and the class key (the new hash: the analysis's is not moved on while asleep,
         see _wake). Each play that may make a mouth reaches the rule:
 
         - a capture (:meth:`_captured_quietly`), any careful play (a suicide; one that makes a
@@ -368,9 +341,8 @@ class NewKoRules(RepetitionRule):
           path's :meth:`_quiet_played` calls :meth:`walled` after a play on one, which wakes the rule if it made a mouth.
 
         (A two-point mouth is a lone stone S in atari at E, every other neighbour of E S's
-        colour: Analysis._made_by.) Most plays of a game are made quiet: 1,073 of the 1,341
-        stone plays of the 19x19 records, 256 of the 260 on 9x9 (docs/speed.md, issue 13's
-        seventh round)."""
+        colour: Analysis.made_by.) Most plays of a game are quiet: four in five of the
+        stone plays of the 19x19 records."""
         self._asleep = True
         self.after_quiet_play = _QUIET
         walls = self._walls
@@ -393,7 +365,7 @@ class NewKoRules(RepetitionRule):
                 alone.discard(s)
                 continue
             other = 3 - stones[s]
-            for e in c.libs:   # plain loops: a generator is a call (CPython 3.11)
+            for e in c.libs:
                 empty = []
                 for r in nbrs[e]:
                     v = stones[r]
@@ -406,7 +378,7 @@ class NewKoRules(RepetitionRule):
         return watch
 
     def _wake(self) -> None:
-        """No longer quiet: before a play that may make a mouth; the class key of the position
+        """Awake again: before a play that may make a mouth; the class key of the position
         (no ko position: its hash) is moved on again."""
         self._asleep = False
         self.after_quiet_play = _JUDGE
@@ -414,11 +386,10 @@ class NewKoRules(RepetitionRule):
 
     def alone(self, index: int, seat: int, p: int, s: int) -> None:
         """After a quiet play on ``p``: ``s`` is a lone stone in atari at its breath E, so a
-        mouth's stone now or later (see _sleep). Noted; while still quiet, if E is walled by
+        mouth's stone now or later (see _sleep). Noted; while still asleep, if E is walled by
         ``s``'s colour the play made a mouth and stone_played does its work after all, else E's
-        empty neighbours are walls to watch when it has no neighbour of the other colour: 62 of
-        the 70 plays of the 19x19 records that put a lone stone in atari while quiet make no
-        mouth, and all 13 on 9x9."""
+        empty neighbours are walls to watch when it has no neighbour of the other colour (most
+        plays that put a lone stone in atari while asleep make no mouth)."""
         self._alone.add(s)
         if not self._asleep:   # woken by another stone of this play: stone_played has seen it
             self._walls = None
@@ -469,19 +440,18 @@ class NewKoRules(RepetitionRule):
 
     def walled(self, index: int, seat: int, p: int) -> None:
         """After a quiet play on one of ``walls`` (:meth:`_quiet_played` calls it before any
-        :meth:`alone` of the play, so still quiet): if the stone made a mouth (walled a lone
+        :meth:`alone` of the play, so still asleep): if the stone made a mouth (walled a lone
         stone's breath, or is a mouth's stone S or beside it), stone_played does its work after
         all, as in :meth:`alone`; else the play was quiet as any other (the walls are still a
         superset of those to watch, see :meth:`_walling`). Instead of the careful path for every
-        play on a wall: 12 of the 13 on the 19x19 records made no mouth, none of the 3 on 9x9
-        (docs/speed.md, issue 13's ninth round)."""
+        play on a wall: most make no mouth."""
         pos = self.game.position
-        if self.analysis._made_by(pos, p) is not None:
+        if self.analysis.made_by(pos, p) is not None:
             self._made_mouth(index, seat, p)
 
     def _made_mouth(self, index: int, seat: int, p: int) -> None:
         """The quiet play on ``p`` made a mouth (:meth:`alone`, :meth:`walled`): the rule wakes,
-        its class key the position played from's (while quiet it was not moved on, see
+        its class key the position played from's (while asleep it was not moved on, see
         :meth:`_wake`), and stone_played does its work after all."""
         pos = self.game.position
         self._asleep = False
@@ -536,16 +506,14 @@ class NewKoRules(RepetitionRule):
         self._disturbers = disturbers
 
     def _captured_quietly(self, seat: int, p: int, captured: list[Any]) -> None:
-        """After a capture (no suicide) made while the rule was quiet: what :meth:`_moved_on`
-        does with a plain play's facts, less what is empty while quiet (see :meth:`_sleep`: no
+        """After a capture (no suicide) made while the rule was asleep: what :meth:`_moved_on`
+        does with a plain play's facts, less what is empty while asleep (see :meth:`_sleep`: no
         mouth, no cached type, no R1-R3 state, no R4 action in the class, two-point templates
         alone; so no ko stone, no basic ko, no fighting ko, no disturber after it either).
         R4's record of the play is deferred as the quick path's plain plays' are (its stone
         stands: see :meth:`_defer`); the class it was played from is the hash before the play
-        (``class_key``, see :meth:`_wake`). The analysis: :meth:`Analysis.took_quietly`. On
-        9x9 the records' one such capture ran 1,750 bytecodes (chinese 509) through
-        :meth:`before_stone`'s probe of the facts and :meth:`_moved_on` (docs/speed.md, issue
-        13's ninth round)."""
+        (``class_key``, see :meth:`_wake`). The analysis: :meth:`Analysis.took_quietly`.
+        Cheaper than :meth:`before_stone`'s probe of the facts and :meth:`_moved_on`."""
         pos, a = self.game.position, self.analysis
         for chain in captured:   # the opponent's stones taken off: their deferred classes may come back
             self._defer(chain.stones, 1 - seat)
@@ -572,12 +540,12 @@ class NewKoRules(RepetitionRule):
         that stone stands. Most plays of a game are recorded this way, with a store in a list
         kept per point instead of a lookup and two sets, and most never: their stones are never
         taken off. The record is the class alone: the stone's colour says whose play it was,
-        and the stones a play takes off are all one player's (issue 13's sixth round: no tuple
-        and no dict entry a play). The record is K's key with the stone's key put in (as the
+        and the stones a play takes off are all one player's (so no tuple and no dict entry a
+        play). The record is K's key with the stone's key put in (as the
         analysis moves the class key on by a play outside the ko positions, Analysis._class),
         so K's key is that less the stone's key: where there is no ko position it is the hash
-        after the play, which the quick path stores while the rule is quiet without working out
-        the hash before (issue 13's seventh round; ninth round: every class key an int)."""
+        after the play, which :meth:`_quiet_played` stores while the rule is asleep without
+        working out the hash before (every class key is an int)."""
         done, deferred, keys = self._done, self._deferred, self.game.position._z[owner + 1]
         for q in changed:
             key = deferred[q]
