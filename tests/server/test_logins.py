@@ -3,7 +3,6 @@ is slowed down without holding up anyone else."""
 
 from __future__ import annotations
 
-import asyncio
 
 from protocol import PROTOCOL_VERSION
 from server.logins import FailureCounter
