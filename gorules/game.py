@@ -433,11 +433,11 @@ class Game:
     def play(self, move: str, seat: int | None = None) -> Play:
         """Apply ``move`` for ``seat`` (default: the player to move); IllegalMove if refused.
 
-        In the rule texts' order: parse the move and check the seat, the turn and the phase;
-        for a stone play, ask the position what the stone would do (a probe) and the repetition
-        rule whether it may; then record it and make it (:meth:`_place_stone`: the position, the
-        repetition rule and the ending procedure each take note). :func:`quick.play_quickly`
-        makes most stone plays and passes the same way in fewer steps.
+        In the rule texts' order: parse the move and check the seat, the turn and the phase, and
+        for a stone play ask the position what the stone would do (a probe) and the repetition
+        rule whether it may (:meth:`_check`); then record it and make it (:meth:`_apply_stone`:
+        the position, the repetition rule and the ending procedure each take note).
+        :func:`quick.play_quickly` makes most stone plays and passes the same way in fewer steps.
         """
         played = play_quickly(self, move, seat)
         if played is not None:
@@ -450,19 +450,15 @@ class Game:
         raw = len(self._raw)
         self._raw.append(Play(seat, parsed.text))
         if parsed.action is Action.STONE:
-            self._place_stone(raw, seat, parsed.point, probe)
+            captures = self._apply_stone(seat, parsed.point, probe)
+            if captures:
+                self._raw[raw] = self._raw[raw]._replace(captures=captures)
         else:
-            _HANDLERS[parsed.action](self, raw, seat, parsed)
+            _HANDLERS[parsed.action](self, seat, parsed)
         play = self._raw[raw]
         return play._replace(rescinded=True) if raw in self._rescinded else play
 
-    def _place_stone(self, raw: int, seat: int, p: int, probe: Probe) -> None:
-        """Make the checked stone play on ``p`` (``probe`` is its probe) and record its captures."""
-        captures = self._apply_stone(raw, seat, p, probe)
-        if captures:
-            self._raw[raw] = self._raw[raw]._replace(captures=captures)
-
-    def _apply_stone(self, raw: int, seat: int, p: int, probe: Probe | None = None) -> tuple[str, ...]:
+    def _apply_stone(self, seat: int, p: int, probe: Probe | None = None) -> tuple[str, ...]:
         """Place the stone, pay for it, pass the turn and count the position's appearance;
         returns the names of the points it captured. ``probe``: the play's, if the caller has it."""
         phase_2 = self._phase == "phase-2"
@@ -503,30 +499,30 @@ class Game:
         while min(self._prisoners) <= 0:
             self._prisoners = [c + 1 for c in self._prisoners]
 
-    def _do_pass(self, raw: int, seat: int, move: Move) -> None:
+    def _do_pass(self, seat: int, move: Move) -> None:
         appealing = move.action is Action.APPEAL
-        self._apply_pass(raw, seat, appealing)
+        self._apply_pass(seat, appealing)
         if not appealing and self._rule.rescission_due(seat):
-            self._rescind(raw)
+            self._rescind()
             return
         self._pass_turn(seat)
         self._end_if_all_passed()
         if self._move_cap and not self.over and len(self._live) >= self._move_cap:
             self.finish("no-result")
 
-    def _apply_pass(self, raw: int, seat: int, appealing: bool) -> None:
+    def _apply_pass(self, seat: int, appealing: bool) -> None:
         index = len(self._live)
         self._live.append((APPEALED if appealing else PASSED)[seat])
         self._rule.passed(index, seat, appealing)
 
-    def _rescind(self, raw: int) -> None:
+    def _rescind(self) -> None:
         """Kee rules 13-14: the stone play and the passes after it leave the live game."""
         start = max(i for i, e in enumerate(self._live) if e.action is Action.STONE)
         stone = self._live[start]
         records = self._live_records()
         self._rescinded.update(records[start:])
         self._rule.rescinded(start, stone.point)
-        self._replay(list(zip(records[:start], self._live[:start])))
+        self._replay(self._live[:start])
         self._phase_start = min(self._phase_start, start)
         self._turn = stone.seat
 
@@ -540,15 +536,14 @@ class Game:
         assert len(records) == len(self._live), "the live game is the record's turn plays that stand"
         return records
 
-    def _replay(self, live: Iterable[tuple[int, LiveEntry]]) -> None:
-        """Rebuild the position and the repetition data from a live sequence (record index and
-        entry), unchecked."""
+    def _replay(self, live: Iterable[LiveEntry]) -> None:
+        """Rebuild the position and the repetition data from a live sequence, unchecked."""
         self._reset_live()
-        for raw, entry in live:
+        for entry in live:
             if entry.action is Action.STONE:
-                self._apply_stone(raw, entry.seat, entry.point)
+                self._apply_stone(entry.seat, entry.point)
             else:
-                self._apply_pass(raw, entry.seat, entry.action is Action.APPEAL)
+                self._apply_pass(entry.seat, entry.action is Action.APPEAL)
                 self._pass_turn(entry.seat)
 
     def _end_if_all_passed(self) -> None:
@@ -566,7 +561,7 @@ class Game:
         if self.all_active_in(passed):
             self._ending.all_passed()
 
-    def _do_drop(self, raw: int, seat: int, move: Move) -> None:
+    def _do_drop(self, seat: int, move: Move) -> None:
         reason = "timeout" if move.action is Action.TIMEOUT else "resignation"
         self.drop_out(seat, reason, record=False)
 
@@ -591,7 +586,7 @@ class Game:
         if not self.over and self._live and self._live[-1].action is not Action.STONE:
             self._end_if_all_passed()
 
-    def _do_ending(self, raw: int, seat: int, move: Move) -> None:
+    def _do_ending(self, seat: int, move: Move) -> None:
         self._ending.apply(seat, move)
 
     def remove_dead(self) -> None:
@@ -601,16 +596,16 @@ class Game:
             self._prisoners[self.position.stones[p] - 1] += 1
         self.position.remove_points(sorted(dead))
 
-    def _do_rank(self, raw: int, seat: int, move: Move) -> None:
+    def _do_rank(self, seat: int, move: Move) -> None:
         self._proposal = tuple(move.ranking)
         self._proposal_accepts = {seat}
         self._agree_if_all()
 
-    def _do_accept(self, raw: int, seat: int, move: Move) -> None:
+    def _do_accept(self, seat: int, move: Move) -> None:
         self._proposal_accepts.add(seat)
         self._agree_if_all()
 
-    def _do_reject(self, raw: int, seat: int, move: Move) -> None:
+    def _do_reject(self, seat: int, move: Move) -> None:
         self._proposal = None
         self._proposal_accepts = set()
 

@@ -161,13 +161,12 @@ def _pass(game: Any) -> Play:
     without parsing it."""
     seat = game._turn
     game._ending.check_pass(_PASS, seat)
-    raw = len(game._raw)
     game._raw.append(PASS_PLAYS[seat])
     live, rule = game._live, game._rule
     live.append(PASSED[seat])
     rule.passed(len(live) - 1, seat, False)
     if rule.rescission_due(seat):
-        game._rescind(raw)
+        game._rescind()
         return PASS_PLAYS[seat]._replace(rescinded=True)
     game._turn = game._following[seat]
     game._end_if_all_passed()
