@@ -148,9 +148,21 @@ def play_quickly(game: Any, move: object, seat: object) -> Play | None:
     situations = rule.situations
     if situations is not None:
         situations[h] = to_move
-    after = rule.after_quiet_play
-    if after is not None and not settled:
-        after(rule, index, turn, p)
+    watch = rule.mouth_watch
+    if watch is not None:   # the rule looks for the mouths a quiet play makes (Jasiek's, asleep)
+        watch[p] = h
+        if p in rule.walls:
+            rule.walled(index, turn, p)
+        if first is None and len(empties) == 1:
+            rule.alone(index, turn, p, p)
+        if others is not None:
+            for c in others:
+                if len(c.libs) == 1 and len(c.stones) == 1:
+                    rule.alone(index, turn, p, c.stones[0])
+    else:
+        after = rule.after_quiet_play
+        if after is not None and not settled:
+            after(rule, index, turn, p)
     if index >= game._last_index:
         game.finish("no-result")
     return play

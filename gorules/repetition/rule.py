@@ -16,7 +16,7 @@ EVERYWHERE = range(sys.maxsize)
 
 #: the attributes the quick path reads every play: kept on the instance (docs/performance.md)
 QUICK_PATH_ATTRIBUTES = ("hot_points", "hot_hashes", "refuses_captures", "sees_captures", "sees_ataris",
-                         "left", "appearances", "situations", "after_quiet_play")
+                         "left", "appearances", "situations", "after_quiet_play", "mouth_watch", "walls")
 
 
 class RepetitionRule:
@@ -59,6 +59,13 @@ class RepetitionRule:
     #: the function the quick path calls as ``after_quiet_play(rule, index, seat, p)`` after a
     #: quiet play the rule's hooks did not settle; None: the stores above say all
     after_quiet_play: "Callable[[Any, int, int, int], None] | None" = None
+    #: per point, the hash of the position the last quiet play there made, where the rule looks
+    #: for the mouths quiet plays make: the quick path stores a quiet play's there, shows it to
+    #: :meth:`walled` where it is on :attr:`walls` and to :meth:`alone` for each lone stone it
+    #: leaves in atari, instead of calling :attr:`after_quiet_play`. None: no such watch
+    mouth_watch: list[int] | None = None
+    #: the points where a quiet play may wall a mouth (read while :attr:`mouth_watch` is set)
+    walls: Container[int] = ()
     #: the rule's text is written for two players (Nieminen, Hansen, Jasiek) and its records
     #: are kept per seat of two; the presets say so with ``max_players``, a ruleset built by
     #: hand may not, and a third seat would be read wrongly or crash mid-game
@@ -101,6 +108,13 @@ class RepetitionRule:
         ``p`` on two sides listed twice, their liberties already without ``p``; ``own``: the
         player's chains beside it, each once, as they were."""
         return None
+
+    def walled(self, index: int, seat: int, p: int) -> None:
+        """A quiet play on ``p``, one of :attr:`walls`, was made (while :attr:`mouth_watch`)."""
+
+    def alone(self, index: int, seat: int, p: int, s: int) -> None:
+        """A quiet play on ``p`` left the lone stone on ``s`` in atari, its own (``s`` is ``p``) or
+        an opponent's (while :attr:`mouth_watch`); called after :meth:`walled`."""
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         """A stone play at live index ``index`` has changed the position and passed the turn."""

@@ -377,7 +377,7 @@ def test_a_mouth_made_while_the_rule_is_quiet_is_seen(moves: list[str]) -> None:
     g = Game(Board.standard(9), rules="jasiek-nkr")
     for move in moves[:-1]:
         g.play(move)
-    assert g.ko_analysis() == [] and g._rule._asleep
+    assert g.ko_analysis() == [] and g._rule.mouth_watch is not None
     g.play(moves[-1])
     assert [k["points"] for k in g.ko_analysis()] == [["C3", "D3"]]
     fresh = Analysis(g._rule.shapes)

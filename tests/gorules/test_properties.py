@@ -483,7 +483,7 @@ def check_ko_analysis(g: Game) -> None:
     assert kept.kos == fresh.kos
     assert kept.kinds == fresh.kinds
     # while the rule is asleep the kept class key is not moved on: the class is the hash then
-    assert (g.position.hash if rule._asleep else kept.class_key) == fresh.class_key
+    assert (g.position.hash if rule.mouth_watch is not None else kept.class_key) == fresh.class_key
     assert len(g.ko_analysis()) == len(fresh.kos)
 
 

@@ -106,9 +106,9 @@ class NewKoRules(RepetitionRule):
     # back), R4 plays on the points of its actions in the class of the position: hot_points (see
     # _heat). Elsewhere the quick path makes the play: a capture is shown to before_stone first
     # (the points it changed move the analysis on), a plain play reaches stone_played alone, or
-    # only _quiet_played while the rule is asleep (see _sleep); the ataris reach threatens
+    # only walled and alone while the rule is asleep (see _sleep)
     watches_before_stone = True
-    sees_captures = sees_ataris = True
+    sees_captures = True
 
     def __init__(self, game: "GameView"):
         super().__init__(game)
@@ -147,9 +147,8 @@ class NewKoRules(RepetitionRule):
                        and len(c.libs) == 1} if any(pos.stones) else set()
         self._walls: set[int] | None = None   # walls while asleep, None until worked out again
         self.walls: Container[int] = _NOWHERE   # read only while asleep (see _sleep)
-        self._asleep = False
-        self.after_quiet_play = _JUDGE
-        self._ataris: list[int] | None = None   # from threatens for _quiet_played
+        self.mouth_watch: list[Any] | None = None   # asleep: the quick path's store (see _sleep)
+        self.after_quiet_play = NewKoRules.stone_played
         self._settle()
 
     def _heat(self) -> None:
@@ -238,7 +237,7 @@ class NewKoRules(RepetitionRule):
     # --- what happened --------------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
-        if self._asleep:
+        if self.mouth_watch is not None:
             self._wake()
             if probe.captured and not probe.suicide:   # (see _captured_quietly)
                 self._pending = (p, None, probe.captured, -1)
@@ -326,7 +325,7 @@ class NewKoRules(RepetitionRule):
         type, no R4 action in the class of the position, two-point mouths alone. Then a plain
         play that makes no mouth leaves stone_played only R4's deferred record (the class of the
         position it was played from is that position's hash: the record is the hash after the
-        play, which :meth:`_quiet_played` stores in ``_deferred`` while asleep, see
+        play, which the quick path stores in ``_deferred``, our ``mouth_watch`` while asleep, see
         _defer) and the class key (the new hash: the analysis's is not moved on while asleep,
         see _wake). Each play that may make a mouth reaches the rule:
 
@@ -338,13 +337,12 @@ class NewKoRules(RepetitionRule):
           walled already;
         - a stone beside E, the breath of a lone stone S in atari, when E's other neighbours are
           S's colour or empty: it may wall E. These points are ``walls`` while asleep: the quick
-          path's :meth:`_quiet_played` calls :meth:`walled` after a play on one, which wakes the rule if it made a mouth.
+          path calls :meth:`walled` after a play on one, which wakes the rule if it made a mouth.
 
         (A two-point mouth is a lone stone S in atari at E, every other neighbour of E S's
         colour: Analysis.made_by.) Most plays of a game are quiet: four in five of the
         stone plays of the 19x19 records."""
-        self._asleep = True
-        self.after_quiet_play = _QUIET
+        self.mouth_watch = self._deferred
         walls = self._walls
         if walls is None:   # a lone stone noted in atari, or a careful play, since they were worked out
             walls = self._walls = self._walling() if self._alone else _NOWHERE
@@ -380,8 +378,7 @@ class NewKoRules(RepetitionRule):
     def _wake(self) -> None:
         """Awake again: before a play that may make a mouth; the class key of the position
         (no ko position: its hash) is moved on again."""
-        self._asleep = False
-        self.after_quiet_play = _JUDGE
+        self.mouth_watch = None
         self.analysis.class_key = self.game.position.hash
 
     def alone(self, index: int, seat: int, p: int, s: int) -> None:
@@ -391,7 +388,7 @@ class NewKoRules(RepetitionRule):
         empty neighbours are walls to watch when it has no neighbour of the other colour (most
         plays that put a lone stone in atari while asleep make no mouth)."""
         self._alone.add(s)
-        if not self._asleep:   # woken by another stone of this play: stone_played has seen it
+        if self.mouth_watch is None:   # woken by another stone of this play: stone_played has seen it
             self._walls = None
             return
         pos = self.game.position
@@ -409,37 +406,8 @@ class NewKoRules(RepetitionRule):
         else:   # E walled by s's colour: a mouth
             self._made_mouth(index, seat, p)
 
-    def _quiet_played(self, index: int, seat: int, p: int) -> None:
-        """After a quiet play while asleep (``after_quiet_play``): R4's deferred record (the
-        position's hash, see _sleep), then the plays that may have made a mouth: one on a wall
-        (:meth:`walled`), and each lone stone it left in atari, its own or an opponent's
-        (:meth:`alone`)."""
-        pos = self.game.position
-        self._deferred[p] = pos.hash
-        if p in self.walls:
-            self.walled(index, seat, p)
-        c = pos.chain[p]
-        if len(c.libs) == 1 and len(c.stones) == 1:
-            self.alone(index, seat, p, p)
-        ataris = self._ataris
-        if ataris is not None:
-            self._ataris = None
-            for s in ataris:
-                self.alone(index, seat, p, s)
-
-    def threatens(self, seat: int, p: int, threatened: list[Chain], own: Sequence[Chain]) -> None:
-        """While asleep: the opponent's lone stones this quiet play puts in atari, for
-        :meth:`_quiet_played` (awake, stone_played finds them itself)."""
-        if self._asleep:
-            for c in threatened:
-                if len(c.stones) == 1:
-                    if self._ataris is None:
-                        self._ataris = [c.stones[0]]
-                    else:
-                        self._ataris.append(c.stones[0])
-
     def walled(self, index: int, seat: int, p: int) -> None:
-        """After a quiet play on one of ``walls`` (:meth:`_quiet_played` calls it before any
+        """After a quiet play on one of ``walls`` (the quick path calls it before any
         :meth:`alone` of the play, so still asleep): if the stone made a mouth (walled a lone
         stone's breath, or is a mouth's stone S or beside it), stone_played does its work after
         all, as in :meth:`alone`; else the play was quiet as any other (the walls are still a
@@ -454,8 +422,7 @@ class NewKoRules(RepetitionRule):
         its class key the position played from's (while asleep it was not moved on, see
         :meth:`_wake`), and stone_played does its work after all."""
         pos = self.game.position
-        self._asleep = False
-        self.after_quiet_play = _JUDGE
+        self.mouth_watch = None
         self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]
         self.stone_played(index, seat, p)
 
@@ -544,7 +511,7 @@ class NewKoRules(RepetitionRule):
         play). The record is K's key with the stone's key put in (as the
         analysis moves the class key on by a play outside the ko positions, Analysis._class),
         so K's key is that less the stone's key: where there is no ko position it is the hash
-        after the play, which :meth:`_quiet_played` stores while the rule is asleep without
+        after the play, which the quick path stores while the rule is asleep without
         working out the hash before (every class key is an int)."""
         done, deferred, keys = self._done, self._deferred, self.game.position._z[owner + 1]
         for q in changed:
@@ -667,15 +634,9 @@ class NewKoRules(RepetitionRule):
         other._memo = dict(self._memo)
         other._alone = set(self._alone)
         other.hot_hashes = other._done
-        if self._asleep:   # the class key was not moved on: the position's hash (see _wake)
+        if self.mouth_watch is not None:   # asleep: the class key was not moved on (see _wake)
             other.analysis.class_key = game.position.hash
-        other._asleep = False   # asleep again by _settle
-        other.after_quiet_play = _JUDGE
+        other.mouth_watch = None   # asleep again, with its own list, by _settle
         other._settle()
         return other
 
-
-#: what the quick path calls after a quiet play (``after_quiet_play``): the whole of
-#: stone_played while awake, R4's deferred record and the watch for mouths while asleep
-_JUDGE = NewKoRules.stone_played
-_QUIET = NewKoRules._quiet_played
