@@ -54,7 +54,7 @@ async def run_load(db: str, nodes: int, games: int, moves_per_player: int) -> di
         for port in ports:
             await ready(port)
         states = [Game(script(moves_per_player)) for _ in range(games)]
-        opened, tasks, go = await seat_games(ports, states)
+        opened, tasks, go = await seat_games("polygo", ports, states)
         await asyncio.sleep(0.5)
         began, cpu = time.perf_counter(), sum(cpu_seconds(p.pid) for p in procs)
         go.set()

@@ -1,5 +1,5 @@
-"""Machine instructions, and simulated cache misses, a move of each server of `bench/server_load.py`
-(polygo and its minimal baseline) under cachegrind, the same scripted games of both.
+"""Machine instructions, and simulated cache misses, a move of polygo and of a baseline that speaks
+its messages on its own store (below) under cachegrind, the scripted games of `bench/server_load.py`.
 
 `bench/server_load.py` measures time, which on this shared machine moves by a fifth between
 minutes; these counts repeat to within a few per cent, so they judge a change of the server's work
@@ -54,6 +54,65 @@ COUNTS = {"I": r"I\s+refs:\s+([\d,]+)", "I1": r"I1\s+misses:\s+([\d,]+)", "D1": 
 CACHES = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64"]
 
 
+# -- the baseline --------------------------------------------------------------------------------------
+
+async def baseline_main(port: int, db: str, sync: str) -> None:
+    """A baseline speaking polygo's messages for these scripted games, on polygo's own store: decode,
+    a plain check (on the board, empty, in turn), store, send; its instructions are the floor of a move."""
+    import msgpack
+    from websockets.asyncio.connection import broadcast
+    from websockets.asyncio.server import serve
+
+    from server.store import Store
+
+    store = await Store.open(db, synchronous=sync)
+    rooms: dict[str, dict] = {}
+    counter = 0
+
+    async def handler(ws):
+        nonlocal counter
+        async for frame in ws:
+            m = msgpack.unpackb(frame, raw=False)
+            kind = m.get("type")
+            if kind == "hello":
+                await ws.send(msgpack.packb({"type": "welcome", "token": "t", "name": m.get("name")}))
+            elif kind == "create":
+                counter += 1
+                room_id = f"b{counter}"
+                rooms[room_id] = {"board": {}, "turn": 0, "seats": [], "version": 0}
+                await store.create_room(room_id, {"rules": "baseline"}, owner="t", invite=None)
+                await ws.send(msgpack.packb({"type": "created", "room": room_id}))
+            elif kind == "sit":
+                room = rooms[m["room"]]
+                room["seats"].append(ws)
+                await ws.send(msgpack.packb({"type": "snapshot", "room": m["room"], "version": room["version"]}))
+                if len(room["seats"]) == 2:
+                    room["version"] += 1
+                    event = {"type": "event", "room": m["room"], "version": room["version"], "kind": "start", "to_move": 0}
+                    await store.record(m["room"], room["version"], event)
+                    broadcast(room["seats"], msgpack.packb(event))
+            elif kind == "move":
+                room = rooms[m["room"]]
+                seat = room["seats"].index(ws)
+                point = m["move"]
+                if seat != room["turn"] or point in room["board"] or point[0] not in server_load.COLUMNS or not 1 <= int(point[1:]) <= 19:
+                    await ws.send(msgpack.packb({"type": "error", "code": "illegal-move"}))
+                    continue
+                room["board"][point] = seat
+                room["turn"] = 1 - seat
+                room["version"] += 1
+                version = room["version"]
+                event = {"type": "event", "room": m["room"], "version": version, "kind": "move", "seat": seat,
+                         "move": point, "seq": m["seq"]}
+                await store.record(m["room"], version, event, move=(seat, point, m["seq"]))
+                broadcast(room["seats"], msgpack.packb(event))
+                await ws.send(msgpack.packb({"type": "ack", "room": m["room"], "seq": m["seq"], "version": version}))
+
+    async with serve(handler, "127.0.0.1", port, compression=None, max_size=2**16):
+        await asyncio.Event().wait()
+
+
+
 # -- the server's process ------------------------------------------------------------------------------
 
 def serve(kind: str, portfile: str, collector: bool) -> None:
@@ -83,7 +142,7 @@ def serve(kind: str, portfile: str, collector: bool) -> None:
             else:
                 port = server_load.free_port()
                 # held: a task the loop alone refers to may be collected while it serves
-                server = asyncio.create_task(server_load.baseline_main(port, db, "FULL"))
+                server = asyncio.create_task(baseline_main(port, db, "FULL"))
                 await server_load.wait_ready(port)
             if not collector:
                 gc.disable()
@@ -104,13 +163,13 @@ async def play(port: int, games: int, moves: int) -> None:
     """The scripted games of server_load.py, opened one after the other (a server under valgrind
     answers handshakes slowly, and 400 at once time out)."""
     states = [server_load.Game(server_load.script(moves)) for _ in range(games)]
-    opened = [await server_load.open_game(port, i, g) for i, g in enumerate(states)]
+    clients = server_load.PolygoClients
+    opened = [await clients.open(port, i, g) for i, g in enumerate(states)]
     go = asyncio.Event()
-    tasks = [asyncio.create_task(server_load.play(ws, room, seat, game, go))
-             for (room, clients), game in zip(opened, states) for seat, ws in enumerate(clients)]
-    for room, clients in opened:
-        for seat, ws in enumerate(clients):
-            await ws.send(server_load.msgpack.packb({"type": "sit", "room": room, "seat": seat}))
+    tasks = [asyncio.create_task(clients.play(ws, room, seat, game, go))
+             for (room, sockets), game in zip(opened, states) for seat, ws in enumerate(sockets)]
+    for room, sockets in opened:
+        await clients.seat(room, sockets)
     go.set()
     await asyncio.wait_for(asyncio.gather(*(g.done.wait() for g in states)), timeout=3600)
     await server_load.close_games(opened, tasks)

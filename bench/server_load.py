@@ -1,12 +1,14 @@
 """Load benchmark: concurrent two-player 19x19 games of scripted clients against polygo, and against
-a minimal baseline server in the same run.
+the minimal server of ../shared/peers/minimal-server/ (its README) in the same run, on the same
+event loop.
 
 Each game is two msgpack clients that move as soon as it is their turn: Black fills the left nine
 columns, White the right nine (no captures, no repetition, so every move is legal and checked in
-full by the engine). A move counts when the opponent receives its broadcast event; the latency is
-from the mover's send to that receipt. Both servers acknowledge a move only after its commit (the
-same group-committing store, synchronous=FULL); the baseline only decodes, checks a plain board
-(on the board, empty, in turn), commits and broadcasts.
+full by the engine). Both servers are sent the same points in the same order, each in its own
+messages. A move counts when the opponent receives its broadcast; the latency is from the mover's
+send to that receipt. Both servers acknowledge a move only after its commit (SQLite in WAL mode,
+synchronous=FULL, group commit); the minimal server only decodes, checks a plain board, commits
+with one thread hop per batch and broadcasts.
 
 Servers run in their own processes (one core each, as the clients take the other); the
 per-connection rate limit is raised because scripted clients move as fast as they are answered, and
@@ -14,8 +16,9 @@ the per-address limits because every client comes from loopback.
 Loopback only; every loop is bounded.
 
 Server CPU per move (µs/move) is split into the process's main thread, which runs the event loop
-(`loop`), and its other threads (`other`: the store's writer thread, which commits, and aiosqlite's
-reader), from /proc's per-thread counters.
+(`loop`), and its other threads (`other`: the threads that commit and read), from /proc's
+per-thread counters. polygo sends three frames a move (the event to both players and the mover's
+ack), the minimal server two (its broadcast is its ack).
 
 `--repeat N` runs each game count N times, the two servers alternately, and ends with each
 ratio's median and range over the N pairs: on a shared machine runs of the same code move by
@@ -41,10 +44,10 @@ from pathlib import Path
 
 import msgpack
 from websockets.asyncio.client import connect
-from websockets.asyncio.server import serve
 from websockets.exceptions import InvalidStatus
 
 ROOT = Path(__file__).resolve().parents[1]
+PEER = ROOT.parent / "shared" / "peers" / "minimal-server"
 sys.path.insert(0, str(ROOT))
 
 from protocol import PROTOCOL_VERSION  # noqa: E402
@@ -72,61 +75,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-# -- the baseline server ------------------------------------------------------------------------------
-
-async def baseline_main(port: int, db: str, sync: str) -> None:
-    """A minimal server speaking the same messages for this script: decode, plain check, commit, send."""
-    from websockets.asyncio.connection import broadcast
-
-    from server.store import Store
-
-    store = await Store.open(db, synchronous=sync)
-    rooms: dict[str, dict] = {}
-    counter = 0
-
-    async def handler(ws):
-        nonlocal counter
-        async for frame in ws:
-            m = msgpack.unpackb(frame, raw=False)
-            kind = m.get("type")
-            if kind == "hello":
-                await ws.send(msgpack.packb({"type": "welcome", "token": "t", "name": m.get("name")}))
-            elif kind == "create":
-                counter += 1
-                room_id = f"b{counter}"
-                rooms[room_id] = {"board": {}, "turn": 0, "seats": [], "version": 0}
-                await store.create_room(room_id, {"rules": "baseline"}, owner="t", invite=None)
-                await ws.send(msgpack.packb({"type": "created", "room": room_id}))
-            elif kind == "sit":
-                room = rooms[m["room"]]
-                room["seats"].append(ws)
-                await ws.send(msgpack.packb({"type": "snapshot", "room": m["room"], "version": room["version"]}))
-                if len(room["seats"]) == 2:
-                    room["version"] += 1
-                    event = {"type": "event", "room": m["room"], "version": room["version"], "kind": "start", "to_move": 0}
-                    await store.record(m["room"], room["version"], event)
-                    broadcast(room["seats"], msgpack.packb(event))
-            elif kind == "move":
-                room = rooms[m["room"]]
-                seat = room["seats"].index(ws)
-                point = m["move"]
-                if seat != room["turn"] or point in room["board"] or point[0] not in COLUMNS or not 1 <= int(point[1:]) <= 19:
-                    await ws.send(msgpack.packb({"type": "error", "code": "illegal-move"}))
-                    continue
-                room["board"][point] = seat
-                room["turn"] = 1 - seat
-                room["version"] += 1
-                version = room["version"]
-                event = {"type": "event", "room": m["room"], "version": version, "kind": "move", "seat": seat,
-                         "move": point, "seq": m["seq"]}
-                await store.record(m["room"], version, event, move=(seat, point, m["seq"]))
-                broadcast(room["seats"], msgpack.packb(event))
-                await ws.send(msgpack.packb({"type": "ack", "room": m["room"], "seq": m["seq"], "version": version}))
-
-    async with serve(handler, "127.0.0.1", port, compression=None, max_size=2**16):
-        await asyncio.Event().wait()
-
-
 # -- servers as processes -------------------------------------------------------------------------------
 
 POLYGO = """
@@ -140,15 +88,26 @@ config = Config(port={port}, db={db!r}, rate=1e9, burst=1e9, rooms_per_session=1
 asyncio.run(run(config)) if {stock!r} else run_sync(config)
 """
 
+# The peer's server.py, run unchanged on the loop polygo runs on.
+ON_UVLOOP = """
+import asyncio, runpy, sys, uvloop
+asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
 
-def start(kind: str, port: int, db: str, sync: str, stock: bool) -> subprocess.Popen:
-    """A server process; polygo runs as `polygo-server` does (on uvloop when installed) unless
-    ``stock``, the baseline always on asyncio's own loop."""
+
+def start(kind: str, port: int, tmp: str, sync: str, uvloop: bool, peer: Path = PEER) -> subprocess.Popen:
+    """A server process: polygo as `polygo-server` runs it (on uvloop when ``uvloop``), or the
+    minimal server of ``peer`` on the same loop; the database in ``tmp``."""
     if kind == "polygo":
-        argv = [sys.executable, "-c", POLYGO.format(root=str(ROOT), port=port, db=db, sync=sync, stock=stock)]
-    else:
-        argv = [sys.executable, __file__, "--baseline-server", str(port), db, sync]
-    return subprocess.Popen(argv, cwd=ROOT)
+        script = POLYGO.format(root=str(ROOT), port=port, db=os.path.join(tmp, "polygo.db"), sync=sync,
+                               stock=not uvloop)
+        return subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
+    mode = "full_group" if sync == "FULL" else "normal_group"
+    server = [str(peer / "server.py"), str(port), mode]
+    argv = [sys.executable, "-c", ON_UVLOOP, *server] if uvloop else [sys.executable, *server]
+    return subprocess.Popen(argv, cwd=peer, env={**os.environ, "TMPDIR": tmp}, stdout=subprocess.DEVNULL)
 
 
 async def wait_ready(port: int) -> None:
@@ -172,60 +131,118 @@ class Game:
         self.latencies: list[float] = []
         self.done = asyncio.Event()
 
+    def delivered_one(self) -> None:
+        self.latencies.append(time.perf_counter() - self.sent_at)
+        self.delivered += 1
+        if self.delivered == self.total:
+            self.done.set()
+
 
 async def request(ws, message: dict) -> dict:
     await ws.send(msgpack.packb(message))
     return msgpack.unpackb(await ws.recv(), raw=False)
 
 
-async def open_game(port: int, index: int, game: Game):
-    clients = []
-    for seat in range(2):
-        ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"], compression=None)
-        await request(ws, {"type": "hello", "protocol": PROTOCOL_VERSION, "name": f"g{index}s{seat}"})
-        clients.append(ws)
-    room = (await request(clients[0], {"type": "create", "settings": {"rules": "chinese", "board": "19"}}))["room"]
-    return room, clients
+class PolygoClients:
+    """polygo's protocol: hello, create, sit; a move is answered by an event to both and an ack."""
 
+    @staticmethod
+    async def open(port: int, index: int, game: Game):
+        clients = []
+        for seat in range(2):
+            ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.msgpack"], compression=None)
+            await request(ws, {"type": "hello", "protocol": PROTOCOL_VERSION, "name": f"g{index}s{seat}"})
+            clients.append(ws)
+        room = (await request(clients[0], {"type": "create", "settings": {"rules": "chinese", "board": "19"}}))["room"]
+        return room, clients
 
-async def play(ws, room: str, seat: int, game: Game, go: asyncio.Event) -> None:
-    mine = game.moves[seat]
-    sent = 0
-
-    async def send_next() -> None:
-        nonlocal sent
-        if sent < len(mine):
-            game.sent_at = time.perf_counter()
-            await ws.send(msgpack.packb({"type": "move", "room": room, "move": mine[sent], "seq": sent + 1}))
-            sent += 1
-
-    await go.wait()
-    async for frame in ws:
-        msg = msgpack.unpackb(frame, raw=False)
-        kind = msg.get("type")
-        if kind == "event":
-            if msg["kind"] == "start" and seat == 0:
-                await send_next()
-            elif msg["kind"] == "move" and msg["seat"] != seat:
-                game.latencies.append(time.perf_counter() - game.sent_at)
-                game.delivered += 1
-                if game.delivered == game.total:
-                    game.done.set()
-                await send_next()
-        elif kind == "error":
-            raise RuntimeError(f"refused: {msg}")
-
-
-async def seat_games(ports: list[int], states: list[Game]) -> tuple[list, list[asyncio.Task], asyncio.Event]:
-    """Open every game (game i at ports[i % len(ports)]), start its players and seat them; the
-    players move once the returned event is set."""
-    opened = await asyncio.gather(*(open_game(ports[i % len(ports)], i, g) for i, g in enumerate(states)))
-    go = asyncio.Event()
-    tasks = [asyncio.create_task(play(ws, room, seat, game, go))
-             for (room, clients), game in zip(opened, states) for seat, ws in enumerate(clients)]
-    for room, clients in opened:
+    @staticmethod
+    async def seat(room: str, clients: list) -> None:
         for seat, ws in enumerate(clients):
             await ws.send(msgpack.packb({"type": "sit", "room": room, "seat": seat}))
+
+    @staticmethod
+    async def play(ws, room: str, seat: int, game: Game, go: asyncio.Event) -> None:
+        mine = game.moves[seat]
+        sent = 0
+
+        async def send_next() -> None:
+            nonlocal sent
+            if sent < len(mine):
+                game.sent_at = time.perf_counter()
+                await ws.send(msgpack.packb({"type": "move", "room": room, "move": mine[sent], "seq": sent + 1}))
+                sent += 1
+
+        await go.wait()
+        async for frame in ws:
+            msg = msgpack.unpackb(frame, raw=False)
+            kind = msg.get("type")
+            if kind == "event":
+                if msg["kind"] == "start" and seat == 0:
+                    await send_next()
+                elif msg["kind"] == "move" and msg["seat"] != seat:
+                    game.delivered_one()
+                    await send_next()
+            elif kind == "error":
+                raise RuntimeError(f"refused: {msg}")
+
+
+def minimal_point(name: str) -> int:
+    """A point's index on the minimal server's padded 21x21 board."""
+    return int(name[1:]) * 21 + COLUMNS.index(name[0]) + 1
+
+
+class MinimalClients:
+    """The minimal server's protocol: a room is a path; a move is broadcast to both as ``moved``."""
+
+    @staticmethod
+    async def open(port: int, index: int, game: Game):
+        clients = [await connect(f"ws://127.0.0.1:{port}/g{index}", compression=None, ping_interval=None)
+                   for _ in range(2)]
+        return f"g{index}", clients
+
+    @staticmethod
+    async def seat(room: str, clients: list) -> None:
+        return None
+
+    @staticmethod
+    async def play(ws, room: str, seat: int, game: Game, go: asyncio.Event) -> None:
+        mine = [minimal_point(name) for name in game.moves[seat]]
+        sent = 0
+
+        async def send_next() -> None:
+            nonlocal sent
+            if sent < len(mine):
+                game.sent_at = time.perf_counter()
+                move = {"t": "move", "seq": 2 * sent + seat + 1, "p": mine[sent], "ts": game.sent_at}
+                await ws.send(msgpack.packb(move))
+                sent += 1
+
+        await go.wait()
+        if seat == 0:
+            await send_next()
+        async for frame in ws:
+            msg = msgpack.unpackb(frame, raw=False)
+            if msg.get("t") != "moved":
+                raise RuntimeError(f"refused: {msg}")
+            if (msg["seq"] - 1) % 2 != seat:
+                game.delivered_one()
+                await send_next()
+
+
+CLIENTS = {"polygo": PolygoClients, "minimal": MinimalClients}
+
+
+async def seat_games(kind: str, ports: list[int], states: list[Game]):
+    """Open every game (game i at ports[i % len(ports)]), start its players and seat them; the
+    players move once the returned event is set."""
+    clients = CLIENTS[kind]
+    opened = await asyncio.gather(*(clients.open(ports[i % len(ports)], i, g) for i, g in enumerate(states)))
+    go = asyncio.Event()
+    tasks = [asyncio.create_task(clients.play(ws, room, seat, game, go))
+             for (room, sockets), game in zip(opened, states) for seat, ws in enumerate(sockets)]
+    for room, sockets in opened:
+        await clients.seat(room, sockets)
     return opened, tasks, go
 
 
@@ -238,14 +255,14 @@ async def close_games(opened: list, tasks: list[asyncio.Task]) -> None:
 
 
 async def run_load(kind: str, games: int, moves_per_player: int, sync: str, where: str | None,
-                   stock: bool = False) -> dict:
+                   uvloop: bool, peer: Path = PEER) -> dict:
     port = free_port()
     with tempfile.TemporaryDirectory(dir=where) as tmp:
-        proc = start(kind, port, os.path.join(tmp, f"{kind}.db"), sync, stock)
+        proc = start(kind, port, tmp, sync, uvloop, peer)
         try:
             await wait_ready(port)
             states = [Game(script(moves_per_player)) for _ in range(games)]
-            opened, tasks, go = await seat_games([port], states)
+            opened, tasks, go = await seat_games(kind, [port], states)
             await asyncio.sleep(0.2)
             began, server_cpu, client_cpu = time.perf_counter(), cpu_seconds(proc.pid), time.process_time()
             loop_cpu = cpu_seconds(proc.pid, proc.pid)
@@ -272,46 +289,46 @@ async def main() -> None:
     parser.add_argument("--games", type=int, nargs="*", default=[50, 200])
     parser.add_argument("--moves", type=int, default=150, help="moves per player per game (at most 171)")
     parser.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL"],
-                        help="SQLite sync mode of both servers' stores (NORMAL survives a killed process, "
-                             "not a power cut)")
+                        help="SQLite sync mode of both servers (NORMAL survives a killed process, not a power cut)")
     parser.add_argument("--dir", help="where the databases go (default: the system's temporary directory)")
     parser.add_argument("--repeat", type=int, default=1, help="pairs of runs per game count, alternated")
     parser.add_argument("--stock-loop", action="store_true",
-                        help="run polygo on asyncio's own loop even when uvloop is installed")
+                        help="run both servers on asyncio's own loop even when uvloop is installed")
+    parser.add_argument("--peer", type=Path, default=PEER, help=f"the minimal server's folder (default {PEER})")
     args = parser.parse_args()
+    if not (args.peer / "server.py").exists():
+        parser.error(f"no minimal server in {args.peer}: this benchmark compares polygo with it")
     from server.app import loop_factory
-    loop = "asyncio" if args.stock_loop or loop_factory() is None else "uvloop"
+    uvloop = not args.stock_loop and loop_factory() is not None
     print(f"SQLite synchronous={args.synchronous}, databases in {args.dir or tempfile.gettempdir()}; "
-          f"event loop: polygo {loop}, baseline asyncio")
+          f"both servers on {'uvloop' if uvloop else 'asyncio'}; load average {os.getloadavg()[0]:.1f}")
     print(f"{'server':8} {'games':>5} {'moves':>7} {'seconds':>8} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7}"
           f" {'server CPU':>10} {'client CPU':>10} {'µs/move':>8} {'loop':>5} {'other':>5}")
     summary: dict[int, list[dict[str, float]]] = {}
     for games in args.games:
         for _ in range(args.repeat):
             results = {}
-            for kind in ("baseline", "polygo"):
+            for kind in ("minimal", "polygo"):
                 r = results[kind] = await run_load(kind, games, min(args.moves, 171), args.synchronous, args.dir,
-                                                   args.stock_loop)
+                                                   uvloop, args.peer)
                 print(f"{kind:8} {games:5d} {r['moves']:7d} {r['seconds']:8.2f} {r['rate']:9.0f} {r['p50']:7.2f}"
                       f" {r['p99']:7.2f} {r['server_cpu']:10.0%} {r['client_cpu']:10.0%} {r['cpu_per_move']:8.0f}"
                       f" {r['loop_per_move']:5.0f} {r['cpu_per_move'] - r['loop_per_move']:5.0f}", flush=True)
-            b, p = results["baseline"], results["polygo"]
+            b, p = results["minimal"], results["polygo"]
             ratios = {"moves/s": p["rate"] / b["rate"], "p50": p["p50"] / b["p50"], "p99": p["p99"] / b["p99"],
                       "server CPU per move": p["cpu_per_move"] / b["cpu_per_move"]}
             summary.setdefault(games, []).append(ratios)
-            print(f"{'ratio':8} {games:5d}   polygo/baseline: moves/s x{ratios['moves/s']:.2f}, "
-                  f"p50 x{ratios['p50']:.2f}, p99 x{ratios['p99']:.2f}", flush=True)
-            print(f"{'ratio':8} {games:5d}   server CPU per move polygo/baseline x{ratios['server CPU per move']:.2f}",
-                  flush=True)
+            print(f"{'ratio':8} {games:5d}   polygo/minimal: moves/s x{ratios['moves/s']:.2f}, "
+                  f"p50 x{ratios['p50']:.2f}, p99 x{ratios['p99']:.2f}, "
+                  f"server CPU per move x{ratios['server CPU per move']:.2f}", flush=True)
     if args.repeat > 1:
         for games, runs in summary.items():
             for name in ("server CPU per move", "moves/s", "p99"):
                 values = sorted(r[name] for r in runs)
-                print(f"{'median':8} {games:5d}   {name} polygo/baseline x{statistics.median(values):.2f}"
+                print(f"{'median':8} {games:5d}   {name} polygo/minimal x{statistics.median(values):.2f}"
                       f" (x{values[0]:.2f}-{values[-1]:.2f} over {len(values)} pairs)", flush=True)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--baseline-server":
-        asyncio.run(baseline_main(int(sys.argv[2]), sys.argv[3], sys.argv[4]))
-    else:
-        asyncio.run(main())
+    asyncio.run(main())

@@ -24,12 +24,14 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     template = server_load.POLYGO
+    from server.app import loop_factory
+    uvloop = loop_factory() is not None
     results: dict[str, list[dict]] = {"metrics": [], "no metrics": []}
     print(f"{'server':11} {'games':>5} {'moves/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'server CPU':>10}")
     for _ in range(args.rounds):
         for name, source in (("metrics", template), ("no metrics", HIDDEN + template)):
             server_load.POLYGO = source
-            r = await server_load.run_load("polygo", args.games, args.moves, "FULL", None)
+            r = await server_load.run_load("polygo", args.games, args.moves, "FULL", None, uvloop)
             results[name].append(r)
             print(f"{name:11} {args.games:5d} {r['rate']:8.0f} {r['p50']:7.2f} {r['p99']:7.2f} {r['server_cpu']:10.0%}",
                   flush=True)

@@ -97,7 +97,7 @@ async def main() -> None:
         try:
             await wait_ready(port)
             states = [Game(script(171)) for _ in range(args.games)]
-            _, tasks, go = await seat_games([port], states)
+            _, tasks, go = await seat_games("polygo", [port], states)
             await asyncio.sleep(0.2)
             go.set()
             await asyncio.sleep(1.0)
