@@ -7,7 +7,7 @@ the seats and the turn; an ending procedure also moves the game between phases a
 
 from __future__ import annotations
 
-from typing import Container, Protocol, Sequence
+from typing import Container, Protocol, Sequence, runtime_checkable
 
 from .board import Board
 from .plays import LiveEntry
@@ -15,6 +15,7 @@ from .position import Position
 from .ruleset import Ruleset
 
 
+@runtime_checkable
 class GameView(Protocol):
     board: Board
     rules: Ruleset
