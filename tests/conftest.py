@@ -4,7 +4,8 @@ slow tier (`pytest -m "not slow"` runs the rest, CONTRIBUTING.md).
 
 A test is slow by where it lives or what it uses, so that a new test inherits its tier: the
 browsers, the cluster and the checks of deploy/ by directory; PostgreSQL, server and engine
-subprocesses, tmux, GNU Go and browsers by fixture or marker; a parameter named postgres.
+subprocesses (GNU Go, the fake GTP engine), tmux and browsers by fixture or marker; a parameter
+named postgres.
 """
 
 import os
@@ -17,7 +18,7 @@ from .postgres import PostgresCluster
 
 SLOW_DIRECTORIES = ("web", "cluster", "deploy")
 SLOW_FIXTURES = {"postgres", "postgres_url", "spawn_server", "browser", "open_page", "web_server", "cluster",
-                 "gnugo", "tmux"}
+                 "gnugo", "tmux", "fake_engine"}
 #: fixtures slow only where a directory's conftest defines them so: the client tests' `server`
 #: is a server subprocess (the server tests' is in-process)
 SLOW_FIXTURES_UNDER = {("server", "tests/client")}
