@@ -3,7 +3,8 @@
 It changes no rule. For a stone play by the player to move in play (or Lasker-Maas phase 1),
 and for a plain pass, it does what the readable path in ``game.py`` does (check, probe, ask the
 repetition rule, place, record), in one function that reads the stone's neighbours once and
-builds no probe. It makes only the plays the repetition rule has said it need not see before
+builds no probe; so it works on the game's and the position's own state, as their methods do
+(``Position.probe`` and ``Position.place`` written out as one). It makes only the plays the repetition rule has said it need not see before
 they are made (the quick-path attributes of :class:`RepetitionRule`, docs/engine.md) and
 returns None for every other move before changing anything: the readable path then plays it.
 
