@@ -31,6 +31,7 @@ class ErrorCode(str, Enum):
     BAD_LOGIN = "bad-login"                  # unknown user or wrong password
     NAME_TAKEN = "name-taken"                # the name is registered, or looks like a registered name
     BAD_NAME = "bad-name"                    # a name with an invisible or control character, or blank
+    BANNED = "banned"                        # hello: the server's operator banned the name
     # rooms and seats
     NO_SUCH_ROOM = "no-such-room"
     BAD_INVITE = "bad-invite"                # private room, missing or wrong invitation code

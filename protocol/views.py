@@ -62,6 +62,9 @@ class ClockState(View, kw_only=True):
 
 
 class Clocks(View, kw_only=True):
+    """Every seat's clock; none runs while the room waits for players (the clocks as they will
+    start) nor after the game."""
+
     running: Seat | None
     seats: list[ClockState]
 
@@ -308,7 +311,9 @@ class PresenceEvent(EventBody, tag="presence", kw_only=True):
 
 
 class ClosedEvent(EventBody, tag="closed", kw_only=True):
-    """The room is gone (`reason` "expired": its game never started in time); it is not stored."""
+    """The room is closed: `reason` "expired" (its game never started in time; the room is gone,
+    not stored) or "operator" (the server's operator closed it; a game being played ends there,
+    with the result reason `closed` in the records)."""
 
     reason: str
     message: str

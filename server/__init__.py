@@ -2,3 +2,11 @@
 
 Run it with `polygo-server` (or `python -m server`); embed it with `server.app.Server`.
 """
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    VERSION = version("polygo")
+    """The installed polygo's version: what `--version`, `welcome.server` and `polygo_build_info` say."""
+except PackageNotFoundError:     # run from a source tree that was never installed
+    VERSION = "0+unknown"

@@ -1,6 +1,7 @@
 """`polygo-server` / `python -m server`: the game server from the command line.
 
-`polygo-server [options]` serves; `polygo-server backup PATH` copies the database (`backup.py`).
+`polygo-server [options]` serves; `polygo-server backup PATH` copies the database (`backup.py`);
+`polygo-server admin COMMAND` asks the running server to act for its operator (`admin.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sqlite3
 import sys
 from typing import NoReturn, Sequence
 
-from . import backup
+from . import admin, backup
 from .app import run_sync
 from .config import parse_config
 from .lockfile import LockError
@@ -25,6 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["backup"]:
         return backup.main(argv[1:])
+    if argv[:1] == ["admin"]:
+        return admin.main(argv[1:])
     config = parse_config(argv)
     faulthandler.enable()     # a fatal signal (SIGBUS: the -shm truncated under SQLite) leaves its stacks
     setup_logging(config.log_level, config.log_format)

@@ -8,6 +8,7 @@ a `Phase`: STARTING (listening, so /healthz answers, but websocket handshakes an
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import gc
 import logging
 import signal
@@ -20,6 +21,8 @@ from websockets.frames import CloseCode
 
 from protocol import SUBPROTOCOLS
 
+from .admin import AdminSocket
+from .backup import BackupError, before_migration, last_backup
 from .config import Config
 from .connection import Connection
 from .gate import AcceptErrorLimiter, Gate, gated
@@ -30,7 +33,8 @@ from .lockfile import DatabaseLock
 from .metrics import make_metrics
 from .sessions import Sessions
 from .postgres_db import is_postgres, redacted
-from .store import Store
+from .logs import event
+from .store import Store, StoreError
 from .systemd import Notifier, heartbeat
 
 log = logging.getLogger("polygo.server")
@@ -44,6 +48,11 @@ CLOSE_BUDGET = 3.0
 """Seconds of the drain timeout kept for the closing handshakes (websockets waits 2 s per peer)."""
 
 RESTART_REASON = "server restarting"
+
+EXIT_GRACE = 2.0
+"""Seconds past the drain timeout after which the process exits from a thread of faulthandler's,
+printing every thread's stack, if the event loop is too stuck to end the stop itself: the bound
+on a stop cannot be enforced by the loop it bounds."""
 
 HOUSEKEEPING = 3600.0
 """Seconds between two sweeps of idle sessions and old chat (or a tenth of the shorter of
@@ -74,14 +83,18 @@ class Server:
         self._metrics_ws: WsServer | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._housekeeping: asyncio.Task[None] | None = None
+        self._admin: AdminSocket | None = None
         self._lock: DatabaseLock | None = None
-        self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies)
+        self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies,
+                         self.metrics)
 
     async def start(self) -> "Server":
         config = self.config
         # One server per SQLite file; the nodes of a cluster share their PostgreSQL database.
         self._lock = None if is_postgres(config.db) else DatabaseLock.acquire(config.db)
         try:
+            if config.migration_backup:
+                await self._backup_before_migration()
             self.store = await Store.open(config.db, group_window=config.group_window, synchronous=config.synchronous,
                                           lease=config.lease_of_node() if is_postgres(config.db) else None)
         except BaseException:
@@ -93,10 +106,11 @@ class Server:
                                                        failures_per_address=config.login_failures_per_address,
                                                        window=config.login_window), metrics=self.metrics)
         try:
+            await self.hub.bans.load(self.store)
             self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
-                                          web=WebFiles()),
+                                          web=WebFiles(), trusted=config.trusted_proxies, bans=self.hub.bans),
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
@@ -105,6 +119,8 @@ class Server:
                 self._metrics_ws = await serve(
                     self._handler, config.metrics_host or config.host, config.metrics_port,
                     process_request=Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False))
+            if config.admin_socket is not None:
+                self._admin = await AdminSocket(self, config.admin_socket).start()
             started = time.monotonic()
             restored = await self.hub.restore()
         except BaseException:
@@ -120,6 +136,18 @@ class Server:
                  f", metrics on port {self.metrics_port}" if self._metrics_ws else "")
         self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} games resumed")
         return self
+
+    async def _backup_before_migration(self) -> None:
+        """Copy a SQLite file whose schema this version is about to migrate (`backup.py`); a copy
+        that fails stops the start, unless the operator said `--no-migration-backup`."""
+        try:
+            copy = await asyncio.to_thread(before_migration, self.config.db)
+        except BackupError as exc:
+            raise StoreError("migration-backup", f"No copy before migrating the schema: {exc}. Free the space, "
+                                                 f"or start with --no-migration-backup to migrate without one.") from None
+        if copy is not None:
+            event("migration-backup", path=str(copy.path), bytes=copy.size, rooms=copy.rooms, moves=copy.moves,
+                  seconds=round(copy.seconds, 3))
 
     @property
     def port(self) -> int:
@@ -158,7 +186,8 @@ class Server:
         return {"connections": len(self.connections),
                 "sessions": sum(1 for c in self.connections if c.session is not None),
                 "rooms": rooms, "pending_writes": self.store.pending if self.store else 0,
-                "ready": self.phase is Phase.READY}
+                "ready": self.phase is Phase.READY,
+                "last_backup": None if self.config.backup_dir is None else last_backup(self.config.backup_dir)}
 
     async def _handler(self, ws: ServerConnection) -> None:
         connection = Connection(self.hub, ws)
@@ -197,6 +226,8 @@ class Server:
         for task in (self._heartbeat, self._housekeeping):
             if task is not None:
                 task.cancel()
+        if self._admin is not None:
+            await self._admin.close()
         for ws in (self._metrics_ws, self._ws):
             if ws is not None:
                 ws.close()
@@ -238,11 +269,13 @@ async def run(config: Config) -> bool:
         loop.add_signal_handler(sig, _on_signal, stop, sig)
     received = await stop
     log.info("%s: graceful stop within %g s", signal.Signals(received).name, config.drain_timeout)
+    faulthandler.dump_traceback_later(config.drain_timeout + EXIT_GRACE, exit=True)
     try:
         await asyncio.wait_for(server.shutdown(), config.drain_timeout)
     except TimeoutError:
         log.error("the graceful stop took longer than %g s; exiting with work unfinished", config.drain_timeout)
         return False
+    faulthandler.cancel_dump_traceback_later()
     log.info("stopped")
     return True
 

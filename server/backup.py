@@ -89,6 +89,41 @@ def backup(db: str | os.PathLike[str], target: str | os.PathLike[str], *, keep: 
     return Backup(dest, dest.stat().st_size, rooms, moves, time.monotonic() - started, removed)
 
 
+def before_migration(db: str | os.PathLike[str], now: datetime | None = None) -> Backup | None:
+    """A checked copy of the SQLite file `db` beside it, if it holds an older schema than this
+    version's, which opening it will migrate: `DB.schema-N-<UTC time>.db` (N its schema version).
+    None when there is nothing to migrate (no file yet, or its schema is current). A migration
+    cannot be undone by running the older polygo on the file: the copy is the way back."""
+    source = Path(db)
+    if is_postgres(str(db)) or not source.is_file():
+        return None
+    try:
+        check = _readonly(source)
+        try:
+            row = check.execute("SELECT version FROM schema_version").fetchone()
+        finally:
+            check.close()
+    except sqlite3.Error:
+        return None     # not a polygo database (or an empty file): the store says so when it opens it
+    if row is None or row[0] >= SCHEMA_VERSION:
+        return None
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    return backup(source, source.with_name(f"{source.name}.schema-{row[0]}-{stamp}.db"))
+
+
+def last_backup(directory: str | os.PathLike[str]) -> float:
+    """The Unix time of the newest copy `backup DIR` kept in `directory` (read from its name,
+    which only a checked copy ever gets), or 0.0 when there is none (or no such directory)."""
+    try:
+        names = [entry.name for entry in os.scandir(directory) if STAMPED.match(entry.name)]
+    except OSError:
+        return 0.0
+    if not names:
+        return 0.0
+    stamp = max(names)[len("polygo-"):-len(".db")]
+    return datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc).timestamp()
+
+
 def _readonly(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, isolation_level=None)
 

@@ -217,12 +217,13 @@ class Clocks:
         return True
 
     def remaining(self, seat: int, now: float) -> dict:
-        """Time left as of ``now`` (main and period_left are None for a "none" clock: unlimited)."""
+        """Time left as of ``now`` (main and period_left are None for a "none" clock: unlimited);
+        times as floats, as the wire sends them, also for a clock not yet started."""
         st = self._seat(seat)
         if self.settings.kind == "none":
             return {"main": None, "periods": 0, "period_left": None, "stones_left": 0}
         view = self._at(st, now)
-        return {"main": view.main, "periods": view.periods, "period_left": view.period_left,
+        return {"main": float(view.main), "periods": view.periods, "period_left": float(view.period_left),
                 "stones_left": view.stones_left}
 
     def deadline(self, seat: int) -> float | None:

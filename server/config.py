@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from protocol import MAX_FRAME
 from protocol.messages import CHAT_MAX, LIST_MAX
 
+from . import VERSION
 from .addresses import Networks, parse_networks
 from .lease import Lease
 
@@ -66,6 +67,9 @@ class Config:
     chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
     trusted_proxies: Networks = ()        # reverse proxies whose X-Forwarded-For names the client (addresses.py)
+    migration_backup: bool = True         # back a SQLite file up before migrating its schema (backup.py)
+    backup_dir: str | None = None         # where `polygo-server backup DIR` keeps copies: their age is a metric
+    admin_socket: str | None = None       # the Unix socket `polygo-server admin` talks to (admin.py); None: off
     # cluster mode (a postgresql:// db; docs/cluster.md)
     node_id: str | None = None            # this node's name in the cluster; None: the host's name
     node_url: str | None = None           # where clients reach this node; None: /n/<node_id>/
@@ -112,6 +116,7 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
         prog="polygo-server", description="The polygo game server.",
         epilog="polygo-server backup PATH copies the database while the server runs "
                "(polygo-server backup --help).")
+    parser.add_argument("--version", action="version", version=f"polygo-server {VERSION}")
     parser.add_argument("--host", default=env.get("POLYGO_HOST", default.host),
                         help="address to listen on (POLYGO_HOST, default %(default)s)")
     parser.add_argument("--port", type=_port, default=env.get("POLYGO_PORT", str(default.port)),
@@ -153,6 +158,16 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                         help="reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For "
                              "names the client the per-address limits count; their own connections count in "
                              "the total only (POLYGO_TRUSTED_PROXIES, default none)")
+    parser.add_argument("--backup-dir", default=env.get("POLYGO_BACKUP_DIR") or None, metavar="DIR",
+                        help="the directory polygo-server backup keeps its copies in: /metrics then tells the "
+                             "newest one's time, for an alert when backups fail or stop (POLYGO_BACKUP_DIR)")
+    parser.add_argument("--admin-socket", default=env.get("POLYGO_ADMIN_SOCKET") or None, metavar="PATH",
+                        help="listen for `polygo-server admin` commands on this Unix socket, which only the "
+                             "server's own user may open (POLYGO_ADMIN_SOCKET, default: no admin socket)")
+    parser.add_argument("--no-migration-backup", dest="migration_backup", action="store_false",
+                        default=env.get("POLYGO_MIGRATION_BACKUP", "1") not in ("0", "no", "false", "off"),
+                        help="do not copy a SQLite database (polygo-server backup) before this version migrates "
+                             "its schema (POLYGO_MIGRATION_BACKUP=0; by default the copy is made, beside the file)")
     for field, kind, about in PROTECTIONS:
         flag = "--" + field.replace("_", "-")
         variable = "POLYGO_" + field.upper()
@@ -173,7 +188,8 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                   node_id=args.node_id, node_url=args.node_url, lease=args.lease,
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
                   metrics_host=args.metrics_host, metrics_port=args.metrics_port,
-                  trusted_proxies=args.trusted_proxies,
+                  trusted_proxies=args.trusted_proxies, migration_backup=args.migration_backup,
+                  backup_dir=args.backup_dir, admin_socket=args.admin_socket,
                   **{field: _parsed(getattr(args, field), kind) for field, kind, _ in PROTECTIONS})
 
 

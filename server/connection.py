@@ -9,6 +9,7 @@ slow its rooms down.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -25,11 +26,14 @@ from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMes
                       encode)
 from protocol.names import clean_name
 
+from . import VERSION
 from .addresses import Networks, client_address
 from .cluster import RETRY
 from .frames import QuickReading, frame, write
 from .lease import Fenced
+from .logs import board_label, event
 from .ratelimit import TokenBucket
+from .resends import ack_from_store
 from .sessions import Session
 
 if TYPE_CHECKING:
@@ -38,7 +42,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("polygo.connection")
 
-SERVER_NAME = "polygo 0.1.0"
+SERVER_NAME = f"polygo {VERSION}"
 
 HANDLERS: dict[type[ClientMessage], str] = {
     Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create",
@@ -56,6 +60,12 @@ class Connection:
         self.ws = ws
         self.codec = JSON if ws.subprotocol == JSON else MSGPACK
         self.address = address_of(ws, hub.config.trusted_proxies)
+        self.id = next(_IDS)
+        """A number for this connection's log lines, so that its events can be followed."""
+        self.opened = _now()
+        peer = ws.remote_address
+        event("connection-opened", conn=self.id, address=self.address, peer=str(peer[0]) if peer else None,
+              codec=self.codec)
         forget_handshake(ws)
         self.session: Session | None = None
         self.closed = False
@@ -75,6 +85,10 @@ class Connection:
         finally:
             self.closed = True
             self._unwatch_all()
+            session = self.session
+            event("connection-closed", conn=self.id, address=self.address, code=self.ws.close_code,
+                  seconds=round(_now() - self.opened, 3), name=session.name if session else None,
+                  user=session.user if session else None)
 
     def _unwatch_all(self) -> None:
         for room in self.watching:
@@ -87,6 +101,8 @@ class Connection:
     def send(self, message: ServerMessage) -> None:
         if isinstance(message, Error):
             self.hub.metrics.refused(message.code)
+            event("rate-limited" if message.code == ErrorCode.RATE_LIMITED.value else "error",
+                  conn=self.id, address=self.address, code=message.code, ref=message.ref, room=message.room)
         self.send_frame(frame(encode(message.to_wire(), self.codec)))
 
     def send_frame(self, framed: bytes) -> None:
@@ -100,7 +116,7 @@ class Connection:
         if self._held is not None:
             self._held.append(framed)
         elif self.writable():
-            write(self.ws, framed)
+            write(self.ws, framed, self.address)
 
     def writable(self) -> bool:
         """Whether frames may be queued for this peer; a peer over the outbound limit is cut off."""
@@ -110,7 +126,7 @@ class Connection:
         if transport is None or transport.is_closing():
             return False
         if transport.get_write_buffer_size() > self.hub.config.outbound_limit:
-            log.warning("%s: outbound buffer over %d bytes, disconnecting", self.ws.remote_address,
+            log.warning("%s: outbound buffer over %d bytes, disconnecting", self.address,
                         self.hub.config.outbound_limit)
             self.closed = True
             transport.abort()
@@ -144,7 +160,7 @@ class Connection:
         finally:
             held, self._held = self._held, None
             if held and self.writable():
-                write(self.ws, b"".join(held))
+                write(self.ws, b"".join(held), self.address)
 
     async def _handle(self, message: ClientMessage) -> ServerMessage:
         try:
@@ -164,7 +180,7 @@ class Connection:
                                            retry_after=RETRY), message)
             forget(exc)
         except Exception as exc:
-            log.exception("%s failed on %s", self.ws.remote_address, message.TYPE)
+            log.exception("%s failed on %s", self.address, message.TYPE)
             forget(exc)
             reply = _refusal(ProtocolError(ErrorCode.INTERNAL, "the server failed on this message; nothing changed"),
                              message)
@@ -182,15 +198,25 @@ class Connection:
         if sum(ways) != 1:
             raise ProtocolError(ErrorCode.BAD_FIELD, "hello needs exactly one of: name, token, user with password")
         sessions = self.hub.sessions
-        if m.name is not None:
-            session = await sessions.new(clean_name(m.name))
-        elif m.token is not None:
-            session = await sessions.resume(m.token)
-        else:
-            if m.user is None or m.password is None:
-                raise ProtocolError(ErrorCode.MISSING_FIELD, "logging in needs both user and password",
-                                    field="password" if m.password is None else "user")
-            session = await sessions.login(clean_name(m.user, field="user"), m.password, self.address)
+        how = "guest" if m.name is not None else "token" if m.token is not None else "password"
+        try:
+            if m.name is not None:
+                name = clean_name(m.name)
+                self._check_ban(name)           # before a session is made and stored for it
+                session = await sessions.new(name)
+            elif m.token is not None:
+                session = await sessions.resume(m.token)
+            else:
+                if m.user is None or m.password is None:
+                    raise ProtocolError(ErrorCode.MISSING_FIELD, "logging in needs both user and password",
+                                        field="password" if m.password is None else "user")
+                session = await sessions.login(clean_name(m.user, field="user"), m.password, self.address)
+            self._check_ban(session.name, session.user)
+        except ProtocolError as exc:
+            event("login-refused", conn=self.id, address=self.address, how=how, code=exc.code.value,
+                  user=m.user if how == "password" else None)
+            raise
+        event("login", conn=self.id, address=self.address, how=how, name=session.name, user=session.user)
         if self.session is not None and self.session.token != session.token:
             self._leave_session()
         self.session = session
@@ -199,13 +225,25 @@ class Connection:
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
                        seats=await self.hub.seats_held(session), limits=self.hub.config.limits(), server=SERVER_NAME)
 
+    def _check_ban(self, *names: str | None) -> None:
+        """`banned` if the operator banned any of `names` (server/bans.py)."""
+        ban = self.hub.bans.name(*names)
+        if ban is not None:
+            raise ProtocolError(ErrorCode.BANNED, f"the name {ban.shown!r} is banned from this server"
+                                                  + (f": {ban.reason}" if ban.reason else ""))
+
     def _leave_session(self) -> None:
         """The connection stops speaking for its session: the rooms it watched were that identity's."""
         self._unwatch_all()
         self.session = None
 
     async def _register(self, m: Register) -> ServerMessage:
-        await self.hub.sessions.register(self.session, clean_name(m.user, field="user"), m.password)
+        try:
+            await self.hub.sessions.register(self.session, clean_name(m.user, field="user"), m.password)
+        except ProtocolError as exc:
+            event("register-refused", conn=self.id, address=self.address, user=m.user, code=exc.code.value)
+            raise
+        event("register", conn=self.id, address=self.address, user=self.session.user)
         self.hub.registered(self.session)
         return Ok(ref="register")
 
@@ -218,7 +256,13 @@ class Connection:
         return await self.hub.list_rooms(m.limit, m.offset)
 
     async def _create(self, m: Create) -> ServerMessage:
-        return await self.hub.create(self.session, m.settings, self.address)
+        created = await self.hub.create(self.session, m.settings, self.address)
+        room = self.hub.rooms.get(created.room)
+        settings = room.settings if room is not None else {}
+        event("room-created", conn=self.id, address=self.address, room=created.room, name=self.session.name,
+              rules=settings.get("rules"), board=board_label(settings.get("board")), players=settings.get("players"),
+              clock=(settings.get("clock") or {}).get("kind"), private=created.invite is not None)
+        return created
 
     async def _sit(self, m: Sit) -> ServerMessage:
         room = await self.hub.room(m.room)
@@ -233,7 +277,12 @@ class Connection:
         return await room.call(room.leave, self, self.session)
 
     async def _move(self, m: Move) -> ServerMessage:
-        room = await self._room(m.room)
+        try:
+            room = await self._room(m.room)
+        except ProtocolError as exc:
+            if exc.code is not ErrorCode.NO_SUCH_ROOM or m.room in self.hub.rooms:
+                raise
+            return await ack_from_store(self.hub.store, self.session, m.room, m.seq, m.move, exc)
         started = _now()
         ack = await room.call(room.move, self.session, m.move, m.seq, m.after)
         self.hub.metrics.acked(_now() - started)
@@ -276,6 +325,9 @@ class Connection:
 
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
+
+
+_IDS = itertools.count(1)
 
 
 def address_of(ws: ServerConnection, trusted: Networks) -> str:

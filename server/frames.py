@@ -47,10 +47,11 @@ def frame(payload: bytes | str) -> bytes:
     return bytes((head, 127)) + size.to_bytes(8, "big") + data
 
 
-def write(ws: ServerConnection, frames: bytes) -> None:
+def write(ws: ServerConnection, frames: bytes, address: str = "") -> None:
     """Write framed bytes to an open websocket, after anything websockets still holds for it (a
     pong), so the order of the frames on the wire is the order they were made in. A websocket
-    that is closing is skipped, as websockets' `broadcast` skips it."""
+    that is closing is skipped, as websockets' `broadcast` skips it. `address` names the client
+    in a warning (its own, not a proxy's)."""
     if ws.protocol.state is not State.OPEN:
         return
     try:
@@ -58,7 +59,7 @@ def write(ws: ServerConnection, frames: bytes) -> None:
             ws.send_data()
         ws.transport.write(frames)
     except Exception as exc:   # as broadcast does: the peer is going away, its reader ends
-        log.warning("%s: skipped a write: %s", ws.remote_address, exc)
+        log.warning("%s: skipped a write: %s", address, exc)
 
 
 class QuickReading(ServerConnection):

@@ -8,6 +8,12 @@ descriptor limit (`Config.connection_limit`): a connection over a limit still ge
 503 with Retry-After from the handshake (`Endpoints` asks `refusal`); one far over the total (more
 than `MARGIN` beyond), or one of a flood of refusals (more than `POLITE_REFUSALS` a second), is
 dropped at once without a word.
+
+Behind a trusted proxy the socket's peer is the proxy, whose connections count in the total only;
+the client is known once the handshake's `X-Forwarded-For` is read. So a websocket handshake a
+trusted proxy forwards is counted then under the client's address, and refused over the same
+per-address limit: the cap holds behind any proxy, also one that cannot cap its clients itself
+(stock Caddy).
 """
 
 from __future__ import annotations
@@ -17,8 +23,12 @@ import logging
 import time
 from typing import Any
 
-from .addresses import Networks, is_trusted, limit_key
+from websockets.http11 import Request
+
+from .addresses import Networks, client_address, is_trusted, limit_key
 from .frames import QuickReading
+from .logs import event
+from .metrics import NullMetrics
 from .ratelimit import Tally, TokenBucket
 
 log = logging.getLogger("polygo.gate")
@@ -35,8 +45,10 @@ are dropped at once."""
 class Gate:
     """Counts open connections by address; says whether a new one is over a limit."""
 
-    def __init__(self, total: int, per_address: int, trusted: Networks = ()) -> None:
+    def __init__(self, total: int, per_address: int, trusted: Networks = (),
+                 metrics: NullMetrics | None = None) -> None:
         self.total = total
+        self.metrics = metrics or NullMetrics()
         self.per_address = per_address
         self.trusted = trusted
         """Reverse proxies (`Config.trusted_proxies`): their connections count in the total only,
@@ -54,6 +66,13 @@ class Gate:
         if self.open > self.total:
             return f"the server holds its limit of {self.total} connections; try again in a few seconds"
         if mine > self.per_address:
+            return f"{self.per_address} connections from your address are open, the limit; close one first"
+        return None
+
+    def enter_forwarded(self, address: str) -> str | None:
+        """Count a websocket a trusted proxy forwards for the client at `address` (already in the
+        total since it was accepted); the sentence to refuse it with, or None."""
+        if self.by_address.add(address) > self.per_address:
             return f"{self.per_address} connections from your address are open, the limit; close one first"
         return None
 
@@ -84,10 +103,33 @@ class GatedConnection(QuickReading):
         self.refusal = self.gate.enter(self._address)
         super().connection_made(transport)
         if self.refusal is not None and not self.gate.answerable(time.monotonic()):
+            self.gate.metrics.handshake_refused("flood")
+            event("handshake-refused", reason="flood", status=None, peer=address)
             transport.abort()
+
+    forwarded: str | None = None
+    """The client's address a trusted proxy forwarded this websocket for, once counted under it."""
+
+    def count_client(self, request: Request) -> None:
+        """From a trusted proxy: count a websocket handshake under the client its
+        `X-Forwarded-For` names (refused, like a direct one, over the per-address limit). Plain
+        GETs (the web page, probes) are not counted: each is one short request."""
+        if self._address is not None or self.refusal is not None or self.forwarded is not None:
+            return
+        if request.headers.get("Upgrade", "").lower() != "websocket":
+            return
+        peer = self.transport.get_extra_info("peername") if self.transport else None
+        address = client_address(str(peer[0]) if peer else "", request.headers.get("X-Forwarded-For"),
+                                 self.gate.trusted)
+        if is_trusted(address, self.gate.trusted):
+            return      # the proxy's own connection, naming no client
+        self.forwarded = address
+        self.refusal = self.gate.enter_forwarded(address)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.gate.leave(self._address)
+        if self.forwarded is not None:
+            self.gate.by_address.remove(self.forwarded)
         super().connection_lost(exc)
 
 

@@ -18,6 +18,9 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from .addresses import Networks, client_address
+from .bans import Bans
+from .logs import event
 from .metrics import CONTENT_TYPE, NullMetrics
 from .webfiles import WebFiles
 
@@ -46,8 +49,11 @@ class Endpoints:
     """The `process_request` of the game port (and of the metrics port when it has its own)."""
 
     def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
-                 game_port: bool = True, web: WebFiles | None = None) -> None:
+                 game_port: bool = True, web: WebFiles | None = None, trusted: Networks = (),
+                 bans: Bans | None = None) -> None:
         self._phase = phase
+        self._trusted = trusted
+        self._bans = bans
         self._metrics = metrics
         self._metrics_here = metrics_here
         self._game_port = game_port
@@ -70,14 +76,38 @@ class Endpoints:
             return response(HTTPStatus.OK, self._metrics.render(), CONTENT_TYPE)
         if not self._game_port:
             return response(HTTPStatus.NOT_FOUND, b"this port serves /metrics, /healthz and /readyz\n")
+        if self._bans is not None:
+            ban = self._bans.address(self._client(connection, request))
+            if ban is not None:
+                self._refused(connection, request, "banned", HTTPStatus.FORBIDDEN)
+                return response(HTTPStatus.FORBIDDEN, f"your address is banned from this server"
+                                                      f"{': ' + ban.reason if ban.reason else ''}\n".encode())
+        count_client = getattr(connection, "count_client", None)
+        if count_client is not None:
+            count_client(request)
         refusal = getattr(connection, "refusal", None)
         if refusal is not None:
+            self._refused(connection, request, "limit")
             return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusal}\n".encode(), Retry_After=RETRY_AFTER)
         if self._web is not None and self._web.wants(request):
             return self._web.respond(request)
         phase = self._phase()
         if phase is not Phase.READY:
+            self._refused(connection, request, phase.value)
             return response(HTTPStatus.SERVICE_UNAVAILABLE,
                             f"the server is {phase.value}; try again in a few seconds\n".encode(),
                             Retry_After=RETRY_AFTER)
         return None
+
+    def _client(self, connection: ServerConnection, request: Request) -> str:
+        """The client's address, through the trusted proxies."""
+        peer = connection.remote_address
+        return client_address(str(peer[0]) if peer else "", request.headers.get("X-Forwarded-For"), self._trusted)
+
+    def _refused(self, connection: ServerConnection, request: Request, reason: str,
+                 status: HTTPStatus = HTTPStatus.SERVICE_UNAVAILABLE) -> None:
+        """Count and log (within the log's budget) a refused handshake."""
+        self._metrics.handshake_refused(reason)
+        peer = connection.remote_address
+        event("handshake-refused", reason=reason, status=status.value, peer=str(peer[0]) if peer else "",
+              address=self._client(connection, request))

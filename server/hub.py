@@ -20,6 +20,7 @@ from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
                       encode, unportable)
 
+from .bans import Bans
 from .cluster import Cluster
 from .config import Config
 from .frames import frame
@@ -76,6 +77,7 @@ class Hub:
         self.create_rates = Buckets(config.create_rate, CREATE_BURST, ADDRESSES_TRACKED)  # IP address -> bucket
         self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
+        self.bans = Bans()
         self.cluster: Cluster | None = None if store.lease is None else Cluster(self)
 
     # -- start and stop ----------------------------------------------------------------------------
@@ -242,10 +244,16 @@ class Hub:
         except ProtocolError:
             pass            # the server began to stop: the room stays stored and expires after the restart
 
-    async def _drop_unstarted(self, room: Room) -> None:
+    async def close_unstarted(self, room: Room, message: str) -> None:
+        """An operator closes a room waiting for players: it goes as an expired one does."""
+        await room.call(self._drop_unstarted, room, "operator", message)
+
+    async def _drop_unstarted(self, room: Room, reason: str = "expired",
+                              message: str = "nobody started this game in time; the room is closed") -> None:
         """In the room's task: a room still waiting for players after `waiting_expiry` is forgotten
         (memory and store), so free guest sessions cannot pile up rooms that come back at every
-        restart. Its watchers are told by a `closed` event."""
+        restart; also one an operator closes (`reason` "operator"). Its watchers are told by a
+        `closed` event."""
         if room.status != "waiting" or self.rooms.get(room.id) is not room:
             return
         await self.store.drop_unstarted(room.id)
@@ -257,8 +265,7 @@ class Hub:
         del self.rooms[room.id]
         self.lobby.forget(room.id)
         self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
-                                       "kind": "closed", "reason": "expired",
-                                       "message": "nobody started this game in time; the room is closed"})
+                                       "kind": "closed", "reason": reason, "message": message})
         self._background(room.close())
 
     # -- rooms -------------------------------------------------------------------------------------------

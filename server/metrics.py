@@ -4,16 +4,20 @@ prometheus_client is optional (`pip install 'polygo[metrics]'`): without it the 
 same, every hook below is a no-op, and `/metrics` answers 501 with the install command. Each
 `Server` has its own registry, so several servers in one process (the tests) never share
 counters. No metric has a per-room, per-user or per-connection label: label values are closed
-sets the server defines (error codes, room statuses), so a client cannot grow the series count,
-and nothing a client sends (least of all a token) ever becomes a label.
+sets the server defines (error codes, room statuses, rulesets, refusal reasons), so a client
+cannot grow the series count, and nothing a client sends (least of all a token) ever becomes a
+label. Every value of a labelled counter is there from the start at 0, so that `rate()` and
+`increase()` see its first event; the `*_created` series prometheus_client adds beside each
+counter are left out (twice the series, and nothing an alert reads).
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from bisect import bisect_left
 from typing import Any, Callable, Iterable
+
+from . import VERSION
 
 log = logging.getLogger("polygo.metrics")
 
@@ -21,6 +25,10 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
 BATCH_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 ROOM_STATUSES = ("waiting", "playing", "ended")
+HANDSHAKE_REFUSALS = ("limit", "flood", "starting", "draining", "banned")
+"""Why a websocket handshake was refused: over a connection limit (answered 503), one of a flood
+of those (dropped without a word), the server still rebuilding its games, or stopping (503), or
+from an address the operator banned (403)."""
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 MISSING = "prometheus_client is not installed: pip install 'polygo[metrics]' to get /metrics\n"
 
@@ -45,6 +53,15 @@ class NullMetrics:
     def loop_lag(self, seconds: float) -> None:
         """The event loop woke `seconds` late."""
 
+    def game_started(self, rules: str) -> None:
+        """A game under the preset `rules` started (every seat taken)."""
+
+    def game_finished(self, rules: str) -> None:
+        """A game under the preset `rules` ended with a result."""
+
+    def handshake_refused(self, reason: str) -> None:
+        """A websocket handshake was refused, for one of `HANDSHAKE_REFUSALS`."""
+
     def render(self) -> bytes:
         return MISSING.encode()
 
@@ -58,6 +75,10 @@ class PrometheusMetrics(NullMetrics):
         import prometheus_client as pc
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
+        from gorules import PRESETS
+        from protocol import ErrorCode
+
+        pc.disable_created_metrics()
         self._generate = pc.generate_latest
         self.registry = registry = pc.CollectorRegistry(auto_describe=True)
         pc.ProcessCollector(registry=registry)
@@ -75,6 +96,21 @@ class PrometheusMetrics(NullMetrics):
         self._failures = pc.Counter("polygo_commit_failures", "Group commits that failed.", registry=registry)
         self._errors = pc.Counter("polygo_errors", "Error replies sent to clients, by error code "
                                   "(rate-limit refusals are code=\"rate-limited\").", ["code"], registry=registry)
+        for code in ErrorCode:
+            self._errors.labels(code.value)
+        self._handshakes = pc.Counter("polygo_handshakes_refused", "Websocket handshakes refused, by reason: "
+                                      "over a connection limit (503), dropped in a flood, starting, draining.",
+                                      ["reason"], registry=registry)
+        for reason in HANDSHAKE_REFUSALS:
+            self._handshakes.labels(reason)
+        self._started = pc.Counter("polygo_games_started", "Games started (every seat taken), by ruleset.",
+                                   ["rules"], registry=registry)
+        self._finished = pc.Counter("polygo_games_finished", "Games ended with a result, by ruleset.",
+                                    ["rules"], registry=registry)
+        for rules in PRESETS:
+            self._started.labels(rules)
+            self._finished.labels(rules)
+        pc.Info("polygo_build", "The running server's version.", registry=registry).info({"version": VERSION})
         self._lag = pc.Histogram("polygo_event_loop_lag_seconds", "How late the event loop woke a sleeper.",
                                  buckets=LAG_BUCKETS, registry=registry)
         self._lag_now = pc.Gauge("polygo_event_loop_lag_last_seconds", "The last event-loop lag measured.",
@@ -99,6 +135,15 @@ class PrometheusMetrics(NullMetrics):
     def loop_lag(self, seconds: float) -> None:
         self._lag.observe(seconds)
         self._lag_now.set(seconds)
+
+    def game_started(self, rules: str) -> None:
+        self._started.labels(rules).inc()
+
+    def game_finished(self, rules: str) -> None:
+        self._finished.labels(rules).inc()
+
+    def handshake_refused(self, reason: str) -> None:
+        self._handshakes.labels(reason).inc()
 
     def render(self) -> bytes:
         return self._generate(self.registry)
@@ -127,6 +172,10 @@ class _Snapshot:
                            value=state["pending_writes"])
         yield self._family("polygo_ready", "1 when the server takes new connections (what /readyz says).",
                            value=1 if state["ready"] else 0)
+        if state.get("last_backup") is not None:
+            yield self._family("polygo_last_backup_timestamp_seconds",
+                               "Unix time of the newest checked copy in --backup-dir (0: none).",
+                               value=state["last_backup"])
 
 
 class _Acks:
@@ -138,7 +187,6 @@ class _Acks:
     def __init__(self, counter: type, histogram: type) -> None:
         self._counter = counter
         self._histogram = histogram
-        self._created = time.time()
         self._buckets = [0] * (len(LATENCY_BUCKETS) + 1)   # the last one: over every bound
         self._sum = 0.0
 
@@ -154,12 +202,10 @@ class _Acks:
         for bound, n in zip((*map(str, LATENCY_BUCKETS), "+Inf"), self._buckets):
             count += n
             cumulative.append((bound, count))
-        yield self._counter("polygo_moves_acknowledged", "Moves committed and acknowledged.", value=count,
-                            created=self._created)
+        yield self._counter("polygo_moves_acknowledged", "Moves committed and acknowledged.", value=count)
         latency = self._histogram("polygo_ack_latency_seconds",
                                   "From a decoded move request to its acknowledgement (room queue, rules, commit).",
                                   buckets=cumulative, sum_value=self._sum)
-        latency.add_sample("polygo_ack_latency_seconds_created", {}, self._created)
         yield latency
 
 

@@ -27,6 +27,7 @@ from protocol import MSGPACK, Ack, ErrorCode, Events, Ok, ProtocolError, ServerM
 from .clock import Clocks
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
                     game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
+from . import logs
 from .presence import Presence
 from .ratelimit import TokenBucket
 from .sessions import Session
@@ -45,6 +46,9 @@ RESTARTING = "the server is restarting; nothing changed: reconnect and send it a
 
 CHAT_BURST = 10
 """Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
+
+IDEMPOTENT_MARKS = ("dead", "alive")
+"""Moves that change nothing when the chain they name is already marked so (`Room._changes_nothing`)."""
 
 MARK_WORDS = ("dead", "alive", "resume", "dispute")
 """Moves after which an earlier `done` would accept marks its sender had not seen."""
@@ -190,7 +194,8 @@ class Room:
                 "version": self.version}
 
     def snapshot(self, session: Session | None = None) -> Snapshot:
-        """The room's state; for a seated `session`, also its seat and last acknowledged seq."""
+        """The room's state; for a seated `session`, also its seat and last acknowledged seq. A room
+        with a clock that waits for players shows the clocks as they will start, none running."""
         colours = self.game.players
         seats = [{"seat": i, "colour": colours[i], "name": s.name if s else None, "user": s.user if s else None}
                  for i, s in enumerate(self.seats)]
@@ -200,8 +205,11 @@ class Room:
             game["to_move"] = game["legal"] = None
         held = None if session is None else self.seat_of(session)
         you = None if held is None else {"seat": held, "last_seq": self.last_seq[held]}
+        clocks = self._clocks_view()
+        if clocks is None and self.clock_settings is not None and self.status == "waiting":
+            clocks = clocks_view(Clocks(self.clock_settings, self.players), self.players, self._now())
         return Snapshot(room=self.id, version=self.version, status=self.status, settings=self.settings,
-                        seats=seats, game=game, clocks=self._clocks_view(), undo=undo, you=you)
+                        seats=seats, game=game, clocks=clocks, undo=undo, you=you)
 
     def _subscribe(self, conn: Connection) -> None:
         if not conn.closed:
@@ -258,6 +266,10 @@ class Room:
         self._sync_clocks(now, mover=None)
         await self._commit("start", {"to_move": self.game.to_move, "phase": self.game.phase,
                                      "clocks": self._clocks_view(), "legal": legal_view(self.game)}, clocks=True)
+        rules = self.settings["rules"]
+        self.hub.metrics.game_started(rules)
+        logs.event("game-started", room=self.id, rules=rules, board=logs.board_label(self.settings["board"]),
+                   players=self.players, seats=[seat.name if seat else None for seat in self.seats])
 
     async def watch(self, conn: Connection, session: Session, since: int | None,
                     invite: str | None) -> ServerMessage:
@@ -274,6 +286,30 @@ class Room:
             if [e.get("version") for e in events] == list(range(since + 1, self.version + 1)):
                 return Events(room=self.id, events=events)   # no gap (chat past its retention leaves one)
         return self.snapshot(session)
+
+    async def close_by_operator(self, message: str) -> None:
+        """An operator closed the room (`polygo-server admin close-room`) while its game is played:
+        the game ends here, with the result reason `closed` (every seat ranked 1, no scores) in the
+        records, the watchers are told by a `closed` event (`reason` "operator"), and nothing more
+        can be played. The engine's game is left as it stood: the room is ended, not the game."""
+        if self.status != "playing":
+            raise ProtocolError(ErrorCode.GAME_OVER if self.status == "ended" else ErrorCode.NOT_STARTED,
+                                f"the room is {self.status}, not playing")
+        now = self._now()
+        if self.clocks is not None and self.clocks.running is not None:
+            self.clocks.stop(self.clocks.running, now, credit=False)
+        if self._timer:
+            self._timer.cancel()
+            self._timer = None
+        self.status, self.undo = "ended", None
+        result = {"reason": "closed", "ranking": [1] * self.players, "score": [0.0] * self.players}
+        try:
+            await self._commit("closed", {"reason": "operator", "message": message}, clocks=True, result=result,
+                               now=now)
+        except Exception:
+            self.status = "playing"
+            self._sync_clocks(self._now(), mover=None)
+            raise
 
     def forget_events(self, through: int) -> None:
         """Drop the window's events up to version `through` (a chat line there passed its retention).
@@ -376,6 +412,8 @@ class Room:
             if self.status == "ended":
                 raise ProtocolError(ErrorCode.GAME_OVER, "this game is over: a clock ran out")
         words = move.split()
+        if words and words[0].lower() in IDEMPOTENT_MARKS and self._changes_nothing(move, seat):
+            return Ack(room=self.id, seq=seq, version=self.version)
         turn = not words or words[0].lower() not in ACTIONS
         point = stone_point(self.game, move)
         try:
@@ -424,6 +462,20 @@ class Room:
         if words and words[0].lower() in MARK_WORDS:
             self.marks_version = self.version
         return Ack(room=self.id, seq=seq, version=self.version)
+
+    def _changes_nothing(self, move: str, seat: int) -> bool:
+        """Whether a legal `dead`/`alive` mark leaves the marks and the acceptances as they are: it
+        is then answered with the room's version and not stored, so a second client sending the
+        same mark makes no new version that a `done` sent after the first would be stale against.
+        Tried on a copy of the game (marks are a few moves a game); an illegal mark is left to the
+        real play, which refuses it."""
+        probe = self.game.copy()
+        try:
+            probe.play(move, seat=seat)
+        except IllegalMove:
+            return False
+        game = self.game
+        return probe.dead == game.dead and probe.accepted == game.accepted and probe.phase == game.phase
 
     def _resent(self, seat: int, seq: int, move: str, version: int, played: str) -> Ack:
         """A seq already applied: the same move again is a resend (acknowledged as the first time),
@@ -649,6 +701,10 @@ class Room:
         self.events.append((version, packed))
         if result is not None:
             self.hub.ended(self)
+            rules = self.settings["rules"]
+            self.hub.metrics.game_finished(rules)
+            logs.event("game-ended", room=self.id, rules=rules, reason=result["reason"], ranking=result["ranking"],
+                       score=result["score"], moves=len(self.game.history))
         try:
             self.hub.broadcast(self.watchers, message, {MSGPACK: packed})
         except Exception:

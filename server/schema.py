@@ -15,7 +15,7 @@ Each migration takes the schema from version i to i + 1; both lists always have 
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -65,6 +65,10 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE UNIQUE INDEX events_by_room ON events (room_id, version)",
         "CREATE INDEX events_by_chat_at ON events (chat_at) WHERE chat_at IS NOT NULL",
     ),
+    (   # 4: the operator's bans (server/bans.py): kind "name" (a name's skeleton) or "address" (a network)
+        "CREATE TABLE bans (kind TEXT NOT NULL, value TEXT NOT NULL, shown TEXT NOT NULL, reason TEXT NOT NULL,"
+        " created_at REAL NOT NULL, PRIMARY KEY (kind, value)) WITHOUT ROWID",
+    ),
 )
 
 POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -104,6 +108,10 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX events_by_chat_at ON events (chat_at) WHERE chat_at IS NOT NULL",
     ),
     (),     # 3: SQLite's alone (its events moved to a rowid table); PostgreSQL's tables are heaps already
+    (   # 4: as SQLite's
+        'CREATE TABLE bans (kind text COLLATE "C" NOT NULL, value text COLLATE "C" NOT NULL, shown text NOT NULL,'
+        " reason text NOT NULL, created_at double precision NOT NULL, PRIMARY KEY (kind, value))",
+    ),
 )
 
 

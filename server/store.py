@@ -104,6 +104,11 @@ _WRITES: dict[str, str] = {
     "drop_seats": "DELETE FROM seats WHERE room_id = ?",
     "drop_room": "DELETE FROM rooms WHERE room_id = ? AND NOT EXISTS (SELECT 1 FROM moves WHERE room_id = ?)",
     "release": "UPDATE rooms SET owner_node = NULL, owner_epoch = NULL WHERE owner_node = ? AND owner_epoch = ?",
+    "password": "UPDATE users SET password_hash = ? WHERE name = ?",
+    "remove_chat": "DELETE FROM events WHERE room_id = ? AND version = ? AND chat_at IS NOT NULL",
+    "ban": "INSERT INTO bans (kind, value, shown, reason, created_at) VALUES (?, ?, ?, ?, ?)"
+           " ON CONFLICT (kind, value) DO UPDATE SET shown = excluded.shown, reason = excluded.reason",
+    "unban": "DELETE FROM bans WHERE kind = ? AND value = ?",
 }
 _ORDER = {kind: i for i, kind in enumerate(_WRITES)}
 
@@ -279,6 +284,39 @@ class Store:
         row = await self._one("SELECT name, password_hash FROM users WHERE name = ?", (name,))
         return None if row is None else {"name": row[0], "password_hash": row[1]}
 
+    # -- the operator's commands (server/admin.py) ---------------------------------------------------
+
+    async def set_password(self, user: str, password_hash: str) -> None:
+        """Replace a registered user's password hash (the user exists: `get_user`)."""
+        _check_text("user", user)
+        _check_text("password_hash", password_hash)
+        await self._write([("password", (password_hash, user))])
+
+    async def chat_line(self, room_id: str, version: int) -> dict | None:
+        """The chat event at `version` of the room, or None (no such line, or not a chat line)."""
+        row = await self._one("SELECT body FROM events WHERE room_id = ? AND version = ? AND chat_at IS NOT NULL",
+                              (room_id, version))
+        return None if row is None else json.loads(row[0])
+
+    async def remove_chat(self, room_id: str, version: int) -> None:
+        """Delete the chat line at `version` of the room (a resync over it then finds a gap)."""
+        _check_text("room", room_id)
+        _check_int("version", version)
+        await self._write([("remove_chat", (room_id, version))])
+
+    async def bans(self) -> list[dict]:
+        """Every ban, oldest first: `kind`, `value` (what is matched), `shown`, `reason`, `created_at`."""
+        rows = await self._all("SELECT kind, value, shown, reason, created_at FROM bans ORDER BY created_at")
+        return [{"kind": k, "value": v, "shown": s, "reason": r, "created_at": t} for k, v, s, r, t in rows]
+
+    async def ban(self, kind: str, value: str, shown: str, reason: str) -> None:
+        for what, text in (("kind", kind), ("value", value), ("shown", shown), ("reason", reason)):
+            _check_text(what, text)
+        await self._write([("ban", (kind, value, shown, reason, time.time()))])
+
+    async def unban(self, kind: str, value: str) -> None:
+        await self._write([("unban", (kind, value))])
+
     # -- rooms -----------------------------------------------------------------------------------
 
     async def create_room(self, room_id: str, settings: dict, *, owner: str, invite: str | None) -> None:
@@ -428,6 +466,23 @@ class Store:
         rows = await self._all("SELECT body FROM events WHERE room_id = ? AND version > ? ORDER BY version",
                                (room_id, version))
         return [json.loads(body) for (body,) in rows]
+
+    async def finished_seats(self, room_id: str) -> dict | None:
+        """A finished room's settings, invite and seats as {seat: (token, user)}, or None (no such
+        room, or not finished): who may have a move of it acknowledged again (server/resends.py)."""
+        row = await self._one("SELECT r.settings, r.invite FROM rooms r JOIN results f USING (room_id)"
+                              " WHERE r.room_id = ?", (room_id,))
+        if row is None:
+            return None
+        seats, _, users = await self._seats(room_id)
+        return {"settings": json.loads(row[0]), "invite": row[1],
+                "seats": {int(seat): (token, users[seat]) for seat, token in seats.items()}}
+
+    async def seat_seqs(self, room_id: str, seat: int) -> list[tuple[int, str, int]]:
+        """Every stored move of `seat` in the room that came with a seq, as (seq, move, version)."""
+        rows = await self._all("SELECT seq, move, version FROM moves WHERE room_id = ? AND seat = ?"
+                               " AND seq IS NOT NULL ORDER BY idx", (room_id, seat))
+        return [(seq, move, version) for seq, move, version in rows]
 
     async def unfinished_rooms(self, only: str | None = None) -> list[dict]:
         """Every room without a result (or just the room ``only``, if unfinished), with what a

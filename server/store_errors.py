@@ -8,7 +8,9 @@ class StoreError(Exception):
 
     Codes: ``name-taken``, ``room-exists``, ``no-room``, ``stale-version``, ``bad-rescission``,
     ``bad-value``, ``commit-failed``, ``closed``, ``schema-too-new``; opening a PostgreSQL
-    database also ``unreachable`` and ``no-driver`` (asyncpg is not installed).
+    database also ``unreachable`` and ``no-driver`` (asyncpg is not installed); and
+    ``migration-backup``, which the server raises when it cannot copy a SQLite file before
+    migrating its schema (``app.Server.start``).
     """
 
     def __init__(self, code: str, message: str) -> None:

@@ -7,6 +7,10 @@ restarts a server that stops sending WATCHDOG=1: the pings come from a task on t
 a loop stalled by a runaway computation stops them, which is exactly the failure to catch. The
 same task measures the loop's lag for the metrics. Outside systemd (no NOTIFY_SOCKET) every call
 here is a no-op.
+
+A datagram is sent without waiting: the socket is non-blocking, so a notify socket whose reader
+is stuck (or gone away and replaced by a file nobody reads) costs a dropped message and a
+warning, never the event loop (a blocking `sendto` there held `/healthz` and the graceful stop).
 """
 
 from __future__ import annotations
@@ -15,12 +19,16 @@ import asyncio
 import logging
 import os
 import socket
+import time
 from typing import Callable, Mapping
 
 log = logging.getLogger("polygo.systemd")
 
 LAG_INTERVAL = 0.5
 """Seconds between two measurements of the event loop's lag (when no watchdog asks for more)."""
+
+WARN_EVERY = 60.0
+"""Seconds between two warnings of failed notifications (the watchdog pings twice a second)."""
 
 
 class Notifier:
@@ -31,20 +39,28 @@ class Notifier:
         address = env.get("NOTIFY_SOCKET", "")
         self._address = "\0" + address[1:] if address.startswith("@") else address
         self.watchdog = _watchdog_interval(env)
+        self._failed = 0
+        self._warned = -WARN_EVERY
 
     @property
     def enabled(self) -> bool:
         return bool(self._address)
 
     def notify(self, *lines: str) -> None:
-        """Send `KEY=value` lines; a failure is logged, never raised (systemd may be gone at stop)."""
+        """Send `KEY=value` lines without waiting; a failure (the reader's queue full, systemd gone
+        at stop) drops them and is logged at most every `WARN_EVERY` seconds, never raised."""
         if not self._address:
             return
         try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK) as sock:
                 sock.sendto("\n".join(lines).encode(), self._address)
         except OSError as exc:
-            log.warning("sd_notify to %s failed: %s", self._address.replace("\0", "@"), exc)
+            self._failed += 1
+            now = time.monotonic()
+            if now - self._warned >= WARN_EVERY:
+                log.warning("sd_notify to %s failed: %s (%d failed since the last warning)",
+                            self._address.replace("\0", "@"), exc, self._failed)
+                self._warned, self._failed = now, 0
 
 
 def _watchdog_interval(env: Mapping[str, str]) -> float | None:

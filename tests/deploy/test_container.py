@@ -13,9 +13,11 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import yaml
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "deploy" / "docker"
@@ -51,7 +53,35 @@ def test_the_image_runs_unprivileged_in_exec_form_with_a_health_check_and_a_volu
     env = dict(re.findall(r"(\w+)=(\S+)", final["ENV"]))
     assert env["POLYGO_DB"].startswith("/data/") and env["POLYGO_HOST"] == "0.0.0.0"
     assert final["EXPOSE"] == env["POLYGO_PORT"] == "8765"
-    assert "[metrics,postgres]" in " ".join(v for op, v in instructions(DOCKER / "Dockerfile") if op == "RUN")
+    runs = " ".join(v for op, v in instructions(DOCKER / "Dockerfile") if op == "RUN")
+    assert "--requirement requirements.txt" in runs and "--no-deps ." in runs
+
+
+def test_the_image_s_packages_are_pinned_satisfy_pyproject_and_leave_the_client_s_out():
+    pinned = dict(line.split("==") for line in (DOCKER / "requirements.txt").read_text().splitlines()
+                  if line and not line.startswith("#"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["metrics"]
+              + project["optional-dependencies"]["postgres"]]
+    client = {"prompt_toolkit", "wcwidth"}
+    for requirement in wanted:
+        name = requirement.name.replace("-", "_")
+        if name in client:
+            assert name not in pinned, name
+            continue
+        assert requirement.specifier.contains(pinned[name]), (requirement, pinned[name])
+    assert set(pinned) == {r.name.replace("-", "_") for r in wanted} - client
+    steps = instructions(DOCKER / "Dockerfile")
+    assert [v for op, v in steps if op == "FROM"] == ["${PYTHON_IMAGE} AS build", "${PYTHON_IMAGE}"]
+    assert dict(steps)["ARG"].startswith("PYTHON_IMAGE=python:3.11-slim")
+
+
+def test_the_server_runs_without_the_terminal_client_s_packages(tmp_path):
+    code = ("import sys; sys.modules['prompt_toolkit'] = sys.modules['wcwidth'] = None\n"
+            "import runpy; sys.argv = ['polygo-server', '--version']; runpy.run_module('server', run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0 and done.stdout.startswith("polygo-server "), done.stderr
 
 
 def test_the_health_check_command_works_against_a_real_server(tmp_path):

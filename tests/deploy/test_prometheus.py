@@ -34,9 +34,10 @@ def test_the_alerts_fire_on_their_failures(tool):
 def test_the_issue_s_alerts_are_there_on_metrics_the_server_exports():
     rules = yaml.safe_load((PROMETHEUS / "polygo-rules.yml").read_text())["groups"][0]["rules"]
     alerts = {r["alert"]: r["expr"] for r in rules}
-    assert {"PolygoNoCommits", "PolygoAckLatencyHigh", "PolygoCommitFailures", "PolygoEventLoopLag"} <= set(alerts)
+    assert {"PolygoNoCommits", "PolygoAckLatencyHigh", "PolygoCommitFailures", "PolygoEventLoopLag",
+            "PolygoBackupTooOld"} <= set(alerts)
     metrics = PrometheusMetrics(lambda: {"connections": 0, "sessions": 0, "rooms": {}, "pending_writes": 0,
-                                         "ready": True})
+                                         "ready": True, "last_backup": 0.0})
     metrics.committed(1, 0.001)
     metrics.commit_failed()
     exported = {s.name for family in text_string_to_metric_families(metrics.render().decode())

@@ -71,6 +71,8 @@ def test_the_backup_runs_hourly_and_keeps_the_newest_copies():
     assert backup["Type"] == ["oneshot"] and backup["User"] == ["polygo"]
     assert backup["ExecStart"] == [f"{INSTALLED} backup /var/lib/polygo-backups --keep ${{POLYGO_BACKUP_KEEP}}"]
     assert backup["StateDirectory"] == ["polygo polygo-backups"]
+    server = settings(UNITS / "polygo.service")         # the server reads the copies' age from there
+    assert "POLYGO_BACKUP_DIR=/var/lib/polygo-backups" in server["Environment"]
     timer = settings(UNITS / "polygo-backup.timer")
     assert timer["OnCalendar"] == ["hourly"] and timer["Persistent"] == ["true"]
 

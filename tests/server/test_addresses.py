@@ -5,6 +5,8 @@ names the client; without one the header is ignored, since anyone can write it."
 
 from __future__ import annotations
 
+import asyncio
+import urllib.request
 from ipaddress import ip_network
 
 import pytest
@@ -48,10 +50,13 @@ async def _client(port: int, forwarded: str) -> Client:
 
 async def test_clients_behind_a_trusted_proxy_have_limits_of_their_own(make_server, tmp_path):
     srv = await make_server(db=str(tmp_path / "proxied.db"), trusted_proxies=LOOPBACK,
-                            connections_per_address=1, rooms_per_address=1)
+                            connections_per_address=2, rooms_per_address=1)
     ann = await _client(srv.port, "203.0.113.1")
     bob = await _client(srv.port, "203.0.113.2")       # the proxy's second connection
-    ann2 = await _client(srv.port, "203.0.113.1")      # counted at the proxy, not here
+    ann2 = await _client(srv.port, "203.0.113.1")
+    with pytest.raises(InvalidStatus) as third:        # the client's third, over its limit of 2
+        await _client(srv.port, "203.0.113.1")
+    assert third.value.response.status_code == 503
     try:
         await ann.hello("ann")
         await bob.hello("bob")
@@ -63,6 +68,30 @@ async def test_clients_behind_a_trusted_proxy_have_limits_of_their_own(make_serv
     finally:
         for c in (ann, bob, ann2):
             await c.close()
+
+
+async def test_a_forwarded_client_gets_its_connections_back_as_they_close(make_server, tmp_path):
+    srv = await make_server(db=str(tmp_path / "back.db"), trusted_proxies=LOOPBACK, connections_per_address=1)
+    first = await _client(srv.port, "203.0.113.1")
+    await first.close()
+    await first.ws.wait_closed()
+    for _ in range(100):                    # the server counts it out when its socket is gone
+        if not srv.gate.by_address["203.0.113.1"]:
+            break
+        await asyncio.sleep(0.02)
+    second = await _client(srv.port, "203.0.113.1")
+    try:
+        assert srv.gate.by_address["203.0.113.1"] == 1
+        plain = await asyncio.to_thread(_get_with_header, srv.port, "203.0.113.1")
+        assert plain == 200                 # a plain GET is not a websocket: not counted
+    finally:
+        await second.close()
+
+
+def _get_with_header(port: int, forwarded: str) -> int:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/", headers={"X-Forwarded-For": forwarded})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status
 
 
 async def test_without_trusted_proxies_the_header_is_ignored(make_server, tmp_path):

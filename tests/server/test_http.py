@@ -97,7 +97,7 @@ async def test_no_token_and_no_room_reaches_the_metrics(server, players, seat):
     assert black.token not in body and white.token not in body and room not in body
     labels = {name for family in text_string_to_metric_families(body) for s in family.samples
               for name in s.labels if s.name.startswith("polygo_")}
-    assert labels <= {"le", "code", "status"}
+    assert labels <= {"le", "code", "status", "reason", "rules", "version"}   # closed sets, all of them
 
 
 async def test_rate_limit_refusals_are_counted_by_code(make_server, connect_client, tmp_path):

@@ -3,8 +3,8 @@ drift from the server again.
 
 The page's ```exchange blocks are read as the page describes ("How to read the examples"): each
 block is a scenario of its own with fresh connections named on the left; `→` lines are sent as
-they are written (after `$name` substitution), `←` lines must match a message that connection
-receives. Every message received must also be as protocol/views.py (the JSON Schema) describes it.
+they are written (after `$name` substitution; `msgpack HEX` as a binary frame of those bytes), `←`
+lines must match a message that connection receives. Every message received must also be as protocol/views.py (the JSON Schema) describes it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from protocol import views
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 BLOCK = re.compile(r"^```exchange\n(.*?)^```", re.M | re.S)
-LINE = re.compile(r"^(\w+)\s+(→|←)\s+(\{.*\})\s*$")
+LINE = re.compile(r"^(\w+)\s+(→|←)\s+(\{.*\}|msgpack [0-9a-f]+)\s*$")
 ANY = "…"
 WAIT = 5.0
 
@@ -40,7 +40,12 @@ def blocks() -> list[tuple[int, list[tuple[int, str, str, Any]]]]:
                 continue
             parsed = LINE.match(line)
             assert parsed, f"docs/protocol.md:{first + offset}: not an exchange line: {line!r}"
-            steps.append((first + offset, parsed[1], parsed[2], json.loads(parsed[3])))
+            sent = parsed[3]
+            if sent.startswith("msgpack "):
+                assert parsed[2] == "→", f"docs/protocol.md:{first + offset}: only a sent frame may be msgpack"
+                steps.append((first + offset, parsed[1], parsed[2], bytes.fromhex(sent.split()[1])))
+            else:
+                steps.append((first + offset, parsed[1], parsed[2], json.loads(sent)))
         found.append((first, steps))
     return found
 
@@ -132,7 +137,9 @@ async def test_example_exchange(server, first, steps):
                 ws = await connect(f"ws://127.0.0.1:{server.port}/", subprotocols=["polygo.json"])
                 peers[who] = Peer(ws)
             where = f"docs/protocol.md:{line}"
-            if arrow == "→":
+            if arrow == "→" and isinstance(message, bytes):
+                await peers[who].ws.send(message)
+            elif arrow == "→":
                 await peers[who].ws.send(json.dumps(substitute(message, names)))
             else:
                 await peers[who].expect(message, names, where)

@@ -9,7 +9,7 @@ import pytest
 from server.schema import SQLITE_MIGRATIONS
 from server.store import SCHEMA_VERSION, Store, StoreError
 
-TABLES = {"schema_version", "users", "sessions", "rooms", "seats", "moves", "events", "results"}
+TABLES = {"schema_version", "users", "sessions", "rooms", "seats", "moves", "events", "results", "bans"}
 
 
 def tables(raw) -> set[str]:
