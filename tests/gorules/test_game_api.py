@@ -6,7 +6,6 @@ import pytest
 
 from gorules import PRESETS, Board, Game, IllegalMove, Ruleset, RulesetError, preset
 from gorules.repetition.rule import QUICK_PATH_ATTRIBUTES
-from gorules.view import GameView
 
 
 def test_players_as_a_number_or_names():
@@ -236,11 +235,3 @@ def test_what_the_quick_path_reads_is_in_each_rule_instance(rules):
                 kind = type(vars(cls)[name])
                 assert kind.__module__ == "builtins", f"{cls.__name__}.{name} is a {kind.__name__}"
 
-
-@pytest.mark.parametrize("rules", sorted(PRESETS))
-def test_the_rule_modules_see_the_game_through_its_view(rules):
-    """Game offers everything GameView (what the rules and endings read and change) names, and
-    each rule and ending procedure holds its game as that view."""
-    g = Game(Board.grid(9, 9), rules=rules)
-    assert isinstance(g, GameView)
-    assert g._rule.game is g and g._ending.game is g
