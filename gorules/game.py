@@ -676,7 +676,7 @@ class Game:
 
     def copy(self) -> "Game":
         """An independent game: nothing played on the copy shows in the original."""
-        other = object.__new__(Game)
+        other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.position = self.position.copy()
         for name in ("_raw", "_live", "_prisoners", "_active", "_following", "_dropped",

@@ -6,7 +6,7 @@ move was refused and why, the record, the captures, the position hash, the stone
 the phase, the result, the legal moves with the reasons for the refused points, and Jasiek's
 ko analysis. Over the recorded GNU Go games in bench/data and random games of every preset,
 on grids, a torus and graphs, with two to four players, random set-ups, free handicap and
-option variants of Hansen's rules.
+option variants of Hansen's rules; some random games go on with copies of both games.
 """
 
 from __future__ import annotations
@@ -54,17 +54,25 @@ def play(g: Game, move: str, seat: int | None):
         return ("refused", exc.reason, exc.message)
 
 
-def side_by_side(board: Board, rules: str, moves, players: int = 2, **options) -> int:
+def side_by_side(board: Board, rules: str, moves, players: int = 2, copy_every: int = 0, **options) -> int:
     """Play ``moves`` ((move, seat) pairs, or a callable choosing them from the quick game) on
-    both paths, comparing after every move; the number of moves made."""
-    quick = Game(board, rules=rules, players=players, **options)
-    readable = ReadableGame(board, rules=rules, players=players, **options)
-    assert observe(quick) == observe(readable)
+    both paths, comparing after every move (and going on with copies of both games every
+    ``copy_every`` moves); the number of moves made."""
+    games = [Game(board, rules=rules, players=players, **options),
+             ReadableGame(board, rules=rules, players=players, **options)]
+    assert observe(games[0]) == observe(games[1])
     made = 0
-    for move, seat in moves(quick) if callable(moves) else moves:
+    left: list[tuple[Game, dict]] = []   # games copied and left behind, and what they showed
+    for move, seat in moves(games) if callable(moves) else moves:
+        quick, readable = games
         assert play(quick, move, seat) == play(readable, move, seat), (made, move, seat)
         assert observe(quick) == observe(readable), (made, move, seat)
         made += 1
+        if copy_every and made % copy_every == 0:
+            games[:] = [quick.copy(), readable.copy()]
+            assert type(games[1]) is ReadableGame
+            left += [(quick, observe(quick)), (readable, observe(readable))]
+    assert all(observe(g) == seen for g, seen in left), "a copy's moves showed in the game it was copied from"
     return made
 
 
@@ -84,9 +92,10 @@ def random_moves(rng: random.Random, cap: int):
     """Mostly empty points, some passes, and some moves a game must refuse (an occupied point, a
     seat out of turn, a point of no board), until play ends or ``cap`` moves."""
 
-    def moves(g: Game):
-        names = g.board.points
+    def moves(games: list[Game]):
+        names = games[0].board.points
         for _ in range(cap):
+            g = games[0]
             seat = g.to_move
             if seat is None:
                 return
@@ -147,7 +156,8 @@ def run_random(count: int) -> None:
             Game(board, rules=rules, players=players, **options)
         except Exception:
             continue   # an option this board or ruleset refuses: both paths would refuse it alike
-        played += side_by_side(board, rules, random_moves(rng, 4 * len(board)), players, **options)
+        played += side_by_side(board, rules, random_moves(rng, 4 * len(board)), players,
+                               copy_every=rng.choice((0, 0, 7, 25)), **options)
     assert played > count * 10
 
 
