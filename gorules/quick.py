@@ -138,7 +138,7 @@ def play_quickly(game: Any, move: object, seat: object) -> Play | None:
     live = game._live
     index = len(live)
     live.append(entry)
-    game._turn = to_move = game._following[turn]
+    game._turn = game._following[turn]
     # what stone_played would record of a quiet play, in the stores the rule names
     left = rule.left
     if left is not None:
@@ -148,7 +148,7 @@ def play_quickly(game: Any, move: object, seat: object) -> Play | None:
         appearances[h] = index
     situations = rule.situations
     if situations is not None:
-        situations[h] = to_move
+        situations[h] = game._turn
     watch = rule.mouth_watch
     if watch is not None:   # the rule looks for the mouths a quiet play makes (Jasiek's, asleep)
         watch[p] = h
