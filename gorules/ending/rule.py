@@ -29,7 +29,7 @@ class EndingProcedure:
     watches_stones = False
 
     def __init__(self, game: "GameView"):
-        self.watches_stones = False      # on the instance: Game.play reads it every play (rule.py)
+        self.watches_stones = False      # on the instance: the quick path reads it every play
         self.game = game
         self.dead: set[int] = set()      # points marked dead
         self.accepted: set[int] = set()  # seats that accepted the marks as they stand

@@ -21,7 +21,7 @@ Read beside the text (``shared/rule-texts/hansen-sst-ko-1996.txt``) and docs/rul
 
 The liberties before a play are what H11-H13 read, so this rule sees each stone play twice:
 :meth:`before_stone` notes what the play captures and threatens, :meth:`stone_played` judges it;
-the quick path of ``Game.play`` shows its ataris to :meth:`threatens` (no probe built), and where
+the quick path (gorules/quick.py) shows its ataris to :meth:`threatens` (no probe built), and where
 the play captures nothing and there is nothing else to update (no cycle set, no earlier pending
 move, no own string in atari), :meth:`threatens` makes it pending itself and the quick path
 skips :meth:`stone_played`. Under the immediate reading the move then waits alone for the reply

@@ -329,7 +329,7 @@ class NewKoRules(RepetitionRule):
         _defer) and the class key (the new hash: the analysis's is not moved on while asleep,
         see _wake). Each play that may make a mouth reaches the rule:
 
-        - a capture (:meth:`_captured_quietly`), any careful play (a suicide; one that makes a
+        - a capture (:meth:`_captured_quietly`), any play on the readable path (a suicide; one that makes a
           position whose class R4 has actions in: ``hot_hashes`` is ``_done``, whose keys are
           hashes where there is no ko position; ``hot_points`` is empty): :meth:`before_stone`;
         - a lone stone placed in atari or an opponent's lone stone put in atari, the mouth's
@@ -344,7 +344,7 @@ class NewKoRules(RepetitionRule):
         stone plays of the 19x19 records."""
         self.mouth_watch = self._deferred
         walls = self._walls
-        if walls is None:   # a lone stone noted in atari, or a careful play, since they were worked out
+        if walls is None:   # a lone stone noted in atari, or a readable-path play, since they were worked out
             walls = self._walls = self._walling() if self._alone else _NOWHERE
         self.hot_points, self.walls = _NOWHERE, walls
 
@@ -352,7 +352,7 @@ class NewKoRules(RepetitionRule):
         """The empty points beside the breath E of each lone stone S in atari whose E has no
         neighbour of the other colour: a stone there may wall E (the lone stones no longer in
         atari are forgotten; a stone placed alone in atari or put in atari is noted again).
-        Worked out again only after a lone stone is noted or a careful play: a quick play
+        Worked out again only after a lone stone is noted or a readable-path play: a quiet play
         between them puts no lone stone in atari, takes no stone off, and leaves a superset."""
         alone, pos, nbrs = self._alone, self.game.position, self._nbrs
         chain, stones = pos.chain, pos.stones
@@ -411,7 +411,7 @@ class NewKoRules(RepetitionRule):
         :meth:`alone` of the play, so still asleep): if the stone made a mouth (walled a lone
         stone's breath, or is a mouth's stone S or beside it), stone_played does its work after
         all, as in :meth:`alone`; else the play was quiet as any other (the walls are still a
-        superset of those to watch, see :meth:`_walling`). Instead of the careful path for every
+        superset of those to watch, see :meth:`_walling`). Instead of the readable path for every
         play on a wall: most make no mouth."""
         pos = self.game.position
         if self.analysis.made_by(pos, p) is not None:

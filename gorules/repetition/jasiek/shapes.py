@@ -198,7 +198,7 @@ class Shapes:
         """:meth:`in_mouth` with two-point templates alone, read off the neighbours instead of
         matching the templates through ``p``: a two-point mouth is a stone S whose other
         neighbours are all the other colour and an empty E whose other neighbours are all S's
-        colour (the careful path of a play in a ko position and the type analyses ask it)."""
+        colour (the readable path of a play in a ko position and the type analyses ask it)."""
         nbrs = self.nbrs
         v = board[p]
         if v == EMPTY:   # p as E: beside a stone S, and the rest of its neighbours S's colour
