@@ -74,8 +74,12 @@ def decode_frame(frame: bytes | str, *, max_size: int = MAX_FRAME) -> Any:
         raise _bad_frame(frame, exc) from None
 
 
-def decode_client(frame: bytes | str, *, max_size: int = MAX_FRAME) -> ClientMessage:
+def decode_client(frame: bytes | str, *, max_size: int = MAX_FRAME, create_size: int | None = None) -> ClientMessage:
     """A frame from a client as a checked message, or `ProtocolError`.
+
+    A `create` may be up to `create_size` bytes (when given): a room on a large graph board
+    (4,096 points and their edges) is a few hundred kilobytes of JSON, in one message. Every other
+    message keeps to `max_size`.
 
     The error carries the frame's `id` and `type` (`request_id`, `ref`) whenever the frame
     decodes and they are usable, also when the frame is over `max_size`.
@@ -83,7 +87,13 @@ def decode_client(frame: bytes | str, *, max_size: int = MAX_FRAME) -> ClientMes
     try:
         _check_size(frame, max_size)
     except ProtocolError as exc:
-        raise _with_head(exc, frame) from None
+        error = _with_head(exc, frame)
+        if create_size is None or error.ref != "create":
+            raise error from None
+        try:
+            _check_size(frame, create_size)
+        except ProtocolError as over:
+            raise _with_head(over, frame) from None
     try:
         if isinstance(frame, str):
             return _JSON_CLIENT.decode(frame)

@@ -405,6 +405,7 @@ class Snapshot(ServerMessage, tag="snapshot"):
     clocks: dict[str, Any] | None = None
     undo: dict[str, Any] | None = None     # the pending undo request
     you: dict[str, Any] | None = None      # to a seated session: {"seat", "last_seq"}
+    chat: list[dict[str, Any]] = []        # the latest chat lines, oldest first, as their events
 
 
 class Events(ServerMessage, tag="events"):

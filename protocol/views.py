@@ -147,6 +147,7 @@ class Held(View, kw_only=True):
 
 class Limits(View, kw_only=True):
     frame: int
+    create_frame: int
     rate: float
     burst: float
     rooms: int
@@ -287,6 +288,16 @@ class ChatEvent(EventBody, tag="chat", kw_only=True):
     text: str
 
 
+class ChatLine(View, kw_only=True):
+    """A chat line of a snapshot's tail: its `chat` event without the kind."""
+
+    version: int
+    seat: Seat | None
+    name: str
+    user: str | None = None
+    text: str
+
+
 class AnalysisEvent(EventBody, tag="analysis", kw_only=True):
     """A seated player's (a bot's) view of the position after `index` moves of `history`."""
 
@@ -387,6 +398,7 @@ class Snapshot(Message, tag="snapshot", kw_only=True):
     clocks: Clocks | None = None
     undo: UndoPending | None = None
     you: You | None = None
+    chat: list[ChatLine] = []
 
 
 class Events(Message, tag="events", kw_only=True):

@@ -162,6 +162,7 @@ async def remove_chat(server: Server, request: dict[str, Any]) -> dict[str, Any]
         await store.remove_chat(room_id, version)
         if room is not None:
             room.forget_events(version)
+            room.forget_chat(line=version)
 
     if room is not None:
         await room.call(remove)

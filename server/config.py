@@ -36,7 +36,7 @@ class Config:
     db: str = "polygo.db"
     log_level: str = "INFO"
     max_frame: int = MAX_FRAME            # larger frames get a too-large error
-    hard_frame: int = 4 * MAX_FRAME       # larger frames close the connection (1009)
+    hard_frame: int = 16 * MAX_FRAME      # larger frames close the connection (1009); a create may be this large
     rate: float = 100.0                   # messages per second per connection, sustained
     burst: int = 200                      # messages allowed in a burst
     rooms_per_session: int = 16           # unfinished rooms a session may sit in or own
@@ -82,7 +82,7 @@ class Config:
 
     def limits(self) -> dict[str, float]:
         """The limits a client is told about in `welcome`."""
-        return {"frame": self.max_frame, "rate": self.rate, "burst": self.burst,
+        return {"frame": self.max_frame, "create_frame": self.hard_frame, "rate": self.rate, "burst": self.burst,
                 "rooms": self.rooms_per_session, "chat": self.chat_max, "list": LIST_MAX}
 
     def connection_limit(self) -> int:

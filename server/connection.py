@@ -141,7 +141,8 @@ class Connection:
                             message=f"over {self.hub.config.rate:g} messages per second; message dropped"))
             return
         try:
-            message = decode_client(frame, max_size=self.hub.config.max_frame)
+            message = decode_client(frame, max_size=self.hub.config.max_frame,
+                                     create_size=self.hub.config.hard_frame)
         except ProtocolError as exc:
             self.send(Error(id=exc.request_id, code=exc.code.value, message=exc.message, field=exc.field,
                             ref=exc.ref))

@@ -29,7 +29,7 @@ from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import Buckets, Tally
-from .room import RESTARTING, Room, Seat
+from .room import CHAT_TAIL, RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -114,6 +114,7 @@ class Hub:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
         room.resume_clocks(row["clocks"])
+        room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
             if seat is not None:
@@ -324,11 +325,12 @@ class Hub:
     def chat_dropped(self, through: dict[str, int]) -> None:
         """The store deleted old chat, up to version `through[room]` of each room: a live room
         forgets its window of recent events up to there, so a resync over the gap gets a snapshot
-        (as from the store) rather than a deleted line."""
+        (as from the store) rather than a deleted line, and its chat tail the lines up to there."""
         for room_id, version in through.items():
             room = self.rooms.get(room_id)
             if room is not None:
                 room.forget_events(version)
+                room.forget_chat(through=version)
 
     async def room(self, room_id: str) -> Room:
         """The room a request names. A node of a cluster takes over a room it does not serve, or
@@ -386,7 +388,7 @@ class Hub:
     async def finished(self, limit: int, offset: int) -> Games:
         rows = await self.store.finished_games(limit, offset, public=True)
         games = [{"room": r["room_id"], "settings": effective_settings(r["settings"]),
-                  "seats": _names(r["names"], r["settings"]),
+                  "seats": _names(r["names"], r["settings"], r["seats"]),
                   "registered": [user is not None for user in _names(r["users"], r["settings"])],
                   "result": r["result"], "moves": r["moves"], "created": r["created_at"],
                   "finished": r["finished_at"]}
@@ -411,7 +413,7 @@ class Hub:
         if row is None:
             raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"no game {room_id!r}", field="room")
         game, _ = replay(row["settings"], row["moves"])
-        names = _names(row["names"], row["settings"])
+        names = _names(row["names"], row["settings"], row["seats"])
         history = game.history
         if fmt == "json":
             engine_record = dict(game.to_record(), options=effective_options(game))
@@ -461,7 +463,13 @@ def _time_left(event: dict[str, Any]) -> list[Any] | None:
     return [left.get("period_left") or 0, left.get("stones_left") or left.get("periods") or 0]
 
 
-def _names(names: dict[Any, str | None], settings: dict[str, Any]) -> list[str | None]:
-    """Seat names in seat order (the store's map may have string or integer keys)."""
+def _names(names: dict[Any, str | None], settings: dict[str, Any],
+           tokens: dict[Any, str | None] | None = None) -> list[str | None]:
+    """Seat names in seat order (the store's maps may have string or integer keys); with the seats'
+    `tokens`, the house bot's seats (which have no session row) get the bot's name."""
     by_seat = {int(k): v for k, v in names.items()}
+    for k, token in (tokens or {}).items():
+        house = None if token is None else bot_name(token, settings)
+        if house is not None:
+            by_seat[int(k)] = house
     return [by_seat.get(i) for i in range(settings["players"])]

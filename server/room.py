@@ -47,6 +47,10 @@ RESTARTING = "the server is restarting; nothing changed: reconnect and send it a
 CHAT_BURST = 10
 """Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
 
+CHAT_TAIL = 50
+"""Chat lines a snapshot carries (the room's latest), so that a reload or a late spectator reads
+the conversation so far without a second request."""
+
 IDEMPOTENT_MARKS = ("dead", "alive")
 """Moves that change nothing when the chain they name is already marked so (`Room._changes_nothing`)."""
 
@@ -109,6 +113,9 @@ class Room:
         self._halted = False
         self._loop = asyncio.get_running_loop()
         self._chat = TokenBucket(hub.config.chat_rate, CHAT_BURST, self._now())
+        self.chat_tail: deque[dict[str, Any]] = deque(maxlen=CHAT_TAIL)
+        """The latest chat lines as their events were sent (version, seat, name, user, text); a
+        rebuilt room reads them back from the store (`Hub.adopt`)."""
         self._lock = asyncio.Lock()
 
     # -- one request at a time -----------------------------------------------------------------------
@@ -209,7 +216,7 @@ class Room:
         if clocks is None and self.clock_settings is not None and self.status == "waiting":
             clocks = clocks_view(Clocks(self.clock_settings, self.players), self.players, self._now())
         return Snapshot(room=self.id, version=self.version, status=self.status, settings=self.settings,
-                        seats=seats, game=game, clocks=clocks, undo=undo, you=you)
+                        seats=seats, game=game, clocks=clocks, undo=undo, you=you, chat=list(self.chat_tail))
 
     def _subscribe(self, conn: Connection) -> None:
         if not conn.closed:
@@ -317,6 +324,12 @@ class Room:
         while self.events and self.events[0][0] <= through:
             self.events.popleft()
 
+    def forget_chat(self, *, through: int | None = None, line: int | None = None) -> None:
+        """Take out of the chat tail the lines the store deleted: those up to version `through`
+        (past their retention), or the one at version `line` (an operator removed it)."""
+        gone = (lambda v: v <= through) if through is not None else (lambda v: v == line)
+        self.chat_tail = deque((c for c in self.chat_tail if not gone(c["version"])), maxlen=CHAT_TAIL)
+
     async def leave(self, conn: Connection, session: Session) -> Ok:
         self.watchers.discard(conn)
         conn.watching.discard(self)
@@ -330,9 +343,10 @@ class Room:
             await self._commit("seat", {"seat": seat, "name": None, "user": None})
         return Ok(ref="leave", room=self.id)
 
-    async def chat(self, conn: Connection, session: Session, text: str) -> Ok:
+    async def chat(self, conn: Connection | None, session: Session, text: str) -> Ok:
         """A chat line from a player or a spectator (anyone else would shout into rooms unseen),
-        within the room's chat rate."""
+        within the room's chat rate. `conn` None: a seated player without a connection (the house
+        bot)."""
         seat = self.seat_of(session)
         if seat is None and conn not in self.watchers:
             if self.invite is not None:
@@ -341,7 +355,9 @@ class Room:
         if not self._chat.allow(self._now()):
             raise ProtocolError(ErrorCode.RATE_LIMITED,
                                 f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; line dropped")
-        await self._commit("chat", {"seat": seat, "name": session.name, "user": session.user, "text": text})
+        line = {"seat": seat, "name": session.name, "user": session.user, "text": text}
+        await self._commit("chat", line)
+        self.chat_tail.append({"version": self.version, **line})
         return Ok(ref="chat", room=self.id)
 
     async def analysis(self, session: Session, score: float | None, winrate: float | None,

@@ -467,6 +467,15 @@ class Store:
                                (room_id, version))
         return [json.loads(body) for (body,) in rows]
 
+    async def chat_tail(self, room_id: str, lines: int) -> list[dict]:
+        """The room's last ``lines`` chat lines still kept, oldest first, as their events less the kind."""
+        rows = await self._all("SELECT body FROM events WHERE room_id = ? AND chat_at IS NOT NULL"
+                               " ORDER BY version DESC LIMIT ?", (room_id, lines))
+        tail = [json.loads(body) for (body,) in reversed(rows)]
+        for line in tail:
+            del line["kind"]
+        return tail
+
     async def finished_seats(self, room_id: str) -> dict | None:
         """A finished room's settings, invite and seats as {seat: (token, user)}, or None (no such
         room, or not finished): who may have a move of it acknowledged again (server/resends.py)."""

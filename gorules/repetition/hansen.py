@@ -17,7 +17,8 @@ Read beside the text (``shared/rule-texts/hansen-sst-ko-1996.txt``) and docs/rul
   unconstrained move with the same signature (the stone's point, the captured points and the
   threatened stones).
 - A3', two kos and one liberty (option ``a3``): an unconstrained basic-ko capture is refused when
-  the captured stone touches an own string with one liberty that touches two basic ko mouths.
+  the captured stone touches an own string with one liberty that touches two basic ko mouths,
+  of either colour.
 
 The liberties before a play are what H11-H13 read, so this rule sees each stone play twice:
 :meth:`before_stone` notes what the play captures and threatens, :meth:`stone_played` judges it;
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import Reason
 from ..moves import Action
-from ..position import EMPTY, Chain, Position, Probe
+from ..position import EMPTY, Chain, Probe
 from .rule import RepetitionRule
 
 if TYPE_CHECKING:
@@ -230,7 +231,7 @@ class CycleSets(RepetitionRule):
             if self._cycle_set:
                 self._cycle_set = _NONE
                 self._heat()
-            elif self._waiting is not None:   # a careful play while a move waits (threatens)
+            elif self._waiting is not None:   # a readable-path play while a move waits (threatens)
                 self._pending, self._waiting = [self._waiting], None
                 self._counteract(seat)
             self.after_quiet_play = _JUDGE if self._pending else None
@@ -366,14 +367,21 @@ class CycleSets(RepetitionRule):
 
     def _two_kos_one_liberty(self, seat: int, probe: Probe) -> bool:
         """A3': does the captured stone touch an own string of one liberty that touches two basic
-        ko mouths (the spec's A-12 reading of "a group with two kos and only one liberty")?"""
+        ko mouths (the spec's A-12 reading of "a group with two kos and only one liberty")?
+
+        The mouths are of either colour, as in Figure 2, where each enclosed string holds one ko
+        and its opponent the other: the string touches an opponent's mouth by the stone, and its
+        own by the empty point, its liberty (the string itself may be that mouth's stone)."""
         pos, nbrs, colour = self.game.position, self.game.board.neighbour_indices, seat + 1
+        stones = pos.stones
         q = probe.captured[0].stones[0]
         for r in nbrs[q]:
             string = pos.chain[r]
             if string is None or string.colour != colour or len(string.libs) != 1:
                 continue
-            mouths = {s for t in string.stones for s in nbrs[t] if _ko_stone(pos, nbrs, s, colour)}
+            mouths = {s for t in string.stones for s in nbrs[t] if _mouth_stone(stones, nbrs, s)}
+            for liberty in string.libs:
+                mouths.update(s for s in nbrs[liberty] if _mouth_stone(stones, nbrs, s))
             if len(mouths) >= 2:
                 return True
         return False
@@ -454,14 +462,19 @@ def _basic_ko(probe: Probe) -> bool:
     return len(probe.captured) == 1 and len(probe.captured[0].stones) == 1 and not probe.own and not probe.empties
 
 
-def _ko_stone(pos: Position, nbrs: tuple[tuple[int, ...], ...], s: int, colour: int) -> bool:
-    """Spec A-12: is ``s`` the stone of a basic ko mouth that ``colour`` could take? A lone
-    opponent stone whose neighbours are ``colour``'s but one empty point, whose other
-    neighbours are all the opponent's."""
-    stone = pos.stones[s]
-    if stone == EMPTY or stone == colour:
+def _mouth_stone(stones: list[int], nbrs: tuple[tuple[int, ...], ...], s: int) -> bool:
+    """Spec A-12: is ``s`` the stone of a basic ko mouth, of either colour? A stone whose
+    neighbours are all the other colour's but one empty point, whose other neighbours are all
+    the stone's colour."""
+    colour = stones[s]
+    if colour == EMPTY:
         return False
-    empty = [t for t in nbrs[s] if pos.stones[t] == EMPTY]
-    if len(empty) != 1 or any(pos.stones[t] not in (EMPTY, colour) for t in nbrs[s]):
-        return False
-    return all(pos.stones[t] == stone for t in nbrs[empty[0]] if t != s)
+    mouth = -1
+    for t in nbrs[s]:
+        if stones[t] == EMPTY:
+            if mouth >= 0:
+                return False
+            mouth = t
+        elif stones[t] == colour:
+            return False
+    return mouth >= 0 and all(stones[t] == colour for t in nbrs[mouth] if t != s)

@@ -2,8 +2,8 @@
 board position the player left at his previous turn.
 
 "Previous turn" is his last move of any kind: a pass leaves the board he faced (Nieminen spec
-A2). At his first turn there is no previous turn; the initial position stands in for it, which
-no stone play can bring back.
+A2). At his first turn there is no previous turn, so nothing is forbidden: a first play may bring
+back the starting position, as after a set-up where the opponent's first play is a ko capture.
 """
 
 from __future__ import annotations
@@ -18,13 +18,16 @@ if TYPE_CHECKING:
     from ..view import GameView
 
 
+NO_TURN = -1   # in ``left``: the seat has had no turn; no board's hash (64 bits, not negative) equals it
+
+
 class OwnPreviousPosition(RepetitionRule):
     hot_points = ()
     # a quiet play's record is only the board its seat left, which the quick path stores in
     # ``left`` itself
 
     def reset(self) -> None:
-        self.left = [self.game.position.hash] * len(self.game.players)   # the board each seat left
+        self.left = [NO_TURN] * len(self.game.players)   # the board each seat left
         self.hot_hashes = self.left
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:

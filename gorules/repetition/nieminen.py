@@ -37,7 +37,7 @@ class NieminenRepetition(OwnPreviousPosition):
     quick path records it itself: the board the seat left (``left``, N7a) and the board -> the
     seat to move (``situations``), from which N14a reads who left it: in a game of two (the
     preset's limit) the other seat. Every other turn (a pass, a given stone, a stone play on the
-    careful path: a board seen before, a free handicap stone, a play-out) is noted here.
+    readable path: a board seen before, a free handicap stone, a play-out) is noted here.
     """
 
     two_players = True

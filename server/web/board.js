@@ -2,6 +2,8 @@
 // redraws everything from `view`; clicks and keys come back through view.onPoint(point).
 // No rules here: what may be played comes from the server's `legal`.
 
+import { stressLayout } from "./layout.js";
+
 const NS = "http://www.w3.org/2000/svg";
 export const COLOURS = [
   { name: "black", letter: "B", fill: "#1b1b1b", ink: "#ffffff" },
@@ -52,7 +54,7 @@ export function layout(board, spec) {
     }
     result = { kind: m[1] ? "torus" : "grid", w, h, pos, unit: 1 };
   } else {
-    const raw = board.coords && board.points.every((p) => board.coords[p]) ? board.coords : forceLayout(board);
+    const raw = board.coords && board.points.every((p) => board.coords[p]) ? board.coords : stressLayout(board);
     result = { kind: "graph", pos: normalise(board.points, raw), unit: 1 };
   }
   // the shortest edge sets the size of stones on graph boards
@@ -92,50 +94,6 @@ function normalise(points, coords) {
   return pos;
 }
 
-// Fruchterman-Reingold, seeded, for graph boards that come without coordinates.
-export function forceLayout(board) {
-  const pts = board.points, n = pts.length;
-  const index = new Map(pts.map((p, i) => [p, i]));
-  let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const x = new Float64Array(n), y = new Float64Array(n);
-  for (let i = 0; i < n; i++) {   // start on a circle, slightly shaken
-    const a = (2 * Math.PI * i) / n;
-    x[i] = Math.cos(a) + rand() * 0.1; y[i] = Math.sin(a) + rand() * 0.1;
-  }
-  const edges = board.edges.map(([a, b]) => [index.get(a), index.get(b)]);
-  const k = Math.sqrt(4 / n);
-  const iterations = n > 400 ? 60 : 250;
-  let t = 0.2;
-  const dx = new Float64Array(n), dy = new Float64Array(n);
-  for (let it = 0; it < iterations; it++) {
-    dx.fill(0); dy.fill(0);
-    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
-      let ex = x[i] - x[j], ey = y[i] - y[j];
-      const d2 = ex * ex + ey * ey || 1e-6;
-      const f = (k * k) / d2;
-      dx[i] += ex * f; dy[i] += ey * f; dx[j] -= ex * f; dy[j] -= ey * f;
-    }
-    for (const [i, j] of edges) {
-      const ex = x[i] - x[j], ey = y[i] - y[j];
-      const d = Math.sqrt(ex * ex + ey * ey) || 1e-6;
-      const f = d / k;
-      dx[i] -= ex * f; dy[i] -= ey * f; dx[j] += ex * f; dy[j] += ey * f;
-    }
-    for (let i = 0; i < n; i++) {   // gravity keeps the parts of a disconnected board together
-      dx[i] -= x[i] * 0.6 * k * Math.sqrt(n); dy[i] -= y[i] * 0.6 * k * Math.sqrt(n);
-    }
-    for (let i = 0; i < n; i++) {
-      const d = Math.sqrt(dx[i] * dx[i] + dy[i] * dy[i]) || 1e-6;
-      x[i] += (dx[i] / d) * Math.min(d, t); y[i] += (dy[i] / d) * Math.min(d, t);
-    }
-    t *= 0.98;
-  }
-  const coords = {};
-  pts.forEach((p, i) => { coords[p] = [x[i], y[i]]; });
-  return coords;
-}
-
 function starPoints(w, h) {
   if (w !== h || ![9, 13, 19].includes(w)) return [];
   const e = w === 9 ? 2 : 3, c = (w - 1) / 2, f = w - 1 - e;
@@ -151,7 +109,9 @@ function el(name, attrs = {}, parent = null) {
   return node;
 }
 
-// view: {board, spec, stones, last, prohibited, dead, territory, kos (point -> text), cursor, playable, onPoint, marking}
+// view: {board, spec, stones, last, prohibited, dead, territory, kos (point -> text), cursor,
+// pending (a point chosen, waiting for its confirmation), playable, ghost (the seat whose stone a
+// playable point shows), onPoint(point, clickEvent), onHover}
 export function drawBoard(svg, view) {
   const lay = layout(view.board, view.spec);
   const pos = lay.pos;
@@ -207,7 +167,7 @@ export function drawBoard(svg, view) {
     const seat = view.stones[p];
     const title = el("title", {}, g);
     let tip = p;
-    el("circle", { cx: x, cy: y, r, class: "hit" }, g);
+    el("circle", { cx: x, cy: y, r: u * 0.5, class: "hit" }, g);
     if (seat !== undefined && seat !== null) {
       const c = colourOf(seat);
       const dead = view.dead && view.dead.has(p);
@@ -249,6 +209,11 @@ export function drawBoard(svg, view) {
         el("line", { x1: x - s, y1: y - s, x2: x + s, y2: y + s, class: "forbid" }, g);
         el("line", { x1: x - s, y1: y + s, x2: x + s, y2: y - s, class: "forbid" }, g);
         tip += ` prohibited: ${reasonText(reason)}`;
+      } else if (view.pending === p) {
+        g.classList.add("pending");
+        el("circle", { cx: x, cy: y, r: r * 0.96, fill: colourOf(view.ghost).fill, class: "pending-stone" }, g);
+        el("circle", { cx: x, cy: y, r: r * 1.15, class: "pending-ring" }, g);
+        tip += " (chosen: confirm to play)";
       } else if (view.playable) {
         g.classList.add("playable");
         if (view.ghost !== undefined) {
@@ -266,7 +231,7 @@ export function drawBoard(svg, view) {
       el("rect", { x: x - r * 1.05, y: y - r * 1.05, width: r * 2.1, height: r * 2.1, class: "cursor", rx: r * 0.2 }, g);
     }
     title.textContent = tip;
-    g.addEventListener("click", () => view.onPoint && view.onPoint(p));
+    g.addEventListener("click", (e) => view.onPoint && view.onPoint(p, e));
     g.addEventListener("mouseenter", () => view.onHover && view.onHover(p));
   }
 }

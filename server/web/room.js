@@ -2,8 +2,12 @@
 // The page holds no rules: what may be played is the server's `legal`; the move list, marks,
 // territory and count are drawn from the snapshot and events.
 
-import { h, clear, clockText, tick } from "./dom.js";
+import { h, clockText, tick } from "./dom.js";
 import { drawBoard, colourOf, reasonText, step } from "./board.js";
+import { BoardZoom } from "./zoom.js";
+import { confirmsFor, prefsPanel } from "./prefs.js";
+import { appealText, moveSentence, passWarning, rescissionText, who } from "./explain.js";
+import { ruleHelp, ruleName } from "./rulesets.js";
 
 const AREA_RULES = new Set(["kee", "chinese", "tromp-taylor", "aga", "hansen-sst"]);
 
@@ -23,12 +27,21 @@ export class Room {
     this.lastSeq = 0;
     this.notice = "";
     this.cursor = null;
-    this.confirm = null;        // "resign" while asking
+    this.confirm = null;        // "resign" or "pass" while asking
+    this.pendingPoint = null;   // a point chosen, waiting for its confirmation (a tap, or always)
+    this.explained = null;      // the last rescission, in words, until the next move
+    this.online = app.connStatus === "connected";
+    this.offlineAt = this.online ? null : performance.now();
+    this.zoom = new BoardZoom();
+    this.prefs = prefsPanel();  // made once, so that it stays open across redraws
     this.disputeMode = false;
     this.appealAsk = null;      // a cycle-prohibited point clicked: offer the appeal
     this.clockAt = performance.now();
     this.resumed = { events: 0, snapshots: 0 };   // how resyncs were answered (the tests look)
-    this.root = h("div.room");
+    // the screen reader's announcements: kept in the page across redraws, so each one is read
+    this.live = h("div.sr-only#announce", { "aria-live": "polite", "aria-atomic": "true" });
+    this.body = h("div.room-body");
+    this.root = h("div.room", {}, this.live, this.body);
     this.timer = setInterval(() => this.tickClocks(), 250);
     this.keys = (e) => this.onKey(e);
     document.addEventListener("keydown", this.keys);
@@ -51,19 +64,40 @@ export class Room {
       // moved (the page reconnects at the room's node) or a dropped connection: reconnected()
       // opens the room once the connection is back
       if (e.code === "disconnected") return;
-      this.root.replaceChildren(h("p.error", {}, `cannot open room ${this.id}: ${e.message || e.code}`),
+      this.body.replaceChildren(h("p.error", {}, `cannot open room ${this.id}: ${e.message || e.code}`),
         h("a", { href: "#/" }, "back to the lobby"));
     }
   }
 
   load(snap) {
     this.s = snap;
+    this.chat = (snap.chat || []).slice();
     this.clockAt = performance.now();
     if (snap.you) this.lastSeq = Math.max(this.lastSeq, snap.you.last_seq || 0);
     this.render();
   }
 
   get you() { return this.s && this.s.you ? this.s.you.seat : null; }
+  get points() { return new Set(this.s.game.board.points); }
+
+  // The connection went or came back. Offline, nothing can be sent: the board and the buttons are
+  // disabled, the clocks stop where they were (the server's clock goes on: its next report is the
+  // truth), and who is connected is unknown.
+  connection(online) {
+    if (online === this.online) { this.render(); return; }
+    this.online = online;
+    if (!online) { this.offlineAt = performance.now(); this.pendingPoint = null; this.confirm = null; }
+    else {
+      this.offlineAt = null;
+      if (this.notice.startsWith("offline")) this.notice = "";   // it said why nothing was sent; no longer so
+    }
+    this.render();
+  }
+
+  // Seconds since the clocks' last report, as shown (frozen while offline).
+  elapsed() { return ((this.online ? performance.now() : this.offlineAt) - this.clockAt) / 1000; }
+
+  announce(text) { this.live.textContent = text; }
   get game() { return this.s.game; }
 
   // --- events ---------------------------------------------------------------------------
@@ -73,8 +107,15 @@ export class Room {
     if (!this.s) return;
     if (ev.version <= this.s.version) return;
     if (ev.version !== this.s.version + 1) { this.resync(); return; }
+    const wasMine = this.myTurn();
     this.apply(ev);
     this.render();
+    if (ev.kind === "move" || ev.kind === "timeout") {
+      const said = [moveSentence(this.s.seats, ev.seat, ev.kind === "timeout" ? "timeout" : ev.move, this.points)];
+      if (this.explained) said.push(this.explained);
+      if (!wasMine && this.myTurn()) said.push("Your turn.");
+      this.announce(said.join(". "));
+    }
   }
 
   // Presence is not versioned: the latest one is the truth (docs/protocol.md, "Presence"). Only
@@ -114,9 +155,11 @@ export class Room {
         g.history[ev.index] = [ev.seat, ev.move, false];
         g.history.length = ev.index + 1;
         for (const i of ev.rescinded || []) if (g.history[i]) g.history[i][2] = true;
+        this.explained = (ev.rescinded || []).length ? rescissionText(g, s.seats, ev.rescinded) : null;
         state();
         s.undo = null;
         this.appealAsk = null;
+        this.pendingPoint = null;
         break;
       case "timeout":
         g.history[ev.index] = [ev.seat, "timeout", false];
@@ -215,9 +258,11 @@ export class Room {
     return this.you !== null && g.to_move === this.you && g.legal && g.legal.seat === this.you;
   }
 
-  onPoint(p) {
+  // A click, tap or Enter on point `p` (`e`: the click, whose pointerType says mouse or touch).
+  onPoint(p, e) {
     const g = this.s.game;
     if (this.you === null || this.s.status !== "playing") return;
+    if (!this.online) { this.notice = "offline: nothing was sent; wait until the connection is back"; this.render(); return; }
     if (g.phase === "scoring") {
       if (!(p in g.stones)) return;
       if (this.disputeMode) { this.disputeMode = false; this.sendMove(`dispute ${p}`); return; }
@@ -225,7 +270,11 @@ export class Room {
       return;
     }
     if (!this.myTurn()) { this.notice = "not your turn"; this.render(); return; }
-    if (p in g.stones) return;
+    if (p in g.stones) {
+      this.notice = `${p} is occupied: ${colourOf(g.stones[p]).name}'s stone is there`;
+      this.render();
+      return;
+    }
     const reason = g.legal.prohibited[p];
     if (reason) {
       if (g.legal.appeals.includes(p)) { this.appealAsk = p; this.render(); return; }
@@ -233,22 +282,72 @@ export class Room {
       this.render();
       return;
     }
+    if (this.pendingPoint !== p && confirmsFor(e ? e.pointerType || "mouse" : "")) {
+      this.pendingPoint = p;
+      this.notice = "";
+      this.render();
+      this.announce(`${p} chosen: confirm to play there`);
+      return;
+    }
+    this.pendingPoint = null;
     this.sendMove(p);
   }
 
+  // A new room with this one's settings, the player at the next seat (so two players swap
+  // colours, as on OGS), announced in this room's chat as a line the page shows as a link.
+  async rematch() {
+    const s = this.s, n = s.seats.length, bots = s.settings.bots || 0;
+    const next = (this.you + 1) % n;
+    try {
+      const created = await this.conn.request("create", { settings: s.settings });
+      await this.conn.request("sit", { room: created.room, seat: next < n - bots ? next : 0 });
+      const link = `#/room/${created.room}` + (created.invite ? `?invite=${encodeURIComponent(created.invite)}` : "");
+      await this.conn.request("chat", { room: this.id, text: `rematch ${link}` });
+      location.hash = link;
+    } catch (e) {
+      this.notice = `rematch: ${e.message || e.code}`;
+      this.render();
+    }
+  }
+
+  // Pass, after a question when asked from the keyboard or when the pass does more than pass.
+  pass(ask) {
+    if (!this.myTurn() || !this.online) return;
+    if (ask || passWarning(this.s.game, this.you)) {
+      this.confirm = "pass";
+      this.render();
+      const yes = this.root.querySelector("button.pass-yes");
+      if (yes) yes.focus();
+      return;
+    }
+    this.sendMove("pass");
+  }
+
   onKey(e) {
-    if (!this.s || e.target.closest && e.target.closest("input, textarea, select")) return;
+    // keys typed into a field are its own; Escape cancels a question from anywhere else; other
+    // keys pressed on a button or a link are theirs
+    const inside = (sel) => e.target.closest && e.target.closest(sel);
+    if (!this.s || inside("input, textarea, select")) return;
+    if (e.key === "Escape" && (this.pendingPoint || this.confirm)) {
+      this.pendingPoint = null;
+      this.confirm = null;
+      this.render();
+      return;
+    }
+    if (inside("button, a, summary")) return;
     const dirs = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     const g = this.s.game;
     if (dirs[e.key]) {
       this.cursor = step(g.board, g.board_spec, this.cursor, ...dirs[e.key]);
       e.preventDefault();
       this.render();
+      this.announceCursor();
     } else if ((e.key === "Enter" || e.key === " ") && this.cursor) {
       e.preventDefault();
       this.onPoint(this.cursor);
     } else if (e.key === "p" && this.myTurn()) {
-      this.sendMove("pass");
+      e.preventDefault();
+      this.pass(true);
     }
   }
 
@@ -304,11 +403,11 @@ export class Room {
   }
 
   tickClocks() {
-    if (!this.s || !this.s.clocks || this.s.clocks.running === null || this.s.status !== "playing") return;
+    if (!this.online || !this.s || !this.s.clocks || this.s.clocks.running === null || this.s.status !== "playing") return;
     const run = this.s.clocks.running;
     const node = this.root.querySelector(`.seat-row[data-seat="${run}"] .clock`);
     if (!node) return;
-    const now = tick(this.s.settings.clock, this.s.clocks.seats[run], (performance.now() - this.clockAt) / 1000);
+    const now = tick(this.s.settings.clock, this.s.clocks.seats[run], this.elapsed());
     node.textContent = clockText(this.s.settings.clock, now);
   }
 
@@ -317,22 +416,25 @@ export class Room {
     const s = this.s, g = s.game, you = this.you;
     const marking = g.phase === "scoring";
     const terr = this.shownTerritory();
+    const hadFocus = document.activeElement && document.activeElement.id === "board";
+    const typing = keptFocus();
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("id", "board");
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", `board ${g.board_spec || "graph"}`);
-    const mine = this.myTurn();
+    const mine = this.myTurn() && this.online;
+    const last = this.lastPoint();
     drawBoard(svg, {
-      board: g.board, spec: g.board_spec, stones: g.stones, last: this.lastPoint(),
+      board: g.board, spec: g.board_spec, stones: g.stones, last,
       prohibited: g.legal ? g.legal.prohibited : {}, dead: new Set(g.dead || []), territory: terr, kos: koPoints(g.kos),
-      cursor: this.cursor, playable: mine && !marking, ghost: mine ? you : undefined,
-      onPoint: (p) => this.onPoint(p),
+      cursor: this.cursor, pending: this.pendingPoint, playable: mine && !marking, ghost: mine ? you : undefined,
+      onPoint: (p, e) => this.onPoint(p, e),
       onHover: (p) => {
         const r = g.legal && g.legal.prohibited[p];
         const line = this.root.querySelector(".hover");
         if (line) line.textContent = r ? `${p}: prohibited, ${reasonText(r)}` : p;
       },
     });
+    this.describeBoard(svg, last);
+    this.zoom.attach(svg);
     const phaseText = {
       play: "play", "phase-1": "phase 1 (stones from the supply)", "phase-2": "phase 2 (stones from the prisoners' place)",
       scoring: "marking dead stones", dispute: "dispute play-out", ended: "game over",
@@ -340,17 +442,78 @@ export class Room {
     const header = h("div.room-head", {},
       h("a.back", { href: "#/" }, "← lobby"),
       h("span.title", {}, s.settings.title || `room ${s.room}`),
-      h("span.meta", {}, `${g.rules} · ${g.board_spec || "graph"} · ${g.players.length} players` +
+      h("span.meta", { title: ruleHelp(g.rules) }, `${ruleName(g.rules)} · ${g.board_spec || `graph of ${g.board.points.length} points`} · ${g.players.length} players` +
         (g.players.length === 2 ? ` · komi ${s.settings.komi}` : "")),
       h("span.status", { "data-status": s.status, "data-phase": g.phase }, s.status === "playing" ? phaseText : s.status));
     const side = h("div.side", {},
-      this.seatsPanel(), this.turnPanel(terr), this.actions(), this.movesPanel(), this.chatPanel());
+      this.seatsPanel(), this.turnPanel(terr), this.actions(), this.movesPanel(), this.chatPanel(),
+      h("div.panel", {}, this.prefs));
     const link = `${location.origin}/#/room/${s.room}` + (this.invite ? `?invite=${this.invite}` : "");
-    const status = this.app.connStatus === "connected" ? null
-      : h("div.banner", { role: "status" }, this.app.connStatus === "reconnecting" ? "reconnecting…" : "connecting…");
-    this.root.replaceChildren(status || "", header,
-      h("div.play", {}, h("div.board-wrap", {}, svg, h("div.hover", {}, "\u00a0")), side),
+    const banner = this.online ? null
+      : h("div.banner", { role: "status", "data-state": "offline" }, "offline: reconnecting… ",
+        h("span.why", {}, "Nothing can be played until the connection is back; the clocks shown are stopped, and who is connected is unknown."));
+    const tools = h("div.zoom-tools", { role: "group", "aria-label": "zoom" },
+      h("button.zoom-in", { type: "button", title: "zoom in", "aria-label": "zoom in", onclick: () => this.zoom.zoomBy(1.6) }, "+"),
+      h("button.zoom-out", { type: "button", title: "zoom out", "aria-label": "zoom out", onclick: () => this.zoom.zoomBy(1 / 1.6) }, "−"),
+      h("button.zoom-fit", { type: "button", title: "the whole board", onclick: () => this.zoom.reset() }, "fit"));
+    this.body.replaceChildren(banner || "", header,
+      h("div.play", {}, h("div.board-wrap", {}, tools, svg, this.confirmBar(), h("div.hover", {}, "\u00a0")), side),
       h("div.share", {}, s.status === "ended" ? "Link to this game: " : "Invite (link to this room): ", h("input.link", { readonly: true, value: link, "aria-label": "link to this room" })));
+    if (hadFocus) svg.focus({ preventScroll: true });
+    typing();
+    const what = s.settings.title || `room ${s.room}`;
+    this.app.alert.update(mine, what);
+  }
+
+  // The board for the keyboard and screen readers: in the Tab order, its label the position in
+  // words (stones by colour, the last move, whose turn), the cursor's point as the active one.
+  describeBoard(svg, last) {
+    const s = this.s, g = s.game;
+    svg.setAttribute("tabindex", "0");
+    svg.setAttribute("role", "application");
+    svg.setAttribute("aria-roledescription", "board");
+    const byColour = s.seats.map(() => []);
+    for (const [p, seat] of Object.entries(g.stones)) byColour[seat].push(p);
+    const stones = byColour.map((list, i) => `${colourOf(i).name}: ${list.length ? list.join(" ") : "none"}`).join("; ");
+    const lastMove = g.history.length ? moveSentence(s.seats, g.history[g.history.length - 1][0], g.history[g.history.length - 1][1], this.points) : "no move yet";
+    const turn = this.myTurn() ? "your turn" : g.to_move !== null && g.to_move !== undefined ? `${who(s.seats, g.to_move)} to move` : s.status;
+    svg.setAttribute("aria-label", `board ${g.board_spec || "graph"}, ${g.board.points.length} points. Stones: ${stones}. ` +
+      `Last move: ${lastMove}${last ? ` (stone at ${last})` : ""}. ${turn}. ` +
+      "Arrow keys move the cursor along the lines, Enter or Space plays there, p passes (after a question).");
+    svg.addEventListener("focus", () => {
+      // from the keyboard only: a click focuses the board too, and a redraw under the pointer
+      // would swallow the click
+      if (this.cursor || !svg.matches(":focus-visible")) return;
+      this.cursor = step(g.board, g.board_spec, null, 0, 0);
+      this.render();
+      this.announceCursor();
+    });
+  }
+
+  announceCursor() {
+    const g = this.s.game, p = this.cursor;
+    if (!p) return;
+    const r = g.legal && g.legal.prohibited[p];
+    const what = p in g.stones ? `${colourOf(g.stones[p]).name} stone` : r ? `prohibited, ${reasonText(r)}` : "empty";
+    this.announce(`${p}: ${what}`);
+  }
+
+  // Under the board, where a thumb is: the chosen point's confirmation, or the pass's question.
+  confirmBar() {
+    if (this.pendingPoint) {
+      const p = this.pendingPoint;
+      return h("div.confirm-bar", { role: "group", "aria-label": "confirm the move" },
+        h("button.confirm-play", { type: "button", onclick: () => this.onPoint(p) }, `Play ${p}`),
+        h("button.confirm-cancel", { type: "button", onclick: () => { this.pendingPoint = null; this.render(); } }, "Cancel"));
+    }
+    if (this.confirm === "pass") {
+      const warning = passWarning(this.s.game, this.you);
+      return h("div.confirm-bar.ask", { role: "alertdialog", "aria-label": "pass?" },
+        h("p.pass-warning", {}, warning || "Pass this turn?"),
+        h("button.pass-yes", { type: "button", onclick: () => { this.confirm = null; this.sendMove("pass"); } }, warning ? "Pass anyway" : "Yes, pass"),
+        h("button.pass-no", { type: "button", onclick: () => { this.confirm = null; this.render(); } }, "No"));
+    }
+    return null;
   }
 
   seatsPanel() {
@@ -359,14 +522,15 @@ export class Room {
       const c = colourOf(i);
       const clockState = s.clocks ? s.clocks.seats[i] : null;
       const running = s.clocks && s.clocks.running === i && s.status === "playing";
-      const now = running ? tick(s.settings.clock, clockState, (performance.now() - this.clockAt) / 1000) : clockState;
+      const now = running ? tick(s.settings.clock, clockState, this.elapsed()) : clockState;
       const dropped = (g.dropped || []).includes(i);
       const prisonersLabel = g.rules === "lasker-maas" ? "supply" : "lost";
       const place = g.result ? g.result.ranking[i] : null;
-      const online = this.presence && seat.name ? this.presence.online[i] : null;
+      // offline, the last presence is stale: shown as unknown
+      const online = this.presence && seat.name ? (this.online ? this.presence.online[i] : "unknown") : null;
+      const said = online === "unknown" ? "unknown while this page is offline" : online ? "connected" : "not connected";
       return h("div.seat-row", { "data-seat": i, class: `seat-row${g.to_move === i ? " to-move" : ""}${dropped ? " dropped" : ""}` },
-        online === null ? null : h("span.online", { "data-online": String(online), title: online ? "connected" : "not connected",
-          "aria-label": online ? "connected" : "not connected" }),
+        online === null ? null : h("span.online", { "data-online": String(online), title: said, "aria-label": said }),
         h("span.swatch", { "data-seat": i, title: c.name }, c.letter),
         h("span.name", {}, seat.name || "(free)", i === this.you ? " (you)" : ""),
         seat.name ? null : (this.you === null && s.status === "waiting"
@@ -374,7 +538,8 @@ export class Room {
         h("span.caps", { title: g.rules === "lasker-maas" ? "stones of this colour in the prisoners' place (the phase-2 supply)"
           : "stones of this colour captured so far" },
           g.prisoners ? `${prisonersLabel} ${g.prisoners[i]}` : ""),
-        h("span.clock", {}, clockText(s.settings.clock, now)),
+        h("span.clock", { class: running && !this.online ? "clock stopped" : "clock",
+          title: running && !this.online ? "stopped on this page while offline" : null }, clockText(s.settings.clock, now)),
         dropped ? h("span.tag", {}, "out") : null,
         place !== null ? h("span.place", {}, `#${place} · ${g.result.score[i]}`) : null,
         this.analysis[i] ? h("span.analysis", { title: "the player's own analysis (a bot's engine)" }, analysisText(this.analysis[i], g)) : null);
@@ -397,17 +562,29 @@ export class Room {
     if (g.result) {
       const r = g.result;
       const order = s.seats.map((x, i) => i).sort((a, b) => r.ranking[a] - r.ranking[b]);
-      lines.push(h("p.result", {}, `game over (${r.reason}): ` + order.map((i) =>
-        `${r.ranking[i]}. ${s.seats[i].name} (${colourOf(i).name}) ${r.score[i]}`).join(", ")));
+      lines.push(h("div.result", {}, h("p", {}, `game over (${r.reason})`), h("ol.places", {}, order.map((i) =>
+        h("li", { "data-seat": i }, h("span.rank", {}, `${r.ranking[i]}.`), " ",
+          `${s.seats[i].name} (${colourOf(i).name})`, " ", h("span.score", {}, `${r.score[i]}`))))));
+      if (you !== null) {
+        lines.push(h("button.rematch", { onclick: () => this.rematch(),
+          title: "a new room with the same settings, where you take the next seat; its link goes to this room's chat" }, "Rematch"));
+      }
     } else if (g.to_move !== null && g.to_move !== undefined) {
-      const away = this.presence && g.to_move !== you && !this.presence.online[g.to_move] ? " (not connected)" : "";
-      const who = g.to_move === you ? "your turn" : `${s.seats[g.to_move].name} (${colourOf(g.to_move).name}) to move${away}`;
-      lines.push(h("p.turn", { class: g.to_move === you ? "turn mine" : "turn" }, who));
+      const away = this.online && this.presence && g.to_move !== you && !this.presence.online[g.to_move] ? " (not connected)" : "";
+      const text = g.to_move === you ? (this.online ? "your turn" : "your turn, once the connection is back")
+        : `${s.seats[g.to_move].name} (${colourOf(g.to_move).name}) to move${away}`;
+      lines.push(h("p.turn", { class: g.to_move === you && this.online ? "turn mine" : "turn" }, text));
+    }
+    if (this.pending.size) {
+      lines.push(h("p.queued", {}, `sent, not yet confirmed by the server (sent again on reconnection): ${[...this.pending.values()].join(", ")}`));
     }
     if (g.legal && Object.keys(g.legal.prohibited).length) {
       lines.push(h("p.prohib", {}, "prohibited: ", Object.entries(g.legal.prohibited).map(([p, r]) =>
         h("span.reason", { title: reasonText(r), "data-point": p }, `${p} ${r} `))));
     }
+    const appeal = appealText(g, s.seats, you);
+    if (appeal) lines.push(h("p.explain.appeal-explain", {}, appeal));
+    if (this.explained) lines.push(h("p.explain.rescission", {}, this.explained));
     if (this.appealAsk) {
       const p = this.appealAsk;
       lines.push(h("div.ask", {}, `${p} is prohibited by the cycle rule. An appealing pass asks for it (Kee rule 12).`,
@@ -439,6 +616,7 @@ export class Room {
     const s = this.s, g = s.game, you = this.you, b = [];
     if (you === null || s.status !== "playing" || (g.dropped || []).includes(you)) return null;
     const mine = this.myTurn();
+    const warning = mine && g.phase !== "scoring" ? passWarning(g, you) : null;
     if (g.phase === "scoring") {
       b.push(h("button.done", { onclick: () => this.sendMove("done") }, "Done (accept marks)"));
       b.push(h("button", { onclick: () => this.sendMove("resume") }, "Resume play"));
@@ -447,7 +625,8 @@ export class Room {
           this.disputeMode ? "Click a chain to dispute…" : "Dispute a chain"));
       }
     } else {
-      b.push(h("button.pass", { disabled: !(mine && g.legal.pass), onclick: () => this.sendMove("pass") }, "Pass"));
+      b.push(h("button.pass", { disabled: !(mine && g.legal.pass), title: warning, onclick: () => this.pass(false) },
+        warning && warning.startsWith("Passing now rescinds") ? "Pass (rescinds your stone)" : "Pass"));
       if (mine && g.legal.appeals.length) {
         for (const p of g.legal.appeals) b.push(h("button.appeal", { onclick: () => this.sendMove(`appeal ${p}`) }, `Appeal ${p}`));
       }
@@ -473,6 +652,9 @@ export class Room {
       b.push(h("button.resign", { onclick: () => { this.confirm = "resign"; this.render(); } }, "Resign"));
     }
     b.push(this.proposeForm());
+    if (!this.online) {   // nothing can be sent: every action waits for the connection
+      for (const node of b) for (const button of node.matches("button") ? [node] : node.querySelectorAll("button")) button.disabled = true;
+    }
     return h("div.panel.actions", {}, b);
   }
 
@@ -494,8 +676,9 @@ export class Room {
     const items = g.history.map(([seat, move, rescinded], i) => {
       const c = colourOf(seat);
       const text = move.startsWith("appeal ") ? `appeals for ${move.slice(7)}` : move;
+      const why = rescinded ? "rescinded (Kee rule 13): an appeal answered this stone play and its player then passed without appeal" : "";
       const body = h("span", {}, text);
-      return h("li", { class: rescinded ? "rescinded" : "", "data-index": i, title: rescinded ? "rescinded (Kee rule 13)" : "" },
+      return h("li", { class: rescinded ? "rescinded" : "", "data-index": i, title: why },
         h("span.num", {}, `${i + 1}`), h("span.swatch.small", { "data-seat": seat }, c.letter),
         h("span.who", {}, s.seats[seat] ? s.seats[seat].name : ""), rescinded ? h("s", {}, body) : body);
     });
@@ -506,7 +689,7 @@ export class Room {
 
   chatPanel() {
     const log = h("div.chat-log", {}, this.chat.map((c) =>
-      h("p", {}, h("b", {}, c.name || "?"), c.seat === null || c.seat === undefined ? " (watching)" : "", ": ", c.text)));
+      h("p", {}, h("b", {}, c.name || "?"), c.seat === null || c.seat === undefined ? " (watching)" : "", ": ", chatText(c.text))));
     requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
     if (!this.chatForm) {   // made once, so an event arriving while one types does not eat the text
       const input = h("input.chat-input", { placeholder: "say something", maxlength: 500, "aria-label": "chat" });
@@ -518,6 +701,27 @@ export class Room {
     }
     return h("div.panel", {}, h("h3", {}, "Chat"), log, this.chatForm);
   }
+}
+
+// The element with the focus (the chat's input, a ranking's place), to be given it back after a
+// redraw: the forms are kept across redraws, but taking them out of the page and back in loses
+// the focus, and a move arriving while one types would send the next keys elsewhere.
+function keptFocus() {
+  const el = document.activeElement;
+  if (!el || el === document.body || el.id === "board") return () => {};
+  const range = typeof el.selectionStart === "number" ? [el.selectionStart, el.selectionEnd] : null;
+  return () => {
+    if (!el.isConnected || document.activeElement === el) return;
+    el.focus({ preventScroll: true });
+    if (range) el.setSelectionRange(...range);
+  };
+}
+
+// A chat line as shown: a rematch's line ("rematch #/room/ID", as `Room.rematch` says it) as a
+// link to that room; anything else as text.
+function chatText(text) {
+  const m = /^rematch (#\/room\/[\w-]+(?:\?invite=[\w%-]+)?)$/.exec(text);
+  return m ? h("a.rematch-link", { href: m[1] }, "rematch: join the new room") : text;
 }
 
 // A bot's `analysis` event as one line: its lead, win rate and first moves, and how old it is.

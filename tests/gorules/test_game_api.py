@@ -135,10 +135,12 @@ KO = {"B3": 0, "A2": 0, "B1": 0, "C3": 1, "B2": 1, "D2": 1, "C1": 1}
 def test_own_previous_position_ko_rule(rules):
     g = Game(Board.grid(4, 3), rules=rules, setup=KO)
     g.play("C2")                                     # Black takes the ko
-    assert g.why_illegal("B2") == "ko"               # would bring back the position White left
-    g.play("D3")                                     # a threat elsewhere
-    g.play("A3")
-    assert g.why_illegal("B2") is None               # now a new position
+    assert g.why_illegal("B2") is None               # White's first turn: White left no position
+    g.play("B2")                                     # White takes back: the set-up position again
+    assert g.why_illegal("C2") == "ko"               # would bring back the position Black left
+    g.play("A3")                                     # a move elsewhere
+    g.play("D3")
+    assert g.why_illegal("C2") is None               # now a new position
 
 
 def test_territory_scoring_counts_prisoners_and_komi():

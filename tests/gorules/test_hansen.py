@@ -25,9 +25,10 @@ BLACK, WHITE = 0, 1
 
 def gadget(strings: dict[str, int], eyes: dict[str, str] = {}, kos: list[tuple[str, str, str, int]] = (),
            edges: list[tuple[str, str]] = (), stones: dict[str, int] = {}, spares: int = 4,
-           **options: Any) -> Game:
-    """A hansen-sst game on a gadget board: ``strings`` name -> colour, ``eyes`` eye -> string,
-    ``kos`` (K, black string, white string, holder), extra ``edges`` and lone ``stones``."""
+           rules: str = "hansen-sst", **options: Any) -> Game:
+    """A hansen-sst game (or ``rules``) on a gadget board: ``strings`` name -> colour, ``eyes``
+    eye -> string, ``kos`` (K, black string, white string, holder), extra ``edges`` and lone
+    ``stones``."""
     points: list[str] = []
     links: list[tuple[str, str]] = list(edges)
     setup: dict[str, int] = dict(stones)
@@ -51,7 +52,7 @@ def gadget(strings: dict[str, int], eyes: dict[str, str] = {}, kos: list[tuple[s
         links += [(f"t{i}", f"l{i}"), (f"s{i}", f"m{i}")]
     points += [p for edge in edges for p in edge if p not in points and p not in strings]
     board = Board(list(dict.fromkeys(points)), links)
-    return Game(board, rules="hansen-sst", setup=setup, **options)
+    return Game(board, rules=rules, setup=setup, **options)
 
 
 def grid(rows: list[str], **options: Any) -> Game:
@@ -392,6 +393,69 @@ def test_a3_two_kos_one_liberty_cannot_capture_except_as_a_ko_threat() -> None:
         tko(a3=True).play("y2")
     assert "Hansen A3" in info.value.message
     run(tko(), ["y1"])                                            # A3' is off by default
+
+
+def test_a3_counts_the_basic_ko_mouths_of_either_colour() -> None:
+    """A-12: the white stone B3 has one liberty (C3) and two kos: Black's A3, which it could take
+    at A2, and its own B3, which Black could take at C3. White's A2 is a basic-ko capture by that
+    string, so A3' refuses it."""
+    run(grid(["X O .",
+              ". X O",
+              "X . ."], a3=True), ["pass", ("A2", "tko")])
+
+
+def test_a3_leaves_a_capture_that_is_no_basic_ko() -> None:
+    """Without the black stone on A1, White's A2 keeps two liberties: no basic-ko capture, no tko."""
+    g = run(grid(["X O .",
+                  ". X O",
+                  ". . ."], a3=True), ["pass", "A2"])
+    assert g.history[-1].captures == ("A3",)
+
+
+def figure_2(**options: Any) -> Game:
+    """Figure 2, reconstructed from its caption and the text of sections 1 and 6: two one-eyed
+    white strings wU (upper left) and wV (lower right), each enclosing a black string with no eye
+    (bU, bV) that has one liberty and shares two kos with it, one held by each side (ko 1 by
+    White, ko 2 by Black). Black to play."""
+    return gadget({"bU": BLACK, "wU": WHITE, "bV": BLACK, "wV": WHITE}, eyes={"eU": "wU", "eV": "wV"},
+                  kos=[("1U", "bU", "wU", WHITE), ("2U", "bU", "wU", BLACK),
+                       ("1V", "bV", "wV", WHITE), ("2V", "bV", "wV", BLACK)], **options)
+
+
+# "Black attacks first in the upper left group and then in the lower right": each of his ko
+# captures puts a white string in atari, and White saves it by taking the other ko there.
+FIGURE_2_ATTACK = ["y1U", "x2U", "y1V", "x2V", "y2U", "x1U", "y2V"]
+
+
+def test_figure_2_superko_kills_a_one_eyed_group() -> None:
+    """Section 1: under superko, "at the moment when the board is about to repeat the
+    configuration in Figure 2, it is White's move, one of the white groups has only a single
+    liberty, and an additional liberty can be gotten only by repeating" an earlier board."""
+    g = figure_2(rules="chinese")
+    run(g, [*FIGURE_2_ATTACK, ("x1V", "superko"), ("x2V", "superko"), "pass", "eV"])
+    assert g.stone_at("wV") is None and g.stone_at("wU") == WHITE
+
+
+def test_figure_2_without_a3_the_cycle_set_kills_at_the_wrong_time() -> None:
+    """Section 6: the black captures save strings of one liberty, so nothing is potentially
+    disallowed; White's x1V brings back Figure 2, and Black's repeated y1U then has the cycle set
+    of all eight ko points, so White cannot take back a liberty and wU is captured."""
+    g = figure_2()
+    run(g, [*FIGURE_2_ATTACK, "x1V", "y1U"])
+    assert cycle_set(g) == ["x1U", "x1V", "x2U", "x2V", "y1U", "y1V", "y2U", "y2V"]
+    assert disallowed(g, BLACK) == disallowed(g, WHITE) == []
+    run(g, [("x2U", "cycle-set"), ("x1U", "cycle-set"), "t1", "eU"])
+    assert g.stone_at("wU") is None
+
+
+def test_figure_2_with_a3_the_attack_is_refused() -> None:
+    """A3' (option a3), the rule Hansen proposes for Figure 2: each black string has one liberty
+    and two kos, a white-held one it touches with its stone and a black-held one whose empty point
+    is its liberty, so Black's first capture in either corner is refused, and both white strings
+    live."""
+    g = figure_2(a3=True)
+    run(g, [("y1U", "tko"), ("y1V", "tko"), "pass", "pass"])
+    assert g.stone_at("wU") == g.stone_at("wV") == WHITE
 
 
 def test_options_round_trip_through_json_and_records() -> None:

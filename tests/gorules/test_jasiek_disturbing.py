@@ -359,7 +359,7 @@ def test_single_disturbing_death_only_the_owner_of_the_dead_string_disturbs_it()
 
 @pytest.mark.parametrize("moves", [
     # a lone stone put in atari first (C4), its breath D3 walled later by plays on the points
-    # watched while quiet (D4, D2: the rule's walls, seen by ``walled``)
+    # watched while asleep (D4, D2: the rule's walls, seen by ``walled``)
     ["B3", "C3", "C2", "E3", "C4", "D4", "G7", "D2"],
     # the same wall made by a capture (D2 takes D1 off: ``_captured_quietly``)
     ["B3", "C3", "C2", "E3", "C4", "D4", "D1", "C1", "G7", "E1", "G6", "D2"],

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from gorules import Board, Game, IllegalMove, RulesetError
+from gorules import PRESETS, Board, Game, IllegalMove, RulesetError
+from gorules.ruleset import Repetition
 
 KO7 = {"C4": 0, "B3": 0, "C2": 0, "D4": 1, "E3": 1, "D2": 1}
 S2R1 = {"A2": 1, "B2": 1, "C2": 0, "B1": 0, "D1": 0}
@@ -40,6 +41,19 @@ def test_nie01_ko_is_the_position_the_player_left(script):
     g = nieminen("7x5", KO7)
     script(g, ["pass", "C3", "D3", ("C3", "ko"), "A1", "G5", "C3", ("D3", "ko"), "pass", "G1", "D3"])
     assert g.phase == "play"
+
+
+OWN_PREVIOUS_PRESETS = sorted(name for name, rules in PRESETS.items()
+                              if rules.repetition in (Repetition.OWN_PREVIOUS, Repetition.NIEMINEN))
+
+
+@pytest.mark.parametrize("rules", OWN_PREVIOUS_PRESETS)
+def test_a_first_turn_after_a_set_up_forbids_nothing(rules, script):
+    """N7a, A2: White's B5 brings back the set-up position, but White has no previous turn whose
+    board it could repeat. Black's A5 again would repeat the board Black left: that is ko."""
+    g = Game(Board.grid(5, 5), rules=rules, setup={"B5": 1, "C5": 0, "A4": 1, "B4": 0})
+    script(g, ["A5", "B5", ("A5", "ko")])
+    assert g.history[-1].captures == ("A5",)
 
 
 ETERNAL_POINTS = "W1 W1' B1 B1' Q P R T Lw Lb"

@@ -314,12 +314,13 @@ class Model:
         assert self.rules.repetition.value == "positional", f"no model of {self.rules.repetition}"
         return "superko" if any(p == after for _, p, _ in stones) else None
 
-    def left_by(self, seat: int) -> dict[str, int]:
-        """The position ``seat`` left at its last turn play (the initial one before any)."""
+    def left_by(self, seat: int) -> dict[str, int] | None:
+        """The position ``seat`` left at its last turn play (None before any: a first turn has
+        no previous one, so even the initial position may come back)."""
         for entry in reversed(self.live):
             if entry[1] == seat:
                 return entry[3]
-        return self.initial
+        return None
 
     def cycle_allowed(self, seat: int, first: int, last: int) -> bool:
         """Kee rule 11 (a) and (b)."""
@@ -438,20 +439,19 @@ class HansenModel:
             for r in self.m.board.neighbours(q):
                 if before.get(r) == seat and len(self.chain(before, r)[1]) == 1:
                     string = self.chain(before, r)[0]
-                    mouths = {a for t in string for a in self.m.board.neighbours(t) if self.ko_stone(before, a, seat)}
-                    if len(mouths) >= 2:
+                    nbrs = self.m.board.neighbours
+                    touched = [m for m in self.mouths(before) if any(a in m for t in string for a in nbrs(t))]
+                    if len(touched) >= 2:
                         return "tko"
         return None
 
-    def ko_stone(self, stones: dict[str, int], a: str, seat: int) -> bool:
-        """Spec A-12: a lone opponent stone at a, an empty b beside it; a's other neighbours
-        are ``seat``'s, b's other neighbours the opponent's."""
-        colour = stones.get(a)
-        if colour is None or colour == seat:
-            return False
+    def mouths(self, stones: dict[str, int]) -> list[tuple[str, str]]:
+        """Spec A-12: every basic ko mouth, of either colour: a stone at a and an empty b beside
+        it, a's other neighbours all of the other colour, b's other neighbours all a's colour."""
         nbrs = self.m.board.neighbours
-        return any(b not in stones and all(stones.get(c) == seat for c in nbrs(a) if c != b)
-                   and all(stones.get(c) == colour for c in nbrs(b) if c != a) for b in nbrs(a))
+        return [(a, b) for a, colour in stones.items() for b in nbrs(a) if b not in stones
+                and all(stones.get(c) not in (None, colour) for c in nbrs(a) if c != b)
+                and all(stones.get(c) == colour for c in nbrs(b) if c != a)]
 
 
 def check_model(g: Game, model: Model) -> None:

@@ -90,12 +90,14 @@ async def test_a_removed_chat_line_is_gone_from_the_store_and_from_resyncs(serve
     room = await seat([ann, bob], {"rules": "chinese", "board": "9"})
     await bob.ok("chat", room=room, text="something rude")
     line = await ann.event("chat")
+    await ann.ok("chat", room=room, text="hello")
     assert (await ask(server, command="remove-chat", room=room, version=line["version"] - 1))["ok"] is False
     answer = await ask(server, command="remove-chat", room=room, version=line["version"])
     assert answer["removed"] == {"name": "p1", "user": None, "text": "something rude"}
     assert await server.store.chat_line(room, line["version"]) is None
     resync = await ann.ok("watch", room=room, since=line["version"] - 1)
     assert resync["type"] == "snapshot"            # not the events: the line is gone from them
+    assert [c["text"] for c in resync["chat"]] == ["hello"]      # and from the snapshot's chat tail
 
 
 async def test_a_banned_name_is_cut_off_and_refused_with_its_look_alikes(server, connect_client):

@@ -86,7 +86,7 @@ async def test_frames_over_the_hard_limit_close_only_that_connection(players, se
     room = await seat([black, white], {"rules": "chinese", "board": "9"})
     rogue = await connect_client()
     await rogue.hello("rogue")
-    await rogue.send_raw(b"\x00" * (300 * 1024))
+    await rogue.send_raw(b"\x00" * (1100 * 1024))
     await asyncio.wait_for(rogue.ws.wait_closed(), 5)
     assert rogue.ws.close_code == 1009
     assert (await black.move(room, "E5", 1))["type"] == "ack"

@@ -143,6 +143,7 @@ async def test_chat_past_its_retention_leaves_a_live_rooms_resync_window(server,
     for since in (0, old - 1):
         resync = await again.ok("watch", room=room, since=since)
         assert resync["type"] == "snapshot", f"a resync from {since} served a deleted line: {resync}"
+        assert [line["text"] for line in resync["chat"]] == ["a new line"], "the chat tail kept a deleted line"
     after = await again.ok("watch", room=room, since=old)
     assert [e["kind"] for e in after["events"]] == ["move", "chat"]
     assert after["events"][-1]["text"] == "a new line"

@@ -73,6 +73,18 @@ async def test_room_seats_moves_events(store):
     assert await store.game("nowhere") is None
 
 
+async def test_the_chat_tail_is_the_last_lines_oldest_first(store):
+    await store.put_session("tA", "ann")
+    await store.create_room("r1", SETTINGS, owner="tA", invite=None)
+    for version in range(1, 6):
+        line = {"seat": 0, "name": "ann", "user": None, "text": f"line {version}"}
+        await store.record("r1", version, {"version": version, "kind": "chat", **line})
+    await store.record("r1", 6, {"version": 6, "kind": "move", "seat": 0, "move": "D4"}, move=(0, "D4", 1))
+    assert [e["text"] for e in await store.chat_tail("r1", 3)] == ["line 3", "line 4", "line 5"]
+    assert (await store.chat_tail("r1", 1))[0] == {"version": 5, "seat": 0, "name": "ann", "user": None, "text": "line 5"}
+    assert await store.chat_tail("nowhere", 3) == []
+
+
 async def test_result_finishes_the_room(store):
     await store.create_room("r1", SETTINGS, owner="t", invite=None)
     await store.create_room("r2", SETTINGS, owner="t", invite=None)

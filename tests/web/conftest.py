@@ -116,10 +116,12 @@ def open_page(browser, web_server):
     contexts = []
     errors: list[str] = []
 
-    def make(name: str, *, viewport=(1280, 860), path: str = ""):
+    def make(name: str, *, viewport=(1280, 860), path: str = "", touch: bool = False):
+        """`touch`: a phone's page (touch events, a mobile viewport), which `tap`s."""
         from playwright.sync_api import expect
 
-        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]},
+                                      has_touch=touch, is_mobile=touch)
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
         page = context.new_page()

@@ -32,11 +32,18 @@ def web_cluster(postgres_url):
 
 
 def play_against_the_house(page, move: str, count: int, timeout: float | None = None) -> None:
-    """`page` (Black) plays `move` and sees its stone and the history reach `count` with the house
-    bot's answer. Not the history's count after the page's own move: a bot that answers at once
+    """`page` (Black) plays `move` (again if the page was offline when it was clicked) and sees its
+    stone and the history reach `count` with the house bot's answer. Not the history's count after the page's own move: a bot that answers at once
     (as after the takeover, its game already loaded) can show the answer in the same frame."""
-    expect(page.locator(".turn.mine")).to_have_text("your turn")
-    point(page, move).click()
+    for _ in range(5):
+        expect(page.locator(".turn.mine")).to_have_text("your turn", timeout=timeout)
+        point(page, move).click()
+        # during a takeover the page may go offline again between the turn and the click: then
+        # it says nothing was sent, and the player plays again once it is back
+        refused = page.locator(".notice", has_text="nothing was sent")
+        expect(stone(page, move, 0).or_(refused)).to_have_count(1, timeout=timeout)
+        if not refused.count():
+            break
     expect(stone(page, move, 0)).to_have_count(1)
     expect(moves(page)).to_have_count(count, timeout=timeout)
 

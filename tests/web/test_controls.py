@@ -167,6 +167,7 @@ def test_a_registered_name_logs_in_from_another_browser_and_a_refused_room_says_
     expect(elsewhere.locator("#who")).to_have_text("zoe")
     # the server's refusal of a room's settings is shown with its sentence
     elsewhere.fill("#players", "3")
+    elsewhere.click("details.advanced summary")
     elsewhere.fill("#handicap", "2")
     elsewhere.click("#create")
     expect(elsewhere.locator("#create-error")).to_contain_text("handicap is for two-player games")

@@ -1,5 +1,5 @@
 """The page's pure parts, run in the browser itself: clock texts and their ticking for every clock
-kind, the force layout of a graph without coordinates, the replay's positions after a rescission."""
+kind, the layout of a graph without coordinates, the replay's positions after a rescission."""
 
 from __future__ import annotations
 

@@ -31,6 +31,8 @@ def play(pages: list[Page], page: Page, move: str, count: int) -> None:
     expect(page.locator(".turn.mine")).to_have_text("your turn")
     if move == "pass":
         page.click("button.pass")
+        if page.locator("button.pass-yes").count():     # a pass that ends play asks first
+            page.click("button.pass-yes")
     else:
         point(page, move).click()
     for p in pages:
@@ -56,6 +58,7 @@ def create_room(page: Page, settings: dict) -> str:
         page.select_option("#graph", board)
     page.fill("#players", str(settings.get("players", 2)))
     if "clock" in settings:
+        page.select_option("#clock-preset", "custom")
         page.fill("#clock", settings["clock"])
     if "title" in settings:
         page.fill("#title", settings["title"])
@@ -132,10 +135,23 @@ def test_three_players_play_kee_on_a_graph_board_to_the_end(open_page, shot):
     for p in everyone:
         expect(moves(p)).to_have_count(7)
         expect(moves(p).nth(6)).to_contain_text("appeals for a")
+    # the appeal's consequences, in words, on every page (Kee rules 12-13)
+    expect(bob.locator(".appeal-explain")).to_contain_text("if cy passes without appeal before anyone plays a stone, it is rescinded (rule 13)")
+    expect(cy.locator(".appeal-explain")).to_contain_text("Your stone at b is the last stone play: if you pass without appeal, it is rescinded")
+    expect(sam.locator(".appeal-explain")).to_contain_text("Appeal (Kee rule 12) by ann (black) for a")
     play(everyone, bob, "pass", 8)
-    # red passes without appeal: her b is rescinded with the passes after it (rule 13)
-    play(everyone, cy, "pass", 9)
+    # red's Pass says what it will do, and asks first
+    expect(cy.locator("button.pass")).to_have_text("Pass (rescinds your stone)")
+    cy.click("button.pass")
+    expect(cy.locator(".pass-warning")).to_contain_text("Passing now rescinds your stone at b (Kee rule 13")
+    cy.click("button.pass-no")
+    expect(moves(cy)).to_have_count(8)
+    cy.click("button.pass")
+    cy.click("button.pass-yes")
+    # red passed without appeal: her b is rescinded with the passes after it (rule 13), and said so
     for p in everyone:
+        expect(moves(p)).to_have_count(9)
+        expect(p.locator(".rescission")).to_contain_text("the stone at b is rescinded (Kee rule 13)")
         expect(p.locator("ol.moves li.rescinded")).to_have_count(4)
         expect(p.locator("ol.moves li.rescinded s")).to_have_count(4)
         expect(stone(p, "a", 1)).to_be_visible()
