@@ -29,7 +29,8 @@ from protocol.names import clean_name
 from . import VERSION
 from .addresses import Networks, client_address
 from .cluster import RETRY
-from .frames import QuickReading, frame, write
+from .frames import frame, write
+from .quick_reading import QuickReading
 from .lease import Fenced
 from .logs import board_label, event
 from .ratelimit import TokenBucket
