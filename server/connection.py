@@ -364,7 +364,7 @@ def forget(exc: BaseException) -> None:
 
     A traceback holds the frames it passed through, and with them the request (a large board) and
     the room's future that holds the exception again: a reference cycle, freed only by the
-    collector, which the server's raised thresholds (collector.GC_THRESHOLDS) make rare. Refusals under
+    collector, which polygo-server's raised thresholds (collector.GC_THRESHOLDS) make rare. Refusals under
     a flood kept hundreds of megabytes that way; without the tracebacks, reference counting frees
     them at once.
     """
