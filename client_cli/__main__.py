@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import json
 import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from gorules import Board, Game, GoRulesError
 from protocol import JSON, MSGPACK, RoomSettings, engine_options
@@ -26,12 +27,12 @@ from protocol import JSON, MSGPACK, RoomSettings, engine_options
 from client_cli.bot_config import BotConfig, read_config
 from client_cli.bot_service import serve
 from client_cli.bots import BuiltinBot
-from client_cli.errors import ClientError, UsageError
+from client_cli.errors import ClientError, ServerRefused, UsageError
 from client_cli.gtp_bridge import GtpBot
-from client_cli.local_server import is_local, reachable, start_local_server, stop_local_server
+from client_cli.local_server import local_server
 from client_cli.render import Style
 from client_cli.sdk import Bot, BotRunner
-from client_cli.room import result_text
+from client_cli.room import result_line
 from client_cli.session import DEFAULT_URL, RECONNECT_FOR, Client, TokenStore, default_token_file
 from client_cli.terminal import TerminalApp
 
@@ -102,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("game", help="the game's room id")
     export.add_argument("--format", choices=["sgf", "json"], default="sgf")
     export.add_argument("-o", "--output", type=Path, help="write to this file instead of standard output")
+    export.add_argument("--no-local-server", action="store_true",
+                        help="never start the local server (of `polygo play`) to read its games")
 
     bot = sub.add_parser("bot", help="run a bot: the built-in one or a GTP engine")
     common(bot)
@@ -184,22 +187,23 @@ async def cmd_play(args: argparse.Namespace) -> int:
     if settings is not None and args.seat is not None and not 0 <= args.seat < settings.players - settings.bots:
         raise UsageError(f"--seat {args.seat}: the bots sit in the last {settings.bots} seats; "
                          f"take one of 0 to {settings.players - settings.bots - 1}")
-    server = None
-    if not args.no_local_server and is_local(args.server) and not await reachable(args.server):
-        home = (args.token_file.parent if args.token_file else default_token_file().parent)
-        print(f"no server at {args.server}; starting a local one (database {home / 'local.db'})")
-        server = await start_local_server(args.server, home)
-    try:
+    async with _local_server(args, print):
         async with client_for(args, reconnect_for=PLAY_RECONNECT_FOR) as client:
             room = await _choose_room(client, args, settings)
             await client.recent_chat(room)
             app = TerminalApp(client, room, style=style_for(args))
             result = await app.run()
             print(_result_line(client, room, result, app.left_for_good))
-    finally:
-        if server is not None:
-            await stop_local_server(server)
     return 0
+
+
+def _local_server(args: argparse.Namespace, say: Callable[[str], None],
+                  only_with_games: bool = False) -> contextlib.AbstractAsyncContextManager[None]:
+    """The local server `polygo play` starts when none answers (`client_cli.local_server`)."""
+    if args.no_local_server:
+        return contextlib.nullcontext()
+    home = args.token_file.parent if args.token_file else default_token_file().parent
+    return local_server(args.server, home, say, only_with_games=only_with_games)
 
 
 async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomSettings | None) -> str:
@@ -240,7 +244,7 @@ def _result_line(client: Client, room: str, result: dict | None, left: bool = Fa
     players = view.game.players
     score = ", ".join(f"{players[s]} {p:g}" for s, p in enumerate(result.get("score", [])))
     ranking = ", ".join(f"{players[s]} {place}" for s, place in enumerate(result.get("ranking", [])))
-    return f"game over: {result_text(players, result)} ({result.get('reason')}); score {score}; ranking {ranking}"
+    return f"game over: {result_line(players, result)}; score {score}; ranking {ranking}"
 
 
 async def cmd_watch(args: argparse.Namespace) -> int:
@@ -270,7 +274,8 @@ async def cmd_rooms(args: argparse.Namespace) -> int:
 
 
 async def cmd_export(args: argparse.Namespace) -> int:
-    async with client_for(args, remember=False) as client:
+    async with _local_server(args, lambda line: print(line, file=sys.stderr), only_with_games=True), \
+            client_for(args, remember=False) as client:
         record = await client.game_record(args.game, args.format)
     text = record if isinstance(record, str) else json.dumps(record, indent=1)
     if args.output:

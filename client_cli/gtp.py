@@ -80,10 +80,12 @@ def parse_response_line(line: str) -> tuple[bool, int | None, str]:
 class GtpEngine:
     """A running GTP engine. Create with `GtpEngine.popen`; use as an async context manager."""
 
-    def __init__(self, process: asyncio.subprocess.Process, argv: Sequence[str], timeout: float) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, argv: Sequence[str], timeout: float,
+                 game: str | None = None) -> None:
         self.process = process
         self.argv = list(argv)
         self.timeout = timeout
+        self.game = game
         self._lock = asyncio.Lock()
         self._pending: GtpCommand | None = None
         self._abandoned: GtpCommand | None = None
@@ -96,8 +98,11 @@ class GtpEngine:
         self._err_reader = asyncio.create_task(self._read_stderr())
 
     @classmethod
-    async def popen(cls, command: str | Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> GtpEngine:
-        """Start an engine from a command line (a string is split like a shell would)."""
+    async def popen(cls, command: str | Sequence[str], *, timeout: float = DEFAULT_TIMEOUT,
+                    game: str | None = None) -> GtpEngine:
+        """Start an engine from a command line (a string is split like a shell would); `game` (a
+        room id) begins every log line of this engine, so that several engines' lines can be told
+        apart, as lichess-bot and gtp2ogs do."""
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise EngineTerminated("no engine command given")
@@ -110,12 +115,17 @@ class GtpEngine:
             )
         except OSError as exc:
             raise EngineTerminated(f"cannot start the engine {argv[0]!r}: {exc.strerror or exc}") from exc
-        return cls(process, argv, timeout)
+        return cls(process, argv, timeout, game)
 
     @property
     def name(self) -> str:
         """The program's file name, for messages."""
         return self.argv[0].rsplit("/", 1)[-1]
+
+    @property
+    def tag(self) -> str:
+        """The start of this engine's log lines: its game (``room Xk2bT9aQ``) and its name."""
+        return self.name if self.game is None else f"room {self.game}: {self.name}"
 
     @property
     def alive(self) -> bool:
@@ -146,7 +156,7 @@ class GtpEngine:
             cmd = GtpCommand(text, loop.create_future(), self._next_id)
             self._next_id += 1
             self._pending = cmd
-            log.debug("%s <- %d %s", self.name, cmd.id, text)
+            log.debug("%s <- %d %s", self.tag, cmd.id, text)
             try:
                 assert self.process.stdin is not None
                 self.process.stdin.write(f"{cmd.id} {text}\n".encode())
@@ -209,7 +219,7 @@ class GtpEngine:
         if cmd.result.cancelled() or cmd.result.exception() is not None:
             return
         success, text = cmd.result.result()
-        log.debug("%s: late reply to %r: %s", self.name, cmd.text, text)
+        log.debug("%s: late reply to %r: %s", self.tag, cmd.text, text)
         self._late.append(LateReply(cmd.text, success, text))
 
     async def protocol_version(self) -> str:
@@ -322,13 +332,13 @@ class GtpEngine:
         while line := await self.process.stderr.readline():
             text = line.decode("utf-8", "replace").strip()
             if text:
-                log.debug("%s stderr: %s", self.name, text)
+                log.debug("%s stderr: %s", self.tag, text)
                 self._stderr.append(text)
 
     def _feed(self, line: str) -> None:
         """Take one line of the engine's output; a blank line ends a response."""
         if line:
-            log.debug("%s -> %s", self.name, line)
+            log.debug("%s -> %s", self.tag, line)
         if line.strip() == "":
             if self._lines:
                 self._finish()

@@ -161,7 +161,7 @@ class GtpBot(Bot):
         game = view.game
         argv = engine_argv(self.argv, game.rules.name, view.settings.get("superko"))
         try:
-            match.engine = engine = await GtpEngine.popen(argv, timeout=self.timeout)
+            match.engine = engine = await GtpEngine.popen(argv, timeout=self.timeout, game=room)
             match.commands = frozenset((await _optional(engine, "list_commands") or "").split())
             await _board(engine, (game.board.width, game.board.height))
             await engine.komi(game.rules.komi)
@@ -341,7 +341,7 @@ async def _optional(engine: GtpEngine, name: str, *args: object) -> str | None:
     try:
         return await engine.command(name, *args)
     except EngineCommandFailed as exc:
-        log.debug("%s refused %s: %s", engine.name, name, exc.reply)
+        log.debug("%s refused %s: %s", engine.tag, name, exc.reply)
         return None
 
 

@@ -5,12 +5,16 @@ depend on each other. It runs under `client_cli.server_guard`, which stops it wh
 in any way (even `kill -9`), so no server is left behind as an orphan. Its database lives beside
 the session tokens (POLYGO_HOME), so a game started against a local server is resumed by running
 `polygo play` again (which starts a server again; a server already answering is used as it is).
+`polygo export` reads the games of that database the same way: the server it starts answers the
+export and stops (the client never opens the database itself: it does not import sqlite3).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -69,3 +73,21 @@ async def stop_local_server(process: asyncio.subprocess.Process) -> None:
         except asyncio.TimeoutError:
             process.kill()
             await process.wait()
+
+
+@contextlib.asynccontextmanager
+async def local_server(url: str, home: Path, say: Callable[[str], None], *,
+                       only_with_games: bool = False) -> AsyncIterator[None]:
+    """Run the block with a server at `url`: the one that answers there, or, for a URL of this
+    machine, a local one started for the block on `home`'s database and stopped after it.
+    `only_with_games`: start none when that database does not exist (nothing to read from it)."""
+    server = None
+    database = home / "local.db"
+    if is_local(url) and not (only_with_games and not database.exists()) and not await reachable(url):
+        say(f"no server at {url}; starting a local one (database {database})")
+        server = await start_local_server(url, home)
+    try:
+        yield
+    finally:
+        if server is not None:
+            await stop_local_server(server)

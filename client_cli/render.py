@@ -19,7 +19,7 @@ from wcwidth import wcwidth
 
 from gorules import Game
 
-from client_cli.room import RoomView, result_text
+from client_cli.room import RoomView, result_line
 
 WIDTH, HEIGHT = 80, 24
 MESSAGE_LINES = 3
@@ -96,11 +96,30 @@ def ko_lines(game: Game) -> list[str]:
     return lines
 
 
-def board_lines(game: Game, style: Style, max_rows: int = BOARD_ROWS, max_width: int = 48) -> list[str]:
+@dataclasses.dataclass(frozen=True)
+class GridForm:
+    """How a grid is drawn: `spaced` puts a space (or the last stone's bracket) between points,
+    `frame` repeats the column letters below and the row numbers on the right; `window` (rows at
+    most, the column letters included) scrolls a grid taller than the screen."""
+
+    spaced: bool = True
+    frame: bool = True
+    window: int | None = None
+
+
+GRID_FORMS = (GridForm(), GridForm(frame=False), GridForm(spaced=False, frame=False))
+"""From the most spacious to the most compact; `screen` takes the first that fits."""
+
+
+def board_lines(game: Game, style: Style, max_rows: int = BOARD_ROWS, max_width: int = 48,
+                form: GridForm | None = None) -> list[str]:
     """The board as lines: a grid, a drawing from coordinates, or a list of points."""
     board = game.board
-    if board.kind in ("grid", "torus") and board.width and board.height and board.height + 2 <= max_rows:
-        return _grid(game, style)
+    if _is_grid(game):
+        if form is not None:
+            return _grid(game, style, form)
+        return _grid(game, style, next((f for f in GRID_FORMS if grid_size(game, f)[1] <= max_rows),
+                                       GridForm(spaced=False, frame=False, window=max_rows)))
     if board.coords:
         drawn = _drawing(game, style, max_rows, max_width)
         if drawn is not None:
@@ -108,18 +127,48 @@ def board_lines(game: Game, style: Style, max_rows: int = BOARD_ROWS, max_width:
     return _point_list(game, style, max_rows, max_width)
 
 
+def _is_grid(game: Game) -> bool:
+    board = game.board
+    return board.kind in ("grid", "torus") and bool(board.width) and bool(board.height)
+
+
+def grid_size(game: Game, form: GridForm) -> tuple[int, int]:
+    """Columns and rows a grid takes in `form`."""
+    width, height = game.board.width or 0, game.board.height or 0
+    columns = 3 + (2 * width + 1 if form.spaced else width + 1) + (2 if form.frame else 0)
+    rows = height + (2 if form.frame else 1)
+    return columns, rows if form.window is None else min(rows, form.window)
+
+
+def star_points(game: Game) -> frozenset[str]:
+    """The star points (hoshi) of a square grid of 9 lines or more, odd, as Go boards draw them:
+    the 3rd line on 9x9 and the 4th from 13x13 up, and the centre."""
+    board = game.board
+    size = board.width
+    if board.kind != "grid" or size != board.height or size is None or size < 9 or size % 2 == 0:
+        return frozenset()
+    edge = 2 if size < 13 else 3
+    lines = [edge, size // 2, size - 1 - edge] if size >= 13 else [edge, size - 1 - edge]
+    cols = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+    points = {f"{cols[x]}{y + 1}" for x in lines for y in lines}
+    return frozenset(points | {f"{cols[size // 2]}{size // 2 + 1}"})
+
+
 def _cell(game: Game, point: str, style: Style, marks: dict[str, str], letter_of: list[str],
-          owner: dict[str, int] | None = None, kos: frozenset[str] = frozenset()) -> str:
+          owner: dict[str, int] | None = None, kos: frozenset[str] = frozenset(),
+          stars: frozenset[str] = frozenset()) -> str:
     """One point: a stone's letter, `x` for a stone marked dead, the owner's letter in lower case
     for territory in the marking phase, `*` for a prohibited point, `k` for an empty point of a ko
-    position (Jasiek's New Ko Rules), `.` for the rest."""
+    position (Jasiek's New Ko Rules), `+` for a star point, `.` for the rest."""
     seat = game.stone_at(point)
     if seat is None:
         if owner and point in owner:
             return style.paint(letter_of[owner[point]].lower(), "2;" + seat_colour_code(game, owner[point]))
         if point in marks:
             return style.paint("*", "2")
-        return style.paint("k", "2") if point in kos else "."
+        if point in kos:
+            return style.paint("k", "2")
+        return "+" if point in stars else "."
     if point in game.dead:
         return style.paint("x", seat_colour_code(game, seat))
     return style.paint(letter_of[seat], seat_colour_code(game, seat))
@@ -130,27 +179,66 @@ def _owners(game: Game) -> dict[str, int] | None:
     return None if counted is None else counted[1]
 
 
-def _grid(game: Game, style: Style) -> list[str]:
+def _grid(game: Game, style: Style, form: GridForm = GridForm()) -> list[str]:
     board = game.board
     assert board.width is not None and board.height is not None
     cols = "ABCDEFGHJKLMNOPQRSTUVWXYZ"[: board.width]
     marks = prohibited(game)
     kos = frozenset(p for ko in game.ko_analysis() for p in ko["points"])
+    stars = star_points(game)
     letter_of = letters(game.players)
     owner = _owners(game)
     last = game.last_move
-    header = "   " + " ".join(cols)
+    header = "   " + (" ".join(cols) if form.spaced else "".join(cols))
+    shown = _window(game, style, form)
     lines = [header]
-    for y in range(board.height, 0, -1):
+    for y in shown:
         names = [f"{col}{y}" for col in cols]
-        row = [f"{y:>2}"]
-        for x, point in enumerate(names):
-            row.append("(" if point == last else (")" if x and names[x - 1] == last else " "))
-            row.append(_cell(game, point, style, marks, letter_of, owner, kos))
-        row.append(")" if names[-1] == last else " ")
-        lines.append("".join(row) + f"{y}")
-    lines.append(header)
+        cells = [_cell(game, point, style, marks, letter_of, owner, kos, stars) for point in names]
+        if form.spaced:
+            row = [f"{y:>2}"]
+            for x, cell in enumerate(cells):
+                row.append("(" if names[x] == last else (")" if x and names[x - 1] == last else " "))
+                row.append(cell)
+            row.append(")" if names[-1] == last else " ")
+        else:
+            # no room for brackets: the last stone in reverse video, its row marked `>`
+            row = [f"{y:>2}", ">" if last in names else " "]
+            row += [style.paint(_plain(cell), "7") if names[x] == last and style.color else cell
+                    for x, cell in enumerate(cells)]
+        lines.append("".join(row) + (f"{y}" if form.frame else ""))
+    if form.frame:
+        lines.append(header)
     return lines
+
+
+def _window(game: Game, style: Style, form: GridForm) -> list[int]:
+    """The row numbers drawn, top down: all of them, or a window round the last stone played
+    (the top rows before any), moved on by half a window with each `more`."""
+    height = game.board.height or 0
+    rows = list(range(height, 0, -1))
+    if form.window is None or form.window >= height + (2 if form.frame else 1):
+        return rows
+    size = max(1, form.window - (2 if form.frame else 1))
+    last = game.last_move
+    centre = rows.index(int(last[1:])) if last and last[1:].isdigit() and int(last[1:]) <= height else size // 2
+    starts = height - size + 1
+    first = min(max(0, centre - size // 2), starts - 1)
+    first = (first + style.page * max(1, size // 2)) % starts
+    return rows[first:first + size]
+
+
+def _plain(text: str) -> str:
+    """`text` without its colour escapes."""
+    out, skipping = [], False
+    for ch in text:
+        if ch == "\x1b":
+            skipping = True
+        elif skipping:
+            skipping = ch != "m"
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _drawing(game: Game, style: Style, max_rows: int, max_width: int) -> list[str] | None:
@@ -367,7 +455,7 @@ def info_lines(view: RoomView, mine: list[int], now: float, style: Style, log_ro
     if view.undo is not None:
         lines.append(f"{game.players[view.undo['seat']]} asks to undo ('undo yes' / 'undo no')")
     if view.result is not None:
-        lines.append(f"GAME OVER: {result_text(game.players, view.result)}")
+        lines.append(f"GAME OVER: {result_line(game.players, view.result)}")
         if len(game.players) > 2 or view.result.get("reason") == "passes":
             score = ", ".join(f"{game.players[s]} {p:g}" for s, p in enumerate(view.result.get("score", [])))
             lines.append(f"score: {score}")
@@ -431,43 +519,111 @@ def _fit(text: str, columns: int) -> str:
     return "".join(out) + " " * (columns - used)
 
 
+PANEL_MIN = 30
+"""Columns the panel needs beside the board; with fewer it goes below the board."""
+
+
 def screen(view: RoomView, mine: list[int], now: float, style: Style, message: str = "",
            width: int = WIDTH, height: int = HEIGHT) -> list[str]:
-    """The whole screen but the prompt, for a terminal of `width` x `height`: the board on the left,
-    the panel on the right (below the board when the terminal is too narrow), the message last.
+    """The whole screen but the prompt, for a terminal of `width` x `height`.
 
-    The move log takes whatever rows the panel leaves; no line is wider than `width` columns.
+    The board on the left and the panel on the right when both fit, else the panel below the board;
+    a grid takes the most spacious form that leaves the panel its place (`GRID_FORMS`), and a grid
+    taller than the screen scrolls (`more`). Panel lines too long for their place wrap rather than
+    lose their end; the move log takes whatever rows are left, one line an action, and no line is
+    wider than `width` columns.
     """
-    notice = textwrap.wrap(message, max(10, width - 1))[:MESSAGE_LINES] or [""]
+    notice = [line for part in message.split("\n") for line in textwrap.wrap(part, max(10, width - 1))]
+    notice = notice[:MESSAGE_LINES] or [""]
     rows = max(4, height - 1 - len(notice))
-    board = board_lines(view.game, style, max_rows=rows, max_width=max(40, width - 32))
+    board, beside = _board_for(view, mine, now, style, rows, width)
     board_width = max((_visible_len(line) for line in board), default=0) + 2
-    base = len(info_lines(view, mine, now, style, log_rows=0)) + 1
-    if board_width + 30 <= width:
-        panel = info_lines(view, mine, now, style, log_rows=max(0, rows - base))
-        panel_width = width - board_width
+    scrolled = _scrolled(view.game, board)
+    if beside:
+        scrolled = [part for line in scrolled for part in _wrap(line, width - board_width)]
+        panel = scrolled + _panel(view, mine, now, style, rows - len(scrolled), width - board_width)
         out = []
         for i in range(max(len(board), len(panel))):
             left = board[i] if i < len(board) else ""
-            right = _clip(panel[i], panel_width) if i < len(panel) else ""
+            right = panel[i] if i < len(panel) else ""
             out.append(left + " " * (board_width - _visible_len(left)) + right)
     else:
-        panel = info_lines(view, mine, now, style, log_rows=max(0, rows - len(board) - base))
-        out = [_clip(line, width) for line in board + panel]
+        out = [_clip(line, width) for line in board] + scrolled + _panel(view, mine, now, style,
+                                                                         rows - len(board) - 1, width)
     return (out + [""] * rows)[:rows] + notice
+
+
+def _scrolled(game: Game, board: list[str]) -> list[str]:
+    """A line for the panel when a grid does not show all its rows: which ones it shows."""
+    height = game.board.height or 0
+    if not _is_grid(game) or len(board) - 1 >= height:
+        return []
+    numbers = [line[:2].strip() for line in board[1:]]
+    return [f"rows {numbers[0]}-{numbers[-1]} of {height} shown ('more' scrolls)"]
+
+
+def _board_for(view: RoomView, mine: list[int], now: float, style: Style, rows: int,
+               width: int) -> tuple[list[str], bool]:
+    """The board drawn for `rows` x `width`, and whether the panel goes beside it."""
+    game = view.game
+    if not _is_grid(game):
+        board = board_lines(game, style, max_rows=rows, max_width=max(40, width - 32))
+        return board, max((_visible_len(line) for line in board), default=0) + 2 + PANEL_MIN <= width
+    for form in GRID_FORMS:
+        columns, needed = grid_size(game, form)
+        if needed <= rows and columns + 2 + PANEL_MIN <= width:
+            return _grid(game, style, form), True
+    head = len(_panel(view, mine, now, style, rows, width, log=False))
+    for form in GRID_FORMS:
+        columns, needed = grid_size(game, form)
+        if needed + head <= rows and columns <= width:
+            return _grid(game, style, form), False
+    for form in GRID_FORMS[1:]:
+        scrolled = dataclasses.replace(form, window=rows)
+        if grid_size(game, scrolled)[0] + 2 + PANEL_MIN <= width:
+            return _grid(game, style, scrolled), True
+    return _grid(game, style, GridForm(spaced=False, frame=False, window=max(3, rows - head))), False
+
+
+def _panel(view: RoomView, mine: list[int], now: float, style: Style, rows: int, width: int,
+           log: bool = True) -> list[str]:
+    """The panel for `rows` x `width`: its lines wrapped to the width, then as many lines of the
+    move log as the rows leave (each cut to the width)."""
+    head = [part for line in info_lines(view, mine, now, style, log_rows=0) for part in _wrap(line, width)]
+    if not log:
+        return head
+    log_rows = max(0, rows - len(head) - 1)
+    if log_rows == 0:
+        return head
+    lines = info_lines(view, mine, now, style, log_rows=log_rows)
+    start = lines.index("-- moves --")
+    before = [part for line in lines[:start] for part in _wrap(line, width)]
+    moves = [_clip(line, width) for line in lines[start:start + 1 + log_rows]]
+    after = [part for line in lines[start + 1 + log_rows:] for part in _wrap(line, width)]
+    return before + moves + after
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` columns, broken at spaces (colour escapes kept whole);
+    the lines after the first are indented by two spaces. A word longer than a line is cut."""
+    if _visible_len(text) <= width:
+        return [text]
+    lines: list[str] = []
+    current: str | None = None
+    for word in text.split(" "):
+        candidate = word if current is None else f"{current} {word}"
+        if current is None or _visible_len(candidate) <= width or not current.strip():
+            current = candidate
+            continue
+        lines.append(_clip(current, width))
+        current = "  " + word
+    lines.append(_clip(current or "", width))
+    return lines
 
 
 def _visible_len(text: str) -> int:
     """Terminal columns `text` takes: colour escapes take none, wide (CJK) characters two."""
-    length, skipping = 0, False
-    for ch in text:
-        if ch == "\x1b":
-            skipping = True
-        elif skipping:
-            skipping = ch != "m"
-        else:
-            length += max(0, wcwidth(ch))
-    return length
+    return sum(max(0, wcwidth(ch)) for ch in _plain(text))
 
 
 def _clip(text: str, width: int) -> str:

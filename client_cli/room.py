@@ -239,7 +239,7 @@ class RoomView:
                     self._note(seat, f"rescinds {self.game.players[p.seat]}'s {p.move} (Kee rule 13): "
                                      f"it leaves the board and {self.game.players[p.seat]} plays again")
         if self.game.result is not None and self.game.phase == "ended":
-            self._note(None, f"game over: {result_text(self.game.players, _result_map(self.game))}")
+            self._note(None, f"game over: {result_line(self.game.players, _result_map(self.game))}")
 
     def _note(self, seat: int | None, text: str, number: int | None = None) -> None:
         self.log.append(LogEntry(seat, text, number))
@@ -330,4 +330,19 @@ def result_text(players: tuple[str, ...] | list[str], result: dict[str, Any]) ->
         return f"{letter}+{margin:g}"
     places = sorted(range(len(ranking)), key=lambda s: ranking[s])
     parts = [f"{ranking[s]}. {players[s]}" + (f" {score[s]:g}" if s < len(score) else "") for s in places]
-    return f"{reason}: " + ", ".join(parts)
+    return ", ".join(parts)
+
+
+REASON_WORDS = {"passes": "by passes", "resignation": "by resignation", "timeout": "on time",
+                "agreement": "by agreement", "no-result": "no result"}
+"""How a result's reason is said after it: `W+7.5 (by passes)`, `1. red 38, 2. white 3 (by passes)`."""
+
+
+def result_line(players: tuple[str, ...] | list[str], result: dict[str, Any]) -> str:
+    """The result and, in brackets, how the game ended.
+
+    >>> result_line(["black", "white", "red"], {"reason": "passes", "ranking": [3, 2, 1], "score": [0, 3, 38]})
+    '1. red 38, 2. white 3, 3. black 0 (by passes)'
+    """
+    reason = result.get("reason")
+    return f"{result_text(players, result)} ({REASON_WORDS.get(str(reason), reason)})"

@@ -236,7 +236,7 @@ class BotRunner:
                 self._decided.pop((room, seat), None)
                 self._again.add(room)
                 return
-            await self._send(turn, move, is_turn_play, version)
+            await self._send(turn, move, is_turn_play, version, before)
             return
 
     async def _answer_undo(self, view: RoomView) -> None:
@@ -300,12 +300,15 @@ class BotRunner:
             return "pass"
         return move
 
-    async def _send(self, turn: Turn, move: str, is_turn_play: bool, version: int) -> None:
+    async def _send(self, turn: Turn, move: str, is_turn_play: bool, version: int,
+                    before: tuple[Any, ...]) -> None:
         try:
             ack = await self.client.move(turn.room, move, after=version if move == "done" else None)
         except ServerRefused as exc:
             if exc.code == "stale-marks":
                 log.info("room %s seat %d: the marks changed before our done; looking again", turn.room, turn.seat)
+                return
+            if self._overtaken(turn, move, exc, before):
                 return
             if exc.code != "illegal-move":
                 log.warning("room %s seat %d: %r refused: %s", turn.room, turn.seat, move, exc)
@@ -322,6 +325,24 @@ class BotRunner:
         self._wait_for[turn.room] = ack.version
         self._kick(turn.room)
 
+    def _overtaken(self, turn: Turn, move: str, exc: ServerRefused, before: tuple[Any, ...]) -> bool:
+        """A move refused because the game moved on while it was on its way (another player resumed
+        play, or marked a chain, or the phase ended): nothing is wrong, the bot looks again."""
+        view = self.client.rooms.get(turn.room)
+        if exc.code != "illegal-move" or view is None:
+            return False
+        if _state_key(view) == before and exc.reason not in PHASE_REASONS:
+            return False
+        log.info("room %s seat %d: %r came too late, the game moved on (%s); looking again",
+                 turn.room, turn.seat, move, exc)
+        self._decided.pop((turn.room, turn.seat), None)
+        self._kick(turn.room)
+        return True
+
+
+
+PHASE_REASONS = frozenset({"not-scoring", "game-over", "not-your-turn", "no-proposal", "dropped-out"})
+"""Reasons a move is refused for the phase or the turn it reached, not for what it is."""
 
 
 def _state_key(view: RoomView) -> tuple[Any, ...]:

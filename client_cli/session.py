@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import random
 import time
@@ -66,6 +67,8 @@ RECONNECT_FOR = 60.0
 BACKOFF_FIRST, BACKOFF_CAP = 0.2, 10.0
 """Reconnection delays: doubling from the first to the cap, each drawn at random between half and
 all of it (jitter), so a server's many clients do not all come back at the same instant."""
+
+log = logging.getLogger("polygo.session")
 
 
 NODE_ATTEMPTS = 3
@@ -457,8 +460,10 @@ class Client:
         """Reconnect home with the token (backing off, with jitter) and catch up the rooms served
         there; the unacknowledged moves are resent by their own tasks. `status` says what is going
         on, and each change wakes `changes`."""
-        deadline = time.monotonic() + self.reconnect_for
+        started = time.monotonic()
+        deadline = started + self.reconnect_for
         attempt = 0
+        log.info("lost the server at %s; reconnecting (rooms %s)", link.url, self._rooms_at(link))
         while True:
             attempt += 1
             self._set_status(f"lost the server; reconnecting… (attempt {attempt})")
@@ -468,6 +473,8 @@ class Client:
                 break
             except (ConnectionFailed, ServerRefused):
                 if time.monotonic() > deadline:
+                    log.warning("lost the server at %s: no answer for %.0f s, giving up", link.url,
+                                time.monotonic() - started)
                     self._set_status("lost the server")
                     self._fail_all(ConnectionFailed(f"lost the server at {link.url} and could not reconnect"))
                     self.changes.put_nowait(None)
@@ -477,7 +484,12 @@ class Client:
         for room in list(self.rooms):
             if self.url_of(room) == link.url:
                 await self._resync_room(room)
+        log.info("reconnected to %s after %d attempt(s) in %.1f s; rooms %s caught up", link.url, attempt,
+                 time.monotonic() - started, self._rooms_at(link))
         self._set_status("connected")
+
+    def _rooms_at(self, link: Link) -> str:
+        return ", ".join(room for room in self.rooms if self.url_of(room) == link.url) or "none"
 
     def _set_status(self, status: str) -> None:
         self.status = status

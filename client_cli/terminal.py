@@ -36,7 +36,7 @@ from gorules import Game
 
 from client_cli.errors import ClientError, ServerRefused
 from client_cli.render import Style, screen
-from client_cli.room import RoomView, result_text
+from client_cli.room import RoomView, result_line
 from client_cli.session import Client
 
 HELP = ("commands: POINT  pass  appeal POINT  resign  leave  undo  undo yes|no  rank 1 2 2  accept  reject  "
@@ -71,6 +71,7 @@ REASONS = {
     "proven-alive": "that chain survived a dispute play-out: it is alive for good",
 }
 """Words for the engine's reason codes, shown after the server's own sentence."""
+UNDO_ASKED = "undo requested; waiting for the others"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,11 +203,13 @@ class TerminalApp:
         return self.client.rooms[self.room]
 
     def lines(self, width: int, height: int) -> list[str]:
-        """The screen for a terminal of `width` x `height` (the prompt line not included)."""
+        """The screen for a terminal of `width` x `height` (the prompt's line included, left out of
+        what is drawn). The connection's state, when it is not connected, is a line of its own above
+        the message."""
         mine = [] if self.spectator else self.client.seats_in(self.room)
         message = self.message
         if self.client.status != "connected":
-            message = f"{self.client.status} {message}".strip()
+            message = f"{self.client.status}\n{message}".strip()
         return screen(self.view, mine, time.monotonic(), self.style, message, width=width, height=height)
 
     async def run(self, interactive: bool | None = None) -> dict | None:
@@ -259,7 +262,7 @@ class TerminalApp:
     def _formatted(self) -> ANSI:
         assert self._app is not None
         size = self._app.output.get_size()
-        return ANSI("\n".join(self.lines(size.columns, size.rows - 1)))
+        return ANSI("\n".join(self.lines(size.columns, size.rows)))
 
     async def _exit_when_done(self) -> None:
         await self._done.wait()
@@ -312,12 +315,14 @@ class TerminalApp:
                 continue
             view = self.view
             fresh, self._version = view.version != self._version, view.version
+            if self.message == UNDO_ASKED and view.undo is None:
+                self.message = ""        # answered: the move log says what came of it
             if fresh and view.last_kind == "chat" and view.chat:
                 name, text = view.chat[-1]
                 self.message = f"<{name}> {text}"
             if view.status == "ended" or view.game.phase == "ended":
                 if view.result is not None:
-                    self.message = f"game over: {result_text(view.game.players, view.result)}"
+                    self.message = f"game over: {result_line(view.game.players, view.result)}"
                 self._redraw()
                 self._done.set()
                 return
@@ -374,7 +379,7 @@ class TerminalApp:
             self.message = "spectators can only chat ('say TEXT')"
         elif kind == "undo":
             await self.client.undo(self.room)
-            self.message = "undo requested; waiting for the others"
+            self.message = UNDO_ASKED if self.view.undo is not None else ""
         elif kind == "undo_reply":
             await self.client.undo_reply(self.room, command.arg == "yes")
             self.message = "answered the undo request"

@@ -409,6 +409,8 @@ class Game:
         if self._phase == "ended":
             raise IllegalMove(Reason.GAME_OVER, f"{move.text!r}: the game has ended", move.text)
         if action in ENDING_ACTIONS:
+            if action not in self._ending.actions:
+                raise IllegalMove(Reason.BAD_MOVE, f"{move.text!r} is not a move of {self.rules.name}", move.text)
             self._ending.check(move, seat)
         elif action is Action.RANK:
             self._check_ranking(move)

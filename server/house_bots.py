@@ -12,6 +12,10 @@ and it acts through `Room.call` like a client, one action at a time, after a sho
 human sees the moves come one by one. It answers undo requests with yes (its policy: a player who
 asks a bot to take back a move gets it); the room lets a player ask to take back a move that only
 the house bot has answered since, and takes the bot's answers back with it.
+
+In the marking phase it judges the marks (`server.house_marking`) against the stones it calls dead
+(`server.house_life`'s play-outs, read once per position in a worker thread, outside the room's
+lock, so the room and the others stay quick).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 from protocol import ProtocolError
 from protocol.names import house_bot_name
 
+from .house_life import Question, dead_stones
+from .house_marking import house_marking
 from .house_play import choose
 from .room import Seat
 from .sessions import Session
@@ -59,6 +65,8 @@ class HouseBots:
         self.pause = pause
         self._driving: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
+        self._life: dict[str, tuple[int, set[str]]] = {}
+        """Per room in its marking phase: the position's hash and the stones the bot calls dead."""
 
     @staticmethod
     def holds(seat: Seat | None) -> bool:
@@ -82,6 +90,7 @@ class HouseBots:
     def changed(self, room: Room) -> None:
         """Something happened in `room`: let its bots look at it (from a task of their own)."""
         if not room.settings.get("bots") or room.status != "playing":   # no bot seats (bot_seats); asked every move
+            self._life.pop(room.id, None)
             return
         if room.id in self._driving:
             self._again.add(room.id)
@@ -95,6 +104,7 @@ class HouseBots:
                 await asyncio.sleep(self.pause)
                 if room.hub.rooms.get(room.id) is not room:
                     return
+                await self._read_life(room)
                 acted = await room.call(self._act, room)
                 if not acted and room.id not in self._again:
                     return
@@ -115,7 +125,7 @@ class HouseBots:
                 return True
         for seat in bot_seats(room.settings):
             rng = random.Random(f"{room.id}/{seat}/{len(room.game.history)}")
-            move = choose(room.game, seat, rng)
+            move = choose(room.game, seat, rng) or await self._marking(room, seat)
             if move is None:
                 continue
             last = room.last_seq[seat]
@@ -129,6 +139,37 @@ class HouseBots:
             return False
         return False
 
+    async def _read_life(self, room: Room) -> None:
+        """In the marking phase, read which stones are dead, once per position: the play-outs take
+        up to a second on 19x19, so they run in a worker thread while the room goes on."""
+        game = room.game
+        if room.status != "playing" or game.phase != "scoring":
+            self._life.pop(room.id, None)
+            return
+        key = game.position_hash
+        if self._life.get(room.id, (None,))[0] == key:
+            return
+        dead = await asyncio.to_thread(dead_stones, Question.of(game), random.Random(f"{room.id}/{key}"))
+        self._life[room.id] = (key, dead)
+
+    async def _marking(self, room: Room, seat: int) -> str | None:
+        """The bot's marking move for `seat` (`server.house_marking`), once the dead stones are read;
+        marks it accepts under protest, it says so in the room's chat first."""
+        game = room.game
+        life = self._life.get(room.id)
+        if game.phase != "scoring" or life is None or life[0] != game.position_hash or not game.active[seat]:
+            return None
+        marking = house_marking(game, seat, life[1])
+        if marking is None:
+            return None
+        if marking.protest:
+            log.info("room %s seat %d: %s", room.id, seat, marking.protest)
+            try:
+                await room.chat(None, self._session(room, seat), marking.protest)
+            except ProtocolError as exc:
+                log.info("room %s: the house bot's chat was refused: %s", room.id, exc)
+        return marking.move
+
     @staticmethod
     def _session(room: Room, seat: int) -> Session:
         holder = room.seats[seat]
@@ -140,3 +181,4 @@ class HouseBots:
             task.cancel()
         await asyncio.gather(*self._driving.values(), return_exceptions=True)
         self._driving.clear()
+        self._life.clear()

@@ -5,8 +5,10 @@ cannot use the client's built-in bot (`client_cli` and `server` never import eac
 each candidate play one move deep on the chains and liberties of the current position: it captures,
 saves its own chains from atari, puts opponents in atari, never fills its own eyes or territory,
 never puts itself in atari for nothing, and passes when nothing useful is left. Under the Kee rules
-it appeals for a prohibited play that would capture. It accepts the dead marks and every ranking
-proposal that places it no worse than the board does.
+it appeals for a prohibited play that would capture, and answers an appeal against its own last
+stone play with an appealing pass rather than a plain one, which would rescind that play. It
+accepts every ranking proposal that places it no worse than the board does. The dead marks are
+`server.house_marking`'s.
 
 `choose` is a pure function of the game, the seat and a seeded `random.Random`.
 """
@@ -107,29 +109,57 @@ class _Reading:
 
 
 def choose(game: Game, seat: int, rng: random.Random) -> str | None:
-    """The move the house bot sends now for `seat`, or None when it has nothing to do."""
+    """The move the house bot sends now for `seat`, or None when it has nothing to do (in the
+    marking phase, `server.house_marking` answers)."""
     if game.result is not None or game.phase == "ended" or not game.active[seat]:
         return None
-    if game.phase == "scoring":
-        return None if seat in game.accepted else "done"
     if game.proposal is not None and not _answered(game, seat):
         return "accept" if game.proposal[seat] <= game.ranking()[seat] else "reject"
-    if game.to_move != seat:
+    if game.phase == "scoring" or game.to_move != seat:
         return None
+    legal = game.legal_moves()
+    idle = _idle(game, seat, legal)
     if len(game.history) > WIND_DOWN * len(game.board.points):
-        return "pass"
+        return idle
     reading = _Reading(game)
-    best, best_value = "pass", 0.0
-    for move in game.legal_moves():
-        if move == "pass":
-            continue
+    best, best_value = idle, 0.0
+    for move in legal:
         point = move.removeprefix("appeal ")
+        if point not in game.board:
+            continue
         value = reading.value(point, seat, rng)
         if value is None or (point != move and value < CAPTURE):
             continue
         if value > best_value:
             best, best_value = move, value
     return best
+
+
+def _idle(game: Game, seat: int, legal: list[str]) -> str:
+    """The bot's move when no stone play is worth making: a pass, unless a plain pass would rescind
+    its own last stone play (Kee rule 13: an opponent appealed since), then an appealing pass,
+    which keeps the play and counts as a pass for the end (Kee example I: White's appeal answering
+    Black's wins by 2 where a plain pass loses by 2). `give` where a pass is not allowed (the owner
+    in a Nieminen play-out)."""
+    if "pass" not in legal:
+        return "give" if "give" in legal else legal[0]
+    if _rescinds(game, seat):
+        return next((move for move in legal if move.startswith("appeal ")), "pass")
+    return "pass"
+
+
+def _rescinds(game: Game, seat: int) -> bool:
+    """Would a plain pass of `seat` rescind its stone play (the last of the live game, with an
+    opponent's appealing pass since)?"""
+    appealed = False
+    for play in reversed(game.history):
+        if play.rescinded or play.move.partition(" ")[0] in ("pass", "rank", "accept", "reject"):
+            continue
+        if play.move.startswith("appeal "):
+            appealed = appealed or play.seat != seat
+            continue
+        return play.move in game.board and play.seat == seat and appealed
+    return False
 
 
 def _answered(game: Game, seat: int) -> bool:

@@ -388,7 +388,7 @@ class Hub:
     async def finished(self, limit: int, offset: int) -> Games:
         rows = await self.store.finished_games(limit, offset, public=True)
         games = [{"room": r["room_id"], "settings": effective_settings(r["settings"]),
-                  "seats": _names(r["names"], r["settings"]),
+                  "seats": _names(r["names"], r["settings"], r["seats"]),
                   "registered": [user is not None for user in _names(r["users"], r["settings"])],
                   "result": r["result"], "moves": r["moves"], "created": r["created_at"],
                   "finished": r["finished_at"]}
@@ -413,7 +413,7 @@ class Hub:
         if row is None:
             raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"no game {room_id!r}", field="room")
         game, _ = replay(row["settings"], row["moves"])
-        names = _names(row["names"], row["settings"])
+        names = _names(row["names"], row["settings"], row["seats"])
         history = game.history
         if fmt == "json":
             engine_record = dict(game.to_record(), options=effective_options(game))
@@ -463,7 +463,13 @@ def _time_left(event: dict[str, Any]) -> list[Any] | None:
     return [left.get("period_left") or 0, left.get("stones_left") or left.get("periods") or 0]
 
 
-def _names(names: dict[Any, str | None], settings: dict[str, Any]) -> list[str | None]:
-    """Seat names in seat order (the store's map may have string or integer keys)."""
+def _names(names: dict[Any, str | None], settings: dict[str, Any],
+           tokens: dict[Any, str | None] | None = None) -> list[str | None]:
+    """Seat names in seat order (the store's maps may have string or integer keys); with the seats'
+    `tokens`, the house bot's seats (which have no session row) get the bot's name."""
     by_seat = {int(k): v for k, v in names.items()}
+    for k, token in (tokens or {}).items():
+        house = None if token is None else bot_name(token, settings)
+        if house is not None:
+            by_seat[int(k)] = house
     return [by_seat.get(i) for i in range(settings["players"])]

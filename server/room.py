@@ -343,9 +343,10 @@ class Room:
             await self._commit("seat", {"seat": seat, "name": None, "user": None})
         return Ok(ref="leave", room=self.id)
 
-    async def chat(self, conn: Connection, session: Session, text: str) -> Ok:
+    async def chat(self, conn: Connection | None, session: Session, text: str) -> Ok:
         """A chat line from a player or a spectator (anyone else would shout into rooms unseen),
-        within the room's chat rate."""
+        within the room's chat rate. `conn` None: a seated player without a connection (the house
+        bot)."""
         seat = self.seat_of(session)
         if seat is None and conn not in self.watchers:
             if self.invite is not None:

@@ -1,6 +1,7 @@
 """The `polygo` command: local server start and rejoin, watch, rooms, bad flags."""
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -70,6 +71,16 @@ def test_play_starts_a_local_server_and_a_restart_rejoins(tmp_path, tmux):
     again.type("quit")
     again.wait_for(r"EXIT=0")
     assert not answers(port)
+
+    # the local server's games are exported from its database, by a server started for the export
+    exported = polygo("export", room, "--format", "json", "--server", url, env=env)
+    assert exported.returncode == 0, exported.stderr
+    assert "starting a local one" in exported.stderr
+    record = json.loads(exported.stdout)
+    assert record["seats"] == ["ann", "bot1", "bot2"] and record["history"][0][:2] == [0, "C3"]
+    assert not answers(port), "the server started for the export was left running"
+    refused = polygo("export", room, "--server", url, "--no-local-server", env=env)
+    assert refused.returncode == 1 and "[no-server]" in refused.stderr
 
 
 def test_a_killed_client_leaves_no_local_server_behind_and_the_bots_play_on(tmp_path, tmux):

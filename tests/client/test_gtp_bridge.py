@@ -2,6 +2,7 @@
 
 import asyncio
 import dataclasses
+import logging
 import os
 import sys
 
@@ -126,7 +127,8 @@ async def create_room(url: str, **settings) -> str:
         return (await host.create(RoomSettings(**settings))).room
 
 
-async def test_illegal_and_resigning_answers(server, fake_engine, tmp_path):
+async def test_illegal_and_resigning_answers(server, fake_engine, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG, logger="polygo.gtp")
     log = tmp_path / "engine.log"
     command = " ".join(fake_engine("--moves", "E5,E5,ZZ9,resign", "--log", str(log)))
     room = await create_room(server.url, rules="chinese", board="9x9", players=2)
@@ -139,6 +141,9 @@ async def test_illegal_and_resigning_answers(server, fake_engine, tmp_path):
     assert commands[:4] == ["list_commands", "boardsize 9", "komi 7.5", "clear_board"]
     assert commands.count("genmove b") == 4
     assert commands.count("undo") == 2  # the occupied E5 and the off-board ZZ9 were taken back
+    engine_lines = [r.getMessage() for r in caplog.records if r.name == "polygo.gtp.engine"]
+    assert any(" <- " in line and "genmove b" in line for line in engine_lines)
+    assert all(line.startswith(f"room {room}: ") for line in engine_lines)   # three engines' lines apart
 
 
 async def test_a_dead_engine_is_replaced_by_the_builtin_bot(server, fake_engine):

@@ -3,7 +3,7 @@
 from gorules import Board, Game
 from protocol import Event
 
-from client_cli.room import Clocks, result_text
+from client_cli.room import Clocks, result_line, result_text
 
 
 def test_clocks_count_down_locally_for_the_running_seat():
@@ -85,4 +85,7 @@ def test_results_are_written_as_go_players_write_them():
     assert result_text(two, {"reason": "passes", "ranking": [1, 1], "score": [5, 5]}) == "Jigo (a draw)"
     three = ["black", "white", "red"]
     assert result_text(three, {"reason": "passes", "ranking": [2, 1, 2], "score": [8, 9, 8]}) \
-        == "passes: 1. white 9, 2. black 8, 2. red 8"
+        == "1. white 9, 2. black 8, 2. red 8"
+    assert result_line(three, {"reason": "passes", "ranking": [2, 1, 2], "score": [8, 9, 8]}) \
+        == "1. white 9, 2. black 8, 2. red 8 (by passes)"
+    assert result_line(two, {"reason": "timeout", "ranking": [2, 1], "score": [3, 0]}) == "W+T (on time)"

@@ -1,6 +1,7 @@
 """The bot SDK against a real server subprocess: full games under every ruleset, reconnects."""
 
 import asyncio
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -119,7 +120,8 @@ async def test_a_bot_survives_dropped_connections(server):
     check_result(list(results), 2)
 
 
-async def test_bots_ride_out_a_server_restart(server):
+async def test_bots_ride_out_a_server_restart(server, caplog):
+    caplog.set_level(logging.INFO, logger="polygo.session")
     room = await create_room(server.url, rules="chinese", board="7x7", players=2)
     port = server.port
     moved = asyncio.Event()
@@ -137,6 +139,9 @@ async def test_bots_ride_out_a_server_restart(server):
     server.process.wait()
     server.start(port=port)
     check_result(list(await asyncio.wait_for(games, GUARD)), 2)
+    said = [r.getMessage() for r in caplog.records if r.name == "polygo.session" and r.levelname == "INFO"]
+    assert any(line.startswith("lost the server") and room in line for line in said)
+    assert any(line.startswith("reconnected to") and room in line for line in said)
 
 
 async def test_the_token_brings_the_seat_back(server, tmp_path):
@@ -299,3 +304,58 @@ async def test_hooks_see_the_opponents_moves_and_chat_and_analysis_reaches_the_r
     assert (await asyncio.wait_for(task, GUARD))["reason"] == "passes"
     assert listener.seen == [(0, "C3"), (0, "pass")]
     assert listener.heard == [("ann", "good luck")]
+
+
+class LateMarker(Bot):
+    """Calls the stone at C3 dead; its `dead C3` reaches the server only after the test's `resume`."""
+
+    name = "late"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[str] = []
+        self.on_the_way = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def game_started(self, room: str, view) -> None:
+        send = self.client.move
+
+        async def late(room: str, move: str, **kw):
+            self.sent.append(move)
+            if move.startswith("dead"):
+                self.on_the_way.set()
+                await self.release.wait()
+            return await send(room, move, **kw)
+
+        self.client.move = late
+
+    def choose_move(self, turn: Turn) -> str:
+        return "pass"
+
+    def dead_stones(self, turn: Turn) -> list[str]:
+        return ["C3"]
+
+
+async def test_a_mark_overtaken_by_a_resume_is_not_a_warning_and_gets_no_fallback(server, caplog):
+    caplog.set_level(logging.INFO, logger="polygo.bot")
+    room = await create_room(server.url, rules="chinese", board="5x5", players=2)
+    bot = LateMarker()
+    task = asyncio.create_task(run_bot(bot, server.url, room=room, seat=1, name="late-1"))
+    async with Client(server.url, name="ann") as ann:
+        view = await ann.sit(room, 0)
+        while view.status != "playing":
+            await ann.changes.get()
+        await ann.move(room, "C3")
+        while view.game.to_move != 0:
+            await ann.changes.get()
+        await ann.move(room, "pass")
+        await asyncio.wait_for(bot.on_the_way.wait(), GUARD)
+        await ann.move(room, "resume")
+        bot.release.set()
+        while len(bot.sent) < 3:        # the mark, then the bot's pass in the resumed play
+            await asyncio.wait_for(ann.changes.get(), GUARD)
+        await ann.move(room, "resign")
+    await asyncio.wait_for(task, GUARD)
+    assert bot.sent[:2] == ["pass", "dead C3"] and "done" not in bot.sent and bot.sent[2] == "pass"
+    assert not [r for r in caplog.records if r.name == "polygo.bot" and r.levelname == "WARNING"]
+    assert any("came too late" in r.getMessage() for r in caplog.records)

@@ -88,6 +88,7 @@ def test_opponents_actions_marking_and_result_are_shown(server, tmp_path, tmux):
     term.type("undo")                                 # the bot answered B2 at once: both go back
     term.wait_for(r"W bot1 agrees to the undo")
     term.wait_for(r"B ann takes back B2 \(undo\)")
+    term.wait_until(lambda screen: "waiting for the others" not in screen)   # done: the notice goes
     term.wait_for(r"YOUR TURN")
     term.type("b2")
     # the bot's new answer: its first one, taken back, is still in the log above
@@ -109,7 +110,7 @@ def test_opponents_actions_marking_and_result_are_shown(server, tmp_path, tmux):
     assert "game over" not in term.screen().lower()
     term.type("done")
     result = term.wait_for(r"GAME OVER: ([BW]\+[\d.]+)").group(1)
-    term.wait_for(rf"game over: {re.escape(result)} \(passes\)")
+    term.wait_for(rf"game over: {re.escape(result)} \(by passes\)")
     term.wait_for(r"EXIT=0")
 
 
@@ -146,7 +147,7 @@ def test_losing_the_server_shows_reconnecting_and_the_game_resumes(server, tmp_p
     screen = term.screen()
     free = next(p for p in ("B2", "D4", "B4", "D2", "A1") if f" {p}" not in screen.split("-- moves --")[1])
     term.type(free)
-    term.wait_for(rf"reconnecting… \(attempt \d+\) sent {free}")
+    term.wait_for(rf"reconnecting… \(attempt \d+\) *\n *sent {free}")   # a line each, not run together
     server.start(port)
     term.wait_for(rf"3 B ann {free}")                  # the move was resent once the server was back
     term.wait_for(r"4 W bot1 \S+")
@@ -182,7 +183,7 @@ async def test_chat_said_while_away_is_shown_on_rejoin_and_resign_asks_first(ser
     await asyncio.to_thread(again.wait_for, r"YOUR TURN")
     again.type("resign")
     again.type("yes")
-    await asyncio.to_thread(again.wait_for, r"game over: W\+R \(resignation\)")
+    await asyncio.to_thread(again.wait_for, r"game over: W\+R \(by resignation\)")
     await asyncio.to_thread(again.wait_for, r"EXIT=0")
 
 
@@ -197,7 +198,7 @@ def test_a_byoyomi_clock_ticks_through_its_periods_on_screen_until_the_flag_fall
     term.wait_for(r"ann +0:0[12] x2")                     # the next one, not a frozen 0:00
     term.wait_for(r"ann +0:0[12] x1")
     term.wait_for(r"B ann runs out of time")
-    term.wait_for(r"game over: W\+T \(timeout\)")
+    term.wait_for(r"game over: W\+T \(on time\)")
 
 
 def test_a_hansen_refusal_is_explained_in_the_terminal(server, tmp_path, tmux):
@@ -227,3 +228,30 @@ def test_parse_the_nieminen_words():
     assert parse_command("dispute c3", None) == Command("move", "dispute C3")
     assert parse_command("alive c3", None) == Command("move", "alive C3")
     assert parse_command("dispute", None).kind == "error"
+
+
+def test_a_19x19_game_fits_60x24_and_21_rows_with_its_panel(server, tmp_path, tmux):
+    """At 60x24 only the board was drawn (no turn, clock or log); at 21 rows a 19x19 grid became a
+    list of 361 points, which could not be played; at 60 columns the panel lost its ends."""
+    env = _env(tmp_path)
+    term = tmux([*POLYGO, "play", "--server", server.url, "--name", "ann", "--bots", "2", "--rules", "kee",
+                 "--board", "19", "--clock", "byoyomi:300+3x30"], env, width=60, height=24)
+    patterns = [r"YOUR TURN", r"^16 \.{3}\+\.{5}\+\.{5}\+\.{3} ",     # compact, with its star points
+                r"^19 \.{19}( |$)", r"^ 1 \.{19}( |$)", r"ann +\d:\d\d\+3x30s", r"caps 0", r"R red +bot2"]
+    screen = term.wait_until(lambda s: all(re.search(p, s, re.M) for p in patterns))
+    assert all(len(line) <= 60 for line in screen.splitlines())
+    term.type("k10")
+    term.wait_for(r"1 B ann K10")                        # the move log beside the board
+    term.wait_until(lambda s: re.search(r"^10[ >]\.{3}\+\.{5}B\.{5}\+\.{3}", s, re.M) is not None)
+    term.wait_for(r"3 R bot2 \S+")
+    term.resize(60, 21)
+    before = term.wait_for(r"rows (\d+)-\d+ of 19 shown \('more'").group(1)
+    assert "points 1-" not in term.screen()
+    term.wait_for(r"YOUR TURN")
+    term.type("more")
+    term.wait_until(lambda s: re.search(r"rows (\d+)-\d+ of 19 shown", s).group(1) != before)
+    term.resize(46, 40)                                   # too narrow for the panel beside: below
+    term.wait_until(lambda s: re.search(r"^   A B C D E F G H J K L M N O P Q R S T", s, re.M)
+                    and re.search(r"^> B black +ann", s, re.M) is not None)
+    term.type("quit")
+    term.wait_for(r"EXIT=0")

@@ -43,3 +43,15 @@ def test_rankings_with_ties_as_the_ranking_gives_them_are_accepted(ranking):
     g = Game(Board.grid(3, 3), rules="kee", players=3)
     g.play(ranking, seat=0)
     assert g.proposal == tuple(int(w) for w in ranking.split()[1:])
+
+
+@pytest.mark.parametrize("rules, move", [("chinese", "dispute B2"), ("chinese", "give"), ("kee", "dispute B2")])
+def test_a_word_of_another_ending_procedure_is_refused_not_read_as_a_mark(rules, move):
+    """`dispute` belongs to Nieminen's procedure: elsewhere it once unmarked the chain."""
+    g = Game(Board.grid(3, 3), rules=rules)
+    for m in ("B2", "pass", "pass", "dead B2"):
+        g.play(m, seat=1 if m.startswith("dead") else None)
+    assert g.why_illegal(move, 0) == "bad-move"
+    with pytest.raises(IllegalMove):
+        g.play(move, seat=0)
+    assert g.dead == ["B2"]
