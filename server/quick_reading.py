@@ -3,7 +3,7 @@
 This module alone reads websockets' private state (the protocol's reader buffer, fragment and
 size limits, the assembler's queue): the reason for the pin `websockets<18` in pyproject.toml,
 and for the first test of tests/server/test_frames_in.py, which fails by name if a release moves
-any of it. It stays because it takes 13% of the server's instructions off a move (docs/server.md).
+any of it. It stays because it takes 14% of the server's instructions off a move (docs/server.md).
 
 Inbound, a client's frame usually arrives alone in one read: `QuickReading` takes such a frame
 without websockets' parser (a generator over a stream reader, the protocol's events, the
