@@ -66,8 +66,13 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-async def hello(port: int, name: str, codec: str = "polygo.json"):
-    ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=[codec], max_size=2**24, open_timeout=10)
+FLOOD_FROM = ("127.0.0.2", 0)
+"""The floods' address: the peer's (127.0.0.1) is a bystander's, whose own limits the floods do not spend."""
+
+
+async def hello(port: int, name: str, codec: str = "polygo.json", local: tuple[str, int] | None = None):
+    ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=[codec], max_size=2**24, open_timeout=10,
+                       local_addr=local)
     await ask(ws, {"type": "hello", "protocol": PROTOCOL_VERSION, "name": name})
     return ws
 
@@ -128,7 +133,7 @@ async def fill_lobby(port: int, rooms: int) -> None:
 
 async def lobby_flood(port: int, stop: asyncio.Event, stats: Counter[str]) -> None:
     async def client(i: int) -> None:
-        ws = await hello(port, f"lobby{i}")
+        ws = await hello(port, f"lobby{i}", local=FLOOD_FROM)
         while not stop.is_set():
             await ask(ws, {"type": "list"})
             stats["lists"] += 1
@@ -138,7 +143,7 @@ async def lobby_flood(port: int, stop: asyncio.Event, stats: Counter[str]) -> No
 
 async def refused_flood(port: int, stop: asyncio.Event, stats: Counter[str]) -> None:
     async def client(i: int) -> None:
-        ws = await hello(port, f"refused{i}")
+        ws = await hello(port, f"refused{i}", local=FLOOD_FROM)
         while not stop.is_set():
             await ws.send(REFUSED)
             reply = json.loads(await ws.recv())
@@ -151,7 +156,7 @@ async def connection_flood(port: int, stop: asyncio.Event, stats: Counter[str]) 
     async def opener() -> None:
         while not stop.is_set():
             try:
-                ws = await connect(f"ws://127.0.0.1:{port}/", open_timeout=5)
+                ws = await connect(f"ws://127.0.0.1:{port}/", open_timeout=5, local_addr=FLOOD_FROM)
             except InvalidStatus as exc:
                 stats[f"answered {exc.response.status_code}"] += 1
                 continue
@@ -209,9 +214,11 @@ async def phase(name: str, peer: Peer, pid: int, seconds: float, flood: str | No
           flush=True)
 
 
-RAISED = ", create_rate=1e9, rooms_per_address=10**6"
-"""The creation limits raised (the default): so that the lobby holds its thousands of rooms and every
-refused create reaches the engine, the worst case of the issue's floods."""
+RAISED = (", create_rate=1e9, rooms_per_address=10**6, read_rate=1e12, points_per_address=10**9,"
+          " rooms_per_creator=10**6, guest_rate=1e6")
+"""The creation limits and the per-address read rate raised (the default): so that the lobby holds
+its thousands of rooms and every refused create reaches the engine, the worst case of the issue's
+floods."""
 
 
 async def main(seconds: float, peer_rooms: int, lobby: int, default_limits: bool) -> None:

@@ -88,7 +88,9 @@ async def served(settings: dict[str, Any], games: list[list[str]], with_legal: b
     try:
         with tempfile.TemporaryDirectory() as tmp:
             srv = await Server(Config(host="127.0.0.1", port=0, db=f"{tmp}/bench.db", synchronous="NORMAL",
-                                      rate=1e9, burst=1e9, rooms_per_session=10**6)).start()
+                                      rate=1e9, burst=1e9,
+                                      read_rate=1e12, guest_rate=1e6, points_per_address=10**9, rooms_per_creator=10**6,
+                                      rooms_per_session=10**6)).start()
             try:
                 return await _play_all(srv.port, settings, games)
             finally:

@@ -112,7 +112,9 @@ async def seated_game(hub: Hub, index: int) -> tuple[list[Connection], list[byte
 async def move_path(rounds: int, games: int, cold: Cold | None) -> tuple[list[float], list[float]]:
     """µs per move through the connection (the store's batch left out), and through the rules alone."""
     with tempfile.TemporaryDirectory() as tmp:
-        config = Config(port=0, db=os.path.join(tmp, "path.db"), rate=1e9, burst=1e9, rooms_per_session=10**6,
+        config = Config(port=0, db=os.path.join(tmp, "path.db"), rate=1e9, burst=1e9,
+                        read_rate=1e12, guest_rate=1e6, points_per_address=10**9, rooms_per_creator=10**6,
+                        rooms_per_session=10**6,
                         connections_per_address=10**6, rooms_per_address=10**6, create_rate=1e9)
         store = await Store.open(config.db)
         hub = Hub(config, store, Sessions(store), metrics=make_metrics(lambda: {}))

@@ -17,6 +17,9 @@ from .errors import BoardError
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 MAX_GRID = len(COLUMNS)
 MAX_POINTS = 4096
+MAX_COORD = 1_000_000
+"""Coordinates for drawing lie within ±MAX_COORD: 1.79e308 was accepted, and a page drew its
+room with a NaN viewBox (the span of the points overflowed)."""
 
 
 def grid_name(x: int, y: int) -> str:
@@ -88,6 +91,8 @@ class Board:
             if (not isinstance(xy, (list, tuple)) or len(xy) != 2
                     or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in xy)):
                 raise BoardError(f"coords of {name!r} must be [x, y] numbers, got {xy!r}")
+            if not all(-MAX_COORD <= v <= MAX_COORD for v in xy):     # False for NaN too
+                raise BoardError(f"coords of {name!r} must be finite numbers within ±{MAX_COORD:,}, got {list(xy)!r}")
             checked[name] = (xy[0], xy[1])
         return checked
 

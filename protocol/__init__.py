@@ -11,7 +11,7 @@ from .codec import (JSON, MAX_FRAME, MSGPACK, SUBPROTOCOLS, client_to_wire, deco
 from .errors import ErrorCode, ProtocolError
 from .messages import (CLIENT_MESSAGES, SERVER_MESSAGES, Ack, Analysis, Chat, SeatName, ClientMessage, Create, Created,
                        Error, Event, Events, GameRecord, Games, GetGame, Hello, Leave, ListGames,
-                       ListRooms, Logout, Move, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
+                       ListMyGames, ListRooms, Logout, Move, MyGames, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
                        Snapshot, Undo, UndoReply, Watch, Welcome, engine_options, unportable)
 
 PROTOCOL_VERSION = 3
@@ -24,4 +24,5 @@ __all__ = [
     "ClientMessage", "ServerMessage", "RoomSettings", "engine_options", "unportable", "Hello", "Register",
     "Logout", "ListRooms", "Create", "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "Analysis", "SeatName", "ListGames", "GetGame", "Welcome",
     "Error", "Ok", "Ack", "Created", "Rooms", "Snapshot", "Events", "Event", "Games", "GameRecord",
+    "ListMyGames", "MyGames",
 ]

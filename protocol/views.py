@@ -63,10 +63,12 @@ class ClockState(View, kw_only=True):
 
 class Clocks(View, kw_only=True):
     """Every seat's clock; none runs while the room waits for players (the clocks as they will
-    start) nor after the game."""
+    start) nor after the game. `deadline`, with a correspondence (`corr`) clock only, is when the
+    running seat's flag falls, in seconds since the Unix epoch (the server's wall clock)."""
 
     running: Seat | None
     seats: list[ClockState]
+    deadline: float | None = None
 
 
 class Result(View, kw_only=True):
@@ -193,6 +195,24 @@ class Record(View, kw_only=True):
     result: Result | None
     created: float
     finished: float | None
+
+
+class MyGame(View, kw_only=True):
+    """One unfinished game of the asker's (`my_games`): its seat there, whose turn it is (null
+    while the room waits for players, or nobody is to move), and when the mover's flag falls
+    (seconds since the Unix epoch; null without a running clock, or for a live clock of a game
+    not in the server's memory, which stands still until the game comes back)."""
+
+    room: str
+    title: str
+    settings: Settings
+    seats: list[str | None]
+    seat: Seat
+    status: str
+    to_move: Seat | None
+    your_turn: bool
+    deadline: float | None
+    version: int
 
 
 # -- events: the fields beside "type", "room", "version" and "kind" -----------------------------------
@@ -323,8 +343,9 @@ class PresenceEvent(EventBody, tag="presence", kw_only=True):
 
 class ClosedEvent(EventBody, tag="closed", kw_only=True):
     """The room is closed: `reason` "expired" (its game never started in time; the room is gone,
-    not stored) or "operator" (the server's operator closed it; a game being played ends there,
-    with the result reason `closed` in the records)."""
+    not stored), "left" (its creator left it before it started, with nobody seated; gone too) or
+    "operator" (the server's operator closed it; a game being played ends there, with the result
+    reason `closed` in the records)."""
 
     reason: str
     message: str
@@ -424,7 +445,12 @@ class GameRecord(Message, tag="game", kw_only=True):
     record: Record | str
 
 
-MESSAGES = (Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, EventHead, Games, GameRecord)
+class MyGames(Message, tag="my_games", kw_only=True):
+    games: list[MyGame]
+    your_turn: int
+
+
+MESSAGES = (Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, EventHead, Games, GameRecord, MyGames)
 AnyMessage = Union[tuple(m for m in MESSAGES if m is not EventHead)]
 _HEAD = ("type", "room", "version", "kind", "id")
 

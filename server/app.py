@@ -24,12 +24,14 @@ from .admin import AdminSocket
 from .backup import BackupError, before_migration, last_backup
 from .config import Config
 from .connection import Connection
+from .deadlines import sweep_forever
 from .gate import AcceptErrorLimiter, Gate, gated
-from .http import Endpoints, Phase
+from .http import SERVER_HEADER, Endpoints, Phase
 from .webfiles import WebFiles
 from .hub import Hub
 from .lockfile import DatabaseLock
 from .metrics import make_metrics
+from .probes import ProbePort
 from .sessions import Sessions
 from .postgres_db import is_postgres, redacted
 from .logs import event
@@ -72,11 +74,13 @@ class Server:
         self.store: Store | None = None
         self.hub: Hub | None = None
         self.connections: set[Connection] = set()
-        self.metrics = make_metrics(self._gauges)
+        self.metrics = make_metrics(self._gauges, config.metrics_max_age)
         self._ws: WsServer | None = None
-        self._metrics_ws: WsServer | None = None
+        self._probes: ProbePort | None = None
+        self._metrics_port: int | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._housekeeping: asyncio.Task[None] | None = None
+        self._deadlines: asyncio.Task[None] | None = None
         self._admin: AdminSocket | None = None
         self._lock: DatabaseLock | None = None
         self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies,
@@ -98,21 +102,24 @@ class Server:
         self.store.observer = self.metrics
         self.hub = Hub(config, self.store, Sessions(self.store, failures_per_name=config.login_failures,
                                                        failures_per_address=config.login_failures_per_address,
-                                                       window=config.login_window), metrics=self.metrics)
+                                                       window=config.login_window, guest_rate=config.guest_rate,
+                                                       register_rate=config.register_rate), metrics=self.metrics)
         try:
             await self.hub.bans.load(self.store)
             self._ws = await serve(   # no compression: frames.py writes frames without extensions
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
-                                          web=WebFiles(), trusted=config.trusted_proxies, bans=self.hub.bans),
+                                          web=WebFiles(), trusted=config.trusted_proxies, bans=self.hub.bans,
+                                          full=self.gate.full, origins=config.allowed_origins),
+                server_header=SERVER_HEADER,
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),
                 ping_interval=config.ping_interval, ping_timeout=config.ping_timeout, close_timeout=2,
             )
             if config.metrics_port is not None:
-                self._metrics_ws = await serve(
-                    self._handler, config.metrics_host or config.host, config.metrics_port,
-                    process_request=Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False))
+                self._probes = ProbePort(Endpoints(self._phase, self.metrics, metrics_here=True, game_port=False),
+                                         config.metrics_host or config.host, config.metrics_port)
+                self._metrics_port = await self._probes.start()
             if config.admin_socket is not None:
                 self._admin = await AdminSocket(self, config.admin_socket).start()
             started = time.monotonic()
@@ -123,9 +130,10 @@ class Server:
         self.phase = Phase.READY
         self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
         self._housekeeping = asyncio.create_task(self._sweep(), name="housekeeping")
+        self._deadlines = asyncio.create_task(sweep_forever(self.hub, config.deadline_sweep), name="deadlines")
         log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed in %.2f s%s",
                  config.host, self.port, redacted(config.db), restored, time.monotonic() - started,
-                 f", metrics on port {self.metrics_port}" if self._metrics_ws else "")
+                 f", metrics on port {self.metrics_port}" if self._probes else "")
         self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} games resumed")
         return self
 
@@ -149,7 +157,7 @@ class Server:
     @property
     def metrics_port(self) -> int | None:
         """The separate metrics port, if there is one."""
-        return None if self._metrics_ws is None else self._metrics_ws.sockets[0].getsockname()[1]
+        return self._metrics_port
 
     async def housekeep(self) -> None:
         """Expire the sessions idle for `session_idle` and delete chat older than `chat_retention`,
@@ -172,11 +180,15 @@ class Server:
         return self.phase
 
     def _gauges(self) -> dict[str, Any]:
+        """The metrics read at scrape time, perhaps from the metrics port's thread (`probes.py`):
+        the rooms and connections are copied first (one step each under the interpreter's lock),
+        so the loop's changes to them cannot break the count."""
         rooms: dict[str, int] = {}
-        for room in (self.hub.rooms.values() if self.hub else ()):
+        for room in (list(self.hub.rooms.values()) if self.hub else ()):
             rooms[room.status] = rooms.get(room.status, 0) + 1
-        return {"connections": len(self.connections),
-                "sessions": sum(1 for c in self.connections if c.session is not None),
+        connections = list(self.connections)
+        return {"connections": len(connections),
+                "sessions": sum(1 for c in connections if c.session is not None),
                 "rooms": rooms, "pending_writes": self.store.pending if self.store else 0,
                 "ready": self.phase is Phase.READY,
                 "last_backup": None if self.config.backup_dir is None else last_backup(self.config.backup_dir)}
@@ -215,15 +227,16 @@ class Server:
 
     async def close(self) -> None:
         """Stop listening, drop the connections, stop the rooms, commit what is queued, close the store."""
-        for task in (self._heartbeat, self._housekeeping):
+        for task in (self._heartbeat, self._housekeeping, self._deadlines):
             if task is not None:
                 task.cancel()
         if self._admin is not None:
             await self._admin.close()
-        for ws in (self._metrics_ws, self._ws):
-            if ws is not None:
-                ws.close()
-                await ws.wait_closed()
+        if self._probes is not None:
+            await self._probes.close()
+        if self._ws is not None:
+            self._ws.close()
+            await self._ws.wait_closed()
         if self.hub is not None:
             await self.hub.close()
         if self.store is not None:

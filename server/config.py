@@ -25,6 +25,7 @@ from protocol.messages import CHAT_MAX, LIST_MAX
 from . import VERSION
 from .addresses import Networks, parse_networks
 from .lease import Lease
+from .metrics import MAX_AGE
 
 
 @dataclass(frozen=True)
@@ -48,25 +49,35 @@ class Config:
     group_window: float = 0.002           # the store's group commit window
     synchronous: str = "FULL"             # SQLite's sync mode for the store
     evict_after: float = 300.0            # seconds an ended room stays in memory once nobody watches
+    deadline_sweep: float = 30.0          # seconds between two searches of the store for overdue corr games
     presence_interval: float = 0.5        # seconds between two broadcasts of a room's presence
     log_format: str = "text"              # "text" or "json" (one object per line)
     drain_timeout: float = 10.0           # seconds a graceful stop may take before the process exits anyway
     metrics_host: str | None = None       # where a separate /metrics port listens (None: like `host`)
     metrics_port: int | None = None       # None: /metrics on the game port; else on this port only
+    metrics_max_age: float = MAX_AGE      # seconds a rendered /metrics is served again (metrics.py)
     # protection against a hostile or careless public (docs/server.md, "Limits"); flags and variables below
     max_rooms: int = 10_000               # rooms in memory (waiting, playing, recently ended); create refused beyond
     rooms_per_address: int = 32           # unstarted rooms created from one IP address at a time
+    points_per_address: int = 32_768      # board points of the rooms in memory charged to one IP address
+    points_per_user: int = 32_768         # board points of the rooms in memory charged to one registered user
+    rooms_per_creator: int = 32           # rooms in memory created by one session or registered user
     create_rate: float = 5.0              # creates per second from one IP address, after a burst of 20
+    read_rate: float = 262_144.0          # bytes of frames per second from one IP address, after 4 s' worth
     waiting_expiry: float = 3600.0        # seconds an unstarted room lives before it is dropped
     max_connections: int | None = None    # None: the descriptor limit less a reserve (see connection_limit)
     connections_per_address: int = 64     # open connections from one IP address
-    login_failures: int = 5               # failed logins per user name per `login_window` before refusals
+    login_failures: int = 5               # failed logins per user name from one address per `login_window`
     login_failures_per_address: int = 20  # failed logins from one IP address per `login_window`
     login_window: float = 300.0           # seconds over which failed logins are counted
-    chat_rate: float = 2.0                # chat lines per second per room, sustained (burst 10)
+    guest_rate: float = 2.0               # new guest sessions per second from one IP address, after a burst of 30
+    register_rate: float = 0.1            # registrations per second from one IP address, after a burst of 3
+    chat_rate: float = 2.0                # chat lines per second per room and per session, sustained (burst 10)
     chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
     trusted_proxies: Networks = ()        # reverse proxies whose X-Forwarded-For names the client (addresses.py)
+    allowed_origins: tuple[str, ...] = () # pages of other origins whose websockets are accepted ("*": any; http.py)
+    hello_timeout: float = 10.0           # seconds a new connection has to say hello before it is closed
     migration_backup: bool = True         # back a SQLite file up before migrating its schema (backup.py)
     backup_dir: str | None = None         # where `polygo-server backup DIR` keeps copies: their age is a metric
     admin_socket: str | None = None       # the Unix socket `polygo-server admin` talks to (admin.py); None: off
@@ -158,6 +169,11 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                         help="reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For "
                              "names the client the per-address limits count; their own connections count in "
                              "the total only (POLYGO_TRUSTED_PROXIES, default none)")
+    parser.add_argument("--allowed-origins", type=_origins, metavar="ORIGINS",
+                        default=env.get("POLYGO_ALLOWED_ORIGINS", ""),
+                        help="origins (scheme://host[:port], comma-separated, or *) of web pages other than the "
+                             "server's own whose websocket connections are accepted; connections without an Origin "
+                             "(bots, the terminal client) always are (POLYGO_ALLOWED_ORIGINS, default none)")
     parser.add_argument("--backup-dir", default=env.get("POLYGO_BACKUP_DIR") or None, metavar="DIR",
                         help="the directory polygo-server backup keeps its copies in: /metrics then tells the "
                              "newest one's time, for an alert when backups fail or stop (POLYGO_BACKUP_DIR)")
@@ -188,8 +204,8 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                   node_id=args.node_id, node_url=args.node_url, lease=args.lease,
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
                   metrics_host=args.metrics_host, metrics_port=args.metrics_port,
-                  trusted_proxies=args.trusted_proxies, migration_backup=args.migration_backup,
-                  backup_dir=args.backup_dir, admin_socket=args.admin_socket,
+                  trusted_proxies=args.trusted_proxies, allowed_origins=args.allowed_origins,
+                  migration_backup=args.migration_backup, backup_dir=args.backup_dir, admin_socket=args.admin_socket,
                   **{field: _parsed(getattr(args, field), kind) for field, kind, _ in PROTECTIONS})
 
 
@@ -225,6 +241,15 @@ def _networks(text: str) -> Networks:
         raise argparse.ArgumentTypeError(f"trusted proxies are IP addresses or networks: {exc}") from None
 
 
+def _origins(text: str) -> tuple[str, ...]:
+    """Origins, comma-separated (--allowed-origins): "*" or scheme://host[:port] each, as browsers send them."""
+    origins = tuple(part.strip().rstrip("/") for part in text.split(",") if part.strip())
+    for origin in origins:
+        if origin != "*" and not re.fullmatch(r"https?://[^/\s]+", origin):
+            raise argparse.ArgumentTypeError(f"an origin is scheme://host[:port] (or *), not {origin!r}")
+    return origins
+
+
 def _count(text: str) -> int:
     """A limit: a whole number of at least 1."""
     return checked_number(text, int, "a limit", lambda v: v >= 1, "at least 1")
@@ -244,14 +269,23 @@ def _seconds(text: str) -> float:
 PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
     ("max_rooms", _count, "rooms held in memory; create is refused beyond"),
     ("rooms_per_address", _count, "unstarted rooms created from one IP address at a time"),
+    ("points_per_address", _count, "board points of the rooms in memory charged to one IP address "
+                                   "(created or brought back from there; at least 361 a room)"),
+    ("points_per_user", _count, "board points of the rooms in memory charged to one registered user"),
+    ("rooms_per_creator", _count, "rooms in memory created by one session or registered user"),
     ("create_rate", _rate, "creates per second from one IP address, after a burst of 20"),
+    ("read_rate", _rate, "bytes of frames per second read from one IP address over all its connections "
+                         "(each frame counts 64 more), after a burst of 4 seconds' worth"),
     ("waiting_expiry", _seconds, "seconds an unstarted room lives before it is dropped"),
     ("max_connections", _count, "open connections in total (default: the descriptor limit less 64)"),
     ("connections_per_address", _count, "open connections from one IP address"),
-    ("login_failures", _count, "failed logins for one user name per login window"),
+    ("login_failures", _count, "failed logins for one user name from one IP address per login window"),
     ("login_failures_per_address", _count, "failed logins from one IP address per login window"),
     ("login_window", _seconds, "seconds over which failed logins are counted"),
-    ("chat_rate", _rate, "chat lines per second per room, after a burst of 10"),
+    ("guest_rate", _rate, "new guest sessions per second from one IP address, after a burst of 30"),
+    ("register_rate", _rate, "registrations per second from one IP address, after a burst of 3"),
+    ("hello_timeout", _seconds, "seconds a new connection has to say hello before it is closed"),
+    ("chat_rate", _rate, "chat lines per second per room, and per session over all rooms, after a burst of 10"),
     ("chat_retention", _seconds, "seconds a chat line is stored before it is deleted"),
     ("session_idle", _seconds, "seconds a session's token lives unused (a hello with it) before it "
                                "expires, unless it holds a seat in an unfinished game"),

@@ -9,6 +9,7 @@ slow its rooms down.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import time
@@ -21,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
-                      Events, GetGame, Hello, Leave, ListGames, ListRooms, Logout, Move, Ok, ProtocolError,
+                      Events, GetGame, Hello, Leave, ListGames, ListMyGames, ListRooms, Logout, Move, Ok, ProtocolError,
                       Register, SeatName, ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, decode_client,
                       encode)
 from protocol.names import clean_name
@@ -33,6 +34,7 @@ from .frames import frame, write
 from .quick_reading import QuickReading
 from .lease import Fenced
 from .logs import board_label, event
+from .my_games import my_games
 from .ratelimit import TokenBucket
 from .resends import ack_from_store
 from .sessions import Session
@@ -49,6 +51,7 @@ HANDLERS: dict[type[ClientMessage], str] = {
     Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create",
     Sit: "_sit", Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
     Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
+    ListMyGames: "_my_games",
 }
 """The method that answers each client message (one table for all connections, to keep them small)."""
 
@@ -72,24 +75,35 @@ class Connection:
         self.closed = False
         self.watching: set[Any] = set()
         self._held: list[bytes] | None = None   # frames kept for one write, during a move (`_on_frame`)
+        self._greeted = False                   # said a hello that was welcomed (`serve`'s deadline)
+        self._closing: asyncio.Task[None] | None = None
         config = hub.config
         self._bucket = TokenBucket(config.rate, config.burst, _now())
 
     async def serve(self) -> None:
-        """Read frames until the peer goes away."""
+        """Read frames until the peer goes away; one that says no hello in `Config.hello_timeout`
+        seconds is closed (1008), or it would hold a connection of its address's quota for ever."""
         message = self.ws.message if isinstance(self.ws, QuickReading) else self.ws.recv
+        timeout = self.hub.config.hello_timeout
+        deadline = asyncio.get_running_loop().call_later(timeout, self._no_hello, timeout)
         try:
             while True:
                 await self._on_frame(await message())
         except ConnectionClosed:
             pass
         finally:
+            deadline.cancel()
             self.closed = True
             self._unwatch_all()
             session = self.session
             event("connection-closed", conn=self.id, address=self.address, code=self.ws.close_code,
                   seconds=round(_now() - self.opened, 3), name=session.name if session else None,
                   user=session.user if session else None)
+
+    def _no_hello(self, timeout: float) -> None:
+        if not self._greeted and not self.closed:
+            self._closing = asyncio.get_running_loop().create_task(
+                self.ws.close(1008, f"no hello within {timeout:g} s"))
 
     def _unwatch_all(self) -> None:
         for room in self.watching:
@@ -140,6 +154,10 @@ class Connection:
         if not self._bucket.allow(_now()):
             self.send(Error(code=ErrorCode.RATE_LIMITED.value,
                             message=f"over {self.hub.config.rate:g} messages per second; message dropped"))
+            return
+        refused = self.hub.intake.refusal(self.address, frame, _now())
+        if refused is not None:
+            self.send(Error(id=refused.request_id, code=refused.code.value, message=refused.message, ref=refused.ref))
             return
         try:
             message = decode_client(frame, max_size=self.hub.config.max_frame,
@@ -205,7 +223,7 @@ class Connection:
             if m.name is not None:
                 name = clean_name(m.name)
                 self._check_ban(name)           # before a session is made and stored for it
-                session = await sessions.new(name)
+                session = await sessions.new(name, self.address)
             elif m.token is not None:
                 session = await sessions.resume(m.token)
             else:
@@ -222,6 +240,7 @@ class Connection:
         if self.session is not None and self.session.token != session.token:
             self._leave_session()
         self.session = session
+        self._greeted = True
         for room in self.watching:       # the same connection may now hold other seats
             room.presence.changed()
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
@@ -241,7 +260,7 @@ class Connection:
 
     async def _register(self, m: Register) -> ServerMessage:
         try:
-            await self.hub.sessions.register(self.session, clean_name(m.user, field="user"), m.password)
+            await self.hub.sessions.register(self.session, clean_name(m.user, field="user"), m.password, self.address)
         except ProtocolError as exc:
             event("register-refused", conn=self.id, address=self.address, user=m.user, code=exc.code.value)
             raise
@@ -267,11 +286,11 @@ class Connection:
         return created
 
     async def _sit(self, m: Sit) -> ServerMessage:
-        room = await self.hub.room(m.room)
+        room = await self.hub.room(m.room, self.address, self.session.user)
         return await room.call(room.sit, self, self.session, m.seat, m.invite)
 
     async def _watch(self, m: Watch) -> ServerMessage:
-        room = await self.hub.room(m.room)
+        room = await self.hub.room(m.room, self.address, self.session.user)
         return await room.call(room.watch, self, self.session, m.since, m.invite)
 
     async def _leave(self, m: Leave) -> ServerMessage:
@@ -315,7 +334,9 @@ class Connection:
     async def _room(self, room_id: str) -> Room:
         """The room a request names; a private room the session neither sits in, owns nor watches
         answers like a missing one, so its id cannot be confirmed by probing."""
-        room = self.hub.rooms.get(room_id) or await self.hub.room(room_id)   # the hub's coroutine only for a room not in memory
+        room = self.hub.rooms.get(room_id)     # the hub's coroutine only for a room not in memory
+        if room is None:
+            room = await self.hub.room(room_id, self.address, self.session.user)
         session = self.session
         if (room.invite is not None and self not in room.watchers and session is not None
                 and session.token != room.owner and room.seat_of(session) is None):
@@ -327,6 +348,9 @@ class Connection:
 
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
+
+    async def _my_games(self, m: ListMyGames) -> ServerMessage:
+        return await my_games(self.hub, self.session)
 
 
 _IDS = itertools.count(1)

@@ -46,6 +46,15 @@ def _named_board(spec: str) -> Board:
     return Board.parse(spec)
 
 
+def board_points(settings: dict[str, Any]) -> int:
+    """How many points the board of stored settings has (a named board is built once, a graph's
+    points are counted as stored)."""
+    board = settings["board"]
+    if isinstance(board, dict):
+        return len(board.get("points") or ())
+    return len(_named_board(board))
+
+
 def clock_of(spec: str | dict[str, Any] | None) -> ClockSettings | None:
     """The clock a room's settings ask for, or None for no clock."""
     if spec is None:

@@ -69,6 +69,10 @@ class Gate:
             return f"{self.per_address} connections from your address are open, the limit; close one first"
         return None
 
+    def full(self) -> bool:
+        """Whether the server holds its limit of connections, besides the one asking (/readyz)."""
+        return self.open > self.total
+
     def enter_forwarded(self, address: str) -> str | None:
         """Count a websocket a trusted proxy forwards for the client at `address` (already in the
         total since it was accepted); the sentence to refuse it with, or None."""

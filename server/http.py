@@ -1,5 +1,6 @@
 """Plain HTTP GETs on the websocket's port: /healthz, /readyz and /metrics for probes and Prometheus,
 and the web client's files (`server/webfiles.py`) for any other GET that is not a websocket upgrade.
+HEAD gets the headers a GET would (and no body); any other method gets 405 with `Allow`.
 
 websockets hands every opening request to `process_request` before the handshake; a response
 returned there is sent instead of upgrading. So probes and scrapes need no second server and no
@@ -10,6 +11,7 @@ websocket upgrade goes on to the handshake, whatever its path; any other GET is 
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 from http import HTTPStatus
 from typing import Callable
@@ -23,6 +25,13 @@ from .bans import Bans
 from .logs import event
 from .metrics import CONTENT_TYPE, NullMetrics
 from .webfiles import WebFiles
+
+SERVER_HEADER = "polygo"
+"""The `Server` header of every response: websockets' default named the Python and websockets
+versions, which tell an attacker which advisories apply."""
+
+METHODS = "GET, HEAD"
+"""The methods answered; the others get 405."""
 
 RETRY_AFTER = "5"
 """Seconds a refused client (starting or draining server) is told to wait before trying again."""
@@ -50,8 +59,12 @@ class Endpoints:
 
     def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
                  game_port: bool = True, web: WebFiles | None = None, trusted: Networks = (),
-                 bans: Bans | None = None) -> None:
+                 bans: Bans | None = None, full: Callable[[], bool] = lambda: False,
+                 origins: tuple[str, ...] = ()) -> None:
         self._phase = phase
+        self._full = full
+        """Whether the server holds its connection limit (then /readyz says it is not ready)."""
+        self._origins = origins
         self._trusted = trusted
         self._bans = bans
         self._metrics = metrics
@@ -60,11 +73,23 @@ class Endpoints:
         self._web = web
 
     def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        if request.method not in ("GET", "HEAD"):
+            return response(HTTPStatus.METHOD_NOT_ALLOWED, f"this server answers {METHODS} only\n".encode(),
+                            Allow=METHODS)
+        answer = self._answer(connection, request)
+        if answer is not None and request.method == "HEAD":
+            return dataclasses.replace(answer, body=b"")     # Content-Length stays the GET's
+        return answer
+
+    def _answer(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return response(HTTPStatus.OK, b"ok\n")
         if path == "/readyz":
             phase = self._phase()
+            if phase is Phase.READY and self._full():
+                return response(HTTPStatus.SERVICE_UNAVAILABLE, b"at its limit of connections\n",
+                                Retry_After=RETRY_AFTER)
             if phase is Phase.READY:
                 return response(HTTPStatus.OK, b"ready\n")
             return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{phase.value}\n".encode(), Retry_After=RETRY_AFTER)
@@ -91,6 +116,10 @@ class Endpoints:
             return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusal}\n".encode(), Retry_After=RETRY_AFTER)
         if self._web is not None and self._web.wants(request):
             return self._web.respond(request)
+        refused = origin_refusal(request, self._origins)
+        if refused is not None:
+            self._refused(connection, request, "origin", HTTPStatus.FORBIDDEN)
+            return response(HTTPStatus.FORBIDDEN, f"{refused}\n".encode())
         phase = self._phase()
         if phase is not Phase.READY:
             self._refused(connection, request, phase.value)
@@ -111,3 +140,21 @@ class Endpoints:
         peer = connection.remote_address
         event("handshake-refused", reason=reason, status=status.value, peer=str(peer[0]) if peer else "",
               address=self._client(connection, request))
+
+
+def origin_refusal(request: Request, allowed: tuple[str, ...]) -> str | None:
+    """Why a websocket handshake's `Origin` is refused, or None.
+
+    A browser sends the page's origin with every websocket it opens, and any page may open one to
+    any host: without this check a page elsewhere could open guest sessions from its visitors'
+    browsers and spend their addresses' quotas. Allowed: no `Origin` (bots, the terminal client,
+    anything but a browser), the server's own origin (the host and port the request names in
+    `Host`, as a proxy passes it on), and the origins of `Config.allowed_origins` ("*": any)."""
+    origin = request.headers.get("Origin")
+    if origin is None or "*" in allowed or origin in allowed:
+        return None
+    scheme, _, rest = origin.partition("://")
+    if scheme in ("http", "https") and rest and rest == request.headers.get("Host"):
+        return None
+    return (f"websocket connections from pages of {origin[:100]} are not allowed here; the server's "
+            f"--allowed-origins lists the other pages that may connect")

@@ -1,9 +1,11 @@
 """Everything above single rooms: the room table, who sits where, creation, listing, records.
 
 The hub is touched only from the event loop's thread and never awaits while it changes its
-tables, so it needs no locks either. Rooms that end stay in memory while anyone watches them and
-are dropped a while (`Config.evict_after`) after the last watcher left; their records stay in the
-store.
+tables, so it needs no locks either. Memory holds the rooms in play: a room that ends, and a
+started game that nobody watches, leave it a while (`Config.evict_after`) after the last watcher
+left. An ended room's record stays in the store; an unfinished game is adjourned, and comes back
+from the store (clocks as last committed, as after a restart) when someone asks for it. Every room
+in memory is charged to whoever brought it there (holdings.py).
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ from .bans import Bans
 from .cluster import Cluster
 from .config import Config
 from .frames import frame
-from .games import SettingsError, effective_options, effective_settings, normalize, replay
+from .games import SettingsError, board_points, effective_options, effective_settings, normalize, replay
+from .holdings import Bounds, Holdings, weight
+from .intake import Intake
 from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
 from .ratelimit import Buckets, Tally
-from .room import CHAT_TAIL, RESTARTING, Room, Seat
+from .room import CHAT_BURST, CHAT_TAIL, RESTARTING, Room, Seat
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -75,6 +79,12 @@ class Hub:
         self.waiting_by_address = Tally()                                # IP address -> unstarted rooms made there
         self._made_from: dict[str, str] = {}                             # unstarted room -> that IP address
         self.create_rates = Buckets(config.create_rate, CREATE_BURST, ADDRESSES_TRACKED)  # IP address -> bucket
+        self.intake = Intake(config.read_rate, self.create_rates, ADDRESSES_TRACKED)
+        self.chat_rates = Buckets(config.chat_rate, CHAT_BURST, ADDRESSES_TRACKED)   # user or token -> bucket
+        self.holdings = Holdings(Bounds(config.points_per_address, config.points_per_user,
+                                        config.rooms_per_creator))
+        self._adjourned: set[str] = set()                                # unfinished games left in the store
+        self._returning: dict[str, asyncio.Future[Room]] = {}            # adjourned game -> its load under way
         self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
         self.bans = Bans()
@@ -90,11 +100,14 @@ class Hub:
             self.cluster.start()
             return len(self.rooms)
         for row in await self.store.unfinished_rooms():
-            await self.adopt(row)
+            room = await self.adopt(row)
+            if room is not None and room.status == "playing":
+                self._schedule_eviction(room.id)
         return len(self.rooms)
 
     async def adopt(self, row: dict[str, Any]) -> Room | None:
-        """Rebuild one stored unfinished room and serve it; None (logged) if it cannot be served."""
+        """Rebuild one stored unfinished room and serve it; None (logged) if it cannot be served.
+        It is charged to nobody (holdings.py): the caller that brings it back for someone charges it."""
         why = unportable(row["settings"], "settings")
         if why is not None:     # stored before the server checked: it would break every msgpack client
             log.error("room %s cannot be served, left out: %s", row["room_id"], why)
@@ -113,7 +126,7 @@ class Hub:
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
-        room.resume_clocks(row["clocks"])
+        room.resume_clocks(row["clocks"], row["deadline"])
         room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
@@ -182,8 +195,9 @@ class Hub:
     async def seats_held(self, session: Session) -> list[dict[str, Any]]:
         """`seats_of` for `welcome`: on a node of a cluster from the database, so that a client
         reconnecting at any node is told every seat it holds, whichever node serves the room."""
-        if self.cluster is None:
-            return self.seats_of(session)
+        seats = self.seats_of(session)
+        if self.cluster is None and all(seat["room"] in self.rooms for seat in seats):
+            return seats
         return [{"room": room, "seat": seat, "last_seq": last_seq}
                 for room, seat, last_seq in await self.store.held_seats(session.token, session.user)]
 
@@ -211,16 +225,45 @@ class Hub:
         self._evictions[room_id] = loop.call_later(self.config.evict_after, self._evict, room_id)
 
     def _evict(self, room_id: str) -> None:
+        """An ended room nobody watches leaves memory; so does a started game nobody watches
+        (adjourned, in its own task, `_adjourn`). A waiting room stays (it expires instead)."""
         self._evictions.pop(room_id, None)
         room = self.rooms.get(room_id)
-        if room is None:
+        if room is None or room.status == "waiting":
             return
-        if room.watchers:
+        if room.watchers or (room.status == "playing" and (self.cluster is not None or self.draining)):
             self._schedule_eviction(room_id)
             return
-        del self.rooms[room_id]
-        self.lobby.forget(room_id)
+        if room.status == "playing":
+            self._background(self._call_adjourn(room))
+            return
+        self._forget(room)
+
+    def _forget(self, room: Room) -> None:
+        """The room leaves memory (whatever is stored stays)."""
+        del self.rooms[room.id]
+        self.holdings.release(room.id)
+        self.lobby.forget(room.id)
         self._background(room.close())
+
+    async def _call_adjourn(self, room: Room) -> None:
+        try:
+            await room.call(self._adjourn, room)
+        except ProtocolError:
+            pass            # the server began to stop: the game is stored, and comes back after the restart
+
+    async def _adjourn(self, room: Room) -> None:
+        """In the room's task: a started game that nobody watches leaves memory, stored as it is;
+        its seats still count and are still listed in `welcome`. A request that names it brings
+        it back (`room`)."""
+        if self.rooms.get(room.id) is not room or room.status != "playing":
+            return
+        if room.watchers:
+            self._schedule_eviction(room.id)
+            return
+        self._adjourned.add(room.id)
+        self._forget(room)
+        self.lobby.changed()
 
     def _background(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -253,8 +296,8 @@ class Hub:
                               message: str = "nobody started this game in time; the room is closed") -> None:
         """In the room's task: a room still waiting for players after `waiting_expiry` is forgotten
         (memory and store), so free guest sessions cannot pile up rooms that come back at every
-        restart; also one an operator closes (`reason` "operator"). Its watchers are told by a
-        `closed` event."""
+        restart; also one an operator closes (`reason` "operator"), and one its creator left with
+        nobody seated ("left"). Its watchers are told by a `closed` event."""
         if room.status != "waiting" or self.rooms.get(room.id) is not room:
             return
         await self.store.drop_unstarted(room.id)
@@ -263,11 +306,9 @@ class Hub:
                 self._index(seat.token, seat.user, room.id, i, add=False)
         _discard(self._owned, room.owner, room.id)
         self.no_longer_waiting(room)
-        del self.rooms[room.id]
-        self.lobby.forget(room.id)
+        self._forget(room)
         self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
                                        "kind": "closed", "reason": reason, "message": message})
-        self._background(room.close())
 
     # -- rooms -------------------------------------------------------------------------------------------
 
@@ -279,14 +320,18 @@ class Hub:
         self._check_create_rate(address)
         self.check_room_limit(session, None)
         self._check_capacity(address)
+        self.holdings.check(address, session.token, session.user, 0)
         try:
             stored = normalize(settings)
         except SettingsError as exc:
             raise ProtocolError(ErrorCode.BAD_SETTINGS, str(exc), field="settings") from None
+        points = weight(board_points(stored))
+        self.holdings.check(address, session.token, session.user, points)
         room_id = code(8)
         invite = code(12) if settings.private else None
         await self.store.create_room(room_id, stored, owner=session.token, invite=invite)
         self.rooms[room_id] = Room(self, room_id, stored, owner=session.token, invite=invite)
+        self.holdings.charge(room_id, address, session.token, session.user, points)
         self._owned[session.token].add(room_id)
         self._made_from[room_id] = address
         self.waiting_by_address.add(address)
@@ -315,12 +360,26 @@ class Hub:
                                 f"{mine} rooms created from your address wait for players, the limit; "
                                 f"start or leave them first")
 
+    async def creator_left(self, room: Room) -> None:
+        """In the room's task: the creator left a room still waiting for players. With nobody
+        seated (the house bot aside) the room is closed; else it waits on for the others, no longer
+        counted against the creator's address (the refusal of a create says "start or leave
+        them first")."""
+        if any(seat is not None and not HouseBots.holds(seat) for seat in room.seats):
+            address = self._made_from.pop(room.id, None)
+            if address is not None:
+                self.waiting_by_address.remove(address)
+            return
+        await self._drop_unstarted(room, "left", "its creator left before the game started; the room is closed")
+
     def no_longer_waiting(self, room: Room) -> None:
         """The room no longer waits for players (its game started, or it went): it no longer counts
         against the address it was created from, which is forgotten once it has no such room."""
         address = self._made_from.pop(room.id, None)
         if address is not None:
             self.waiting_by_address.remove(address)
+        if room.status == "playing" and self.rooms.get(room.id) is room:
+            self._schedule_eviction(room.id)
 
     def chat_dropped(self, through: dict[str, int]) -> None:
         """The store deleted old chat, up to version `through[room]` of each room: a live room
@@ -332,15 +391,44 @@ class Hub:
                 room.forget_events(version)
                 room.forget_chat(through=version)
 
-    async def room(self, room_id: str) -> Room:
-        """The room a request names. A node of a cluster takes over a room it does not serve, or
-        answers where it is served (cluster.py)."""
+    async def room(self, room_id: str, address: str | None = None, user: str | None = None) -> Room:
+        """The room a request names. An adjourned game comes back from the store, charged to the
+        asker's `address` and `user` (holdings.py); requests for it arriving together share one
+        load. A node of a cluster takes over a room it does not serve, or answers where it is
+        served (cluster.py)."""
         room = self.rooms.get(room_id)
         if room is not None:
             return room
         if self.cluster is not None:
             return await self.cluster.take(room_id)
-        raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
+        if room_id not in self._adjourned:
+            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
+        if self.draining:
+            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+        pending = self._returning.get(room_id)
+        if pending is None:
+            pending = self._returning[room_id] = asyncio.ensure_future(self._bring_back(room_id, address, user))
+            pending.add_done_callback(lambda _: self._returning.pop(room_id, None))
+        return await asyncio.shield(pending)
+
+    async def _bring_back(self, room_id: str, address: str | None, user: str | None) -> Room:
+        rows = await self.store.unfinished_rooms(only=room_id)
+        if not rows:                      # finished meanwhile (it cannot be, but then `game` serves it)
+            self._adjourned.discard(room_id)
+            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
+        points = weight(board_points(rows[0]["settings"]))
+        if len(self.rooms) >= self.config.max_rooms:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
+                                f"the server holds {len(self.rooms)} rooms, its limit; try again later")
+        self.holdings.check(address, None, user, points)
+        room = self.rooms.get(room_id) or await self.adopt(rows[0])
+        if room is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"room {room_id!r} cannot be served", field="room")
+        self._adjourned.discard(room_id)
+        self.holdings.charge(room_id, address, None, user, points)
+        self.lobby.changed()
+        self._schedule_eviction(room_id)
+        return room
 
     def forget_all(self) -> list[Room]:
         """Drop every room from memory at once (a fenced node: other nodes own them now, and what
@@ -351,6 +439,7 @@ class Hub:
         self._expiries.clear()
         rooms = list(self.rooms.values())
         self.rooms.clear()
+        self.holdings.clear()
         self._seats.clear()
         self._owned.clear()
         self._made_from.clear()

@@ -1,10 +1,18 @@
-"""Failed logins, counted per user name and per address, so passwords cannot be guessed at the
-speed of the server's CPU (55 guesses a second from 40 connections, two cores of scrypt).
+"""Failed logins, counted per address and per user name from one address, so passwords cannot be
+guessed at the speed of the server's CPU (55 guesses a second from 40 connections, two cores of
+scrypt).
 
-Plain arithmetic on given instants, like `ratelimit.TokenBucket`: a name or an address with
-`limit` failures in the last `window` seconds is refused before any hashing, until the oldest of
-them is older than the window. Each failure is also answered only after `FAILURE_DELAY` seconds,
-awaited by that connection alone (the event loop serves everyone else meanwhile).
+Plain arithmetic on given instants, like `ratelimit.TokenBucket`: a key with `limit` failures in
+the last `window` seconds is refused before any hashing, until the oldest of them is older than
+the window. A login counts as failed from before its hashing until the password proves right
+(`failed`, then `succeeded` or `forgive`): guesses sent together on many connections were all
+hashed, since each checked the count before any had failed. Each failure is also answered only
+after `FAILURE_DELAY` seconds, awaited by that connection alone (the event loop serves everyone
+else meanwhile).
+
+The name is counted per address, not alone: five wrong guesses at a name from anywhere used to
+lock its owner out of password login, renewably. Now the guesser's address is slowed, and the
+owner, from another address, logs in as before.
 """
 
 from __future__ import annotations
@@ -47,7 +55,21 @@ class FailureCounter:
         recent.append(now)
 
     def succeeded(self, key: str) -> None:
+        """The key's login was right: its failures are forgotten."""
         self._failures.pop(key, None)
+
+    def forgive(self, key: str, at: float) -> None:
+        """Take back the one failure counted at `at` (a login reserved as failed that proved right),
+        leaving the key's other failures."""
+        recent = self._failures.get(key)
+        if recent is None:
+            return
+        try:
+            recent.remove(at)
+        except ValueError:
+            return
+        if not recent:
+            del self._failures[key]
 
     def _recent(self, key: str, now: float) -> deque[float] | None:
         recent = self._failures.get(key)

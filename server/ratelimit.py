@@ -22,14 +22,18 @@ class TokenBucket:
         self._tokens = float(burst)
         self._last = now
 
-    def allow(self, now: float) -> bool:
-        """Take one token if there is one; False means the event is over the limit."""
+    def allow(self, now: float, cost: float = 1.0) -> bool:
+        """Take `cost` tokens if there are that many; False means the event is over the limit."""
         self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
         self._last = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
+        if self._tokens >= cost:
+            self._tokens -= cost
             return True
         return False
+
+    def ready(self, now: float) -> bool:
+        """Whether a token is there (none is taken)."""
+        return self._tokens + (now - self._last) * self.rate >= 1.0
 
     def full(self, now: float) -> bool:
         """Whether the bucket has refilled to its burst by `now` (its owner has been idle)."""
@@ -78,14 +82,19 @@ class Buckets:
         self.most = most
         self._buckets: dict[str, TokenBucket] = {}
 
-    def allow(self, key: str, now: float) -> bool:
-        """Take one of `key`'s tokens if it has one; False means over the limit."""
+    def allow(self, key: str, now: float, cost: float = 1.0) -> bool:
+        """Take `cost` of `key`'s tokens if it has them; False means over the limit."""
         bucket = self._buckets.pop(key, None)
         if bucket is None:
             bucket = TokenBucket(self.rate, self.burst, now)
         self._forget_idle(now)
         self._buckets[key] = bucket
-        return bucket.allow(now)
+        return bucket.allow(now, cost)
+
+    def ready(self, key: str, now: float) -> bool:
+        """Whether `key` has a token (none is taken; a key never seen has its whole burst)."""
+        bucket = self._buckets.get(key)
+        return bucket is None or bucket.ready(now)
 
     def _forget_idle(self, now: float) -> None:
         while self._buckets:

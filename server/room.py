@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
@@ -175,13 +176,21 @@ class Room:
             except asyncio.CancelledError:
                 pass
 
-    def resume_clocks(self, saved: dict[str, Any] | None) -> None:
-        """After a restart: the clocks as last committed, the running one restarted now."""
+    def resume_clocks(self, saved: dict[str, Any] | None, deadline: float | None = None) -> None:
+        """After a restart (or an adjournment, or a takeover): the clocks as last committed, the
+        running one restarted now, so the time between is charged to nobody; but a calendar
+        clock's running seat keeps its stored `deadline` (a wall-clock instant): the days the
+        server was down or the game adjourned count, and a deadline passed meanwhile makes the
+        flag fall at once."""
         if self.clock_settings is None or self.status != "playing":
             return
         now = self._now()
         if saved is not None:
             self.clocks = Clocks.from_json(saved, self.clock_settings, now=now)
+            running = self.clocks.running
+            if self.clock_settings.calendar and running is not None and deadline is not None:
+                left = self.clocks.deadline(running) - now
+                self.clocks = Clocks.from_json(saved, self.clock_settings, now=self._loop_time(deadline) - left)
         else:
             self.clocks = Clocks(self.clock_settings, self.players)
         self._sync_clocks(now, mover=None)
@@ -227,7 +236,20 @@ class Room:
     def _clocks_view(self, now: float | None = None) -> dict[str, Any] | None:
         if self.clocks is None:
             return None
-        return clocks_view(self.clocks, self.players, self._now() if now is None else now)
+        view = clocks_view(self.clocks, self.players, self._now() if now is None else now)
+        deadline = self.wall_deadline()
+        if deadline is not None:
+            view["deadline"] = deadline
+        return view
+
+    def wall_deadline(self, *, any_clock: bool = False) -> float | None:
+        """When the running seat's flag falls, as a time.time(), for a calendar clock (and, with
+        `any_clock`, for any running clock while it runs here); else None."""
+        clocks = self.clocks
+        if clocks is None or clocks.running is None or not (any_clock or clocks.settings.calendar):
+            return None
+        deadline = clocks.deadline(clocks.running)
+        return None if deadline is None else round(time.time() + deadline - self._now(), 3)
 
     # -- requests (each runs under the room's lock) --------------------------------------------------
 
@@ -341,20 +363,29 @@ class Room:
             self.seats[seat] = None
             self.hub.unseated(held.token, held.user, self.id, seat)
             await self._commit("seat", {"seat": seat, "name": None, "user": None})
+        if self.status == "waiting" and session.token == self.owner:
+            await self.hub.creator_left(self)
         return Ok(ref="leave", room=self.id)
 
     async def chat(self, conn: Connection | None, session: Session, text: str) -> Ok:
         """A chat line from a player or a spectator (anyone else would shout into rooms unseen),
-        within the room's chat rate. `conn` None: a seated player without a connection (the house
-        bot)."""
+        within the room's chat rate and the session's over all rooms (one session in 16 rooms had
+        16 times the rate, each line stored for a month); a registered user's sessions share one.
+        `conn` None: a seated player without a connection (the house bot)."""
         seat = self.seat_of(session)
         if seat is None and conn not in self.watchers:
             if self.invite is not None:
                 raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {self.id!r}")
             raise ProtocolError(ErrorCode.NOT_SEATED, "sit or watch in this room to chat in it")
-        if not self._chat.allow(self._now()):
+        now = self._now()
+        if not self.hub.chat_rates.allow(session.user or session.token, now):
             raise ProtocolError(ErrorCode.RATE_LIMITED,
-                                f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; line dropped")
+                                f"you chat over {self.hub.config.chat_rate:g} lines per second over all your rooms; "
+                                f"line dropped")
+        if not self._chat.allow(now):
+            raise ProtocolError(ErrorCode.RATE_LIMITED,
+                                f"this room's chat is over {self.hub.config.chat_rate:g} lines per second; "
+                                f"line dropped")
         line = {"seat": seat, "name": session.name, "user": session.user, "text": text}
         await self._commit("chat", line)
         self.chat_tail.append({"version": self.version, **line})
@@ -628,6 +659,10 @@ class Room:
             self._timer = None
         return result_view(self.game)
 
+    def _loop_time(self, wall: float) -> float:
+        """The loop's time at the wall-clock instant `wall` (a time.time())."""
+        return self._now() + wall - time.time()
+
     def _now(self) -> float:
         """The loop's clock. The loop is kept: asyncio.get_running_loop() costs a getpid system
         call each time, and a move asks the time (issue 13)."""
@@ -708,11 +743,12 @@ class Room:
         event = {"version": version, "kind": kind, **data}
         message = {"type": "event", "room": self.id, **event}
         packed = encode(message, MSGPACK)
-        saved = None
+        saved = deadline = None
         if clocks and self.clocks is not None:
             saved = self.clocks.to_json(self._now() if now is None else now)
+            deadline = self.wall_deadline()
         await self.hub.store.record(self.id, version, event, move=move, rescinded=rescinded,
-                                    clocks=saved, result=result, plain=plain)
+                                    clocks=saved, deadline=deadline, result=result, plain=plain)
         self.version = version
         self.events.append((version, packed))
         if result is not None:

@@ -22,6 +22,7 @@ from protocol.names import passes_for_house_bot
 
 from .logins import FAILURE_DELAY, FailureCounter
 from .passwords import check_password, hash_password
+from .ratelimit import Buckets
 from .store import Store, StoreError
 
 log = logging.getLogger("polygo.sessions")
@@ -47,6 +48,16 @@ class Session:
 CACHED = 50_000
 """Sessions kept in memory, most recently used first; the others are read back from the store."""
 
+GUEST_BURST = 30
+"""Guest sessions one address may open at once before `Config.guest_rate` applies (a class or a
+club behind one address opening the page together)."""
+
+REGISTER_BURST = 3
+"""Registrations one address may make at once before `Config.register_rate` applies."""
+
+ADDRESSES_TRACKED = 10_000
+"""Addresses whose guest and registration rates are remembered at most (`ratelimit.Buckets`)."""
+
 TOUCH_EVERY = 60.0
 """Seconds between two records of one session's use: expiry counts days, a reconnecting client
 need not cost a write each time."""
@@ -60,13 +71,20 @@ class Sessions:
     """
 
     def __init__(self, store: Store, cached: int = CACHED, *, failures_per_name: int = 5,
-                 failures_per_address: int = 20, window: float = 300.0) -> None:
+                 failures_per_address: int = 20, window: float = 300.0, guest_rate: float = 2.0,
+                 register_rate: float = 0.1) -> None:
         self._store = store
         self._cached = cached
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self.failures_by_name = FailureCounter(failures_per_name, window)
+        """Failed logins by "address name": a name's guesser is slowed, its owner elsewhere is not."""
         self.failures_by_address = FailureCounter(failures_per_address, window)
         self._touches: set[asyncio.Task[None]] = set()
+        self.guest_rates = Buckets(guest_rate, GUEST_BURST, ADDRESSES_TRACKED)
+        """Guest sessions by address: each is a stored row, and 8,436 came from one address in 40 s."""
+        self.register_rates = Buckets(register_rate, REGISTER_BURST, ADDRESSES_TRACKED)
+        """Registrations by address: each is a stored user and an scrypt hash (tens of milliseconds
+        of a core; 117 in 12 s took a bystander's move from 8 to 100 ms)."""
 
     def _remember(self, session: Session) -> Session:
         self._cache[session.token] = session
@@ -75,9 +93,11 @@ class Sessions:
             self._cache.popitem(last=False)
         return session
 
-    async def new(self, name: str) -> Session:
+    async def new(self, name: str, address: str = "") -> Session:
         """A guest session named `name` (already `clean_name`d), or name-taken if that is or looks
-        like a registered name or the house bot's: a guest must not pass for a registered user."""
+        like a registered name or the house bot's: a guest must not pass for a registered user;
+        rate-limited per `address`."""
+        _check_rate(self.guest_rates, address, "new guest sessions")
         await self.check_name_free(name)
         session = Session(secrets.token_urlsafe(24), name)
         await self._store.put_session(session.token, name)
@@ -122,30 +142,34 @@ class Sessions:
 
     async def login(self, user: str, password: str, address: str = "") -> Session:
         """A new session of the registered `user`, or bad-login; rate-limited after too many
-        failures for the name or from the address (`logins.py`)."""
+        failures for the name from the address, or from the address (`logins.py`). The attempt
+        counts as a failure from before its hashing, so guesses sent together are refused too."""
         now = time.monotonic()
-        wait = max(self.failures_by_name.wait(user, now), self.failures_by_address.wait(address, now))
+        guess = f"{address} {user}"
+        wait = max(self.failures_by_name.wait(guess, now), self.failures_by_address.wait(address, now))
         if wait > 0:
             raise ProtocolError(ErrorCode.RATE_LIMITED, f"too many failed logins for this name or from your "
                                                         f"address; try again in {math.ceil(wait)} s")
+        self.failures_by_name.failed(guess, now)
+        self.failures_by_address.failed(address, now)
         row = await self._store.get_user(user)
         stored = row["password_hash"] if row else "scrypt$16384$8$1$00$00"
         ok = await asyncio.to_thread(check_password, password, stored)
         if row is None or not ok:
-            now = time.monotonic()
-            self.failures_by_name.failed(user, now)
-            self.failures_by_address.failed(address, now)
             await asyncio.sleep(FAILURE_DELAY)
             raise ProtocolError(ErrorCode.BAD_LOGIN, "unknown user or wrong password")
-        self.failures_by_name.succeeded(user)
+        self.failures_by_name.succeeded(guess)
+        self.failures_by_address.forgive(address, now)
         session = Session(secrets.token_urlsafe(24), user, user)
         await self._store.put_session(session.token, user, user)
         return self._remember(session)
 
-    async def register(self, session: Session, user: str, password: str) -> None:
-        """Register `user` with `password` and make `session` that user's, or name-taken."""
+    async def register(self, session: Session, user: str, password: str, address: str = "") -> None:
+        """Register `user` with `password` and make `session` that user's, or name-taken;
+        rate-limited per `address`."""
         if session.user is not None:
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"this session is already registered as {session.user!r}")
+        _check_rate(self.register_rates, address, "registrations")
         await self.check_name_free(user, field="user")
         digest = await asyncio.to_thread(hash_password, password)
         try:
@@ -190,3 +214,9 @@ class Sessions:
     def _end(self, which: Callable[[Session], bool]) -> None:
         for token in [t for t, s in self._cache.items() if which(s)]:
             self._cache.pop(token).revoked = True
+
+
+def _check_rate(rates: Buckets, address: str, what: str) -> None:
+    if not rates.allow(address, time.monotonic()):
+        raise ProtocolError(ErrorCode.RATE_LIMITED, f"over {rates.rate:g} {what} a second from your address, "
+                                                    f"after {rates.burst:g} at once; try again later")

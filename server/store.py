@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence
@@ -96,7 +97,9 @@ _WRITES: dict[str, str] = {
     "event": "INSERT INTO events (room_id, version, body, chat_at) VALUES (?, ?, ?, ?)",
     "move": "INSERT INTO moves (room_id, idx, seat, move, seq, version) VALUES (?, ?, ?, ?, ?, ?)",
     "rescind": "UPDATE moves SET rescinded = 1 WHERE room_id = ? AND idx = ?",
-    "room_state": "UPDATE rooms SET version = ?, updated_at = ?, clocks = coalesce(?, clocks) WHERE room_id = ?",
+    "room_state": "UPDATE rooms SET version = ?, updated_at = ?, clocks = coalesce(?, clocks),"
+                  " deadline = CASE WHEN ? THEN ? ELSE deadline END, turn = CASE WHEN ? THEN ? ELSE turn END"
+                  " WHERE room_id = ?",
     "result": "INSERT INTO results (room_id, body, finished_at) VALUES (?, ?, ?)"
               " ON CONFLICT (room_id) DO UPDATE SET body = excluded.body, finished_at = excluded.finished_at",
     "drop_events": "DELETE FROM events WHERE room_id = ?",
@@ -361,10 +364,16 @@ class Store:
                      move: tuple[int, str, int | None] | None = None,
                      rescinded: list[int] = (),
                      clocks: dict | None = None,
+                     deadline: float | None = None,
                      result: dict | None = None,
                      plain: bool = False) -> None:
         """Durably store one change of a room: its event, and the move, rescissions, clocks and
         result that came with it. Returns once the batch holding it is committed.
+
+        ``deadline`` goes with ``clocks``: the wall-clock instant (a time.time()) the running
+        seat's flag falls if the clock is a calendar one, else None; a record without clocks
+        leaves both as they were. An event with a ``to_move`` also stores it as the room's
+        ``turn`` (listings read it without replaying the game).
 
         ``rescinded`` may name this record's own move (the pass that triggers a rescission is itself
         rescinded): its number is the room's move count before this call.
@@ -401,7 +410,10 @@ class Store:
                                                    f"it cannot rescind {bad}.")
             statements += [("rescind", (room_id, i)) for i in rescinded]
         clocks_text = None if clocks is None else _dumps(clocks, "the clocks")
-        statements.append(("room_state", (version, now, clocks_text, room_id)))
+        if deadline is not None and not (isinstance(deadline, float) and math.isfinite(deadline)):
+            raise StoreError("bad-value", f"A deadline is a finite float (a time.time()), not {deadline!r}.")
+        statements.append(("room_state", (version, now, clocks_text, clocks is not None, deadline,
+                                            "to_move" in event, event.get("to_move"), room_id)))
         if result is not None:
             statements.append(("result", (room_id, _dumps(result, "the result"), now)))
         room.version, room.moves = version, moves
@@ -504,7 +516,7 @@ class Store:
             unfinished += " AND room_id = ?"
             params = (only,)
         rooms = await self._all(
-            "SELECT room_id, settings, owner, invite, version, clocks, created_at, updated_at FROM rooms"
+            "SELECT room_id, settings, owner, invite, version, clocks, created_at, updated_at, deadline FROM rooms"
             f" WHERE room_id IN ({unfinished}) ORDER BY created_at, room_id", params)
         seats: dict[str, dict[int, str | None]] = {}
         for room_id, seat, token in await self._all(
@@ -517,16 +529,40 @@ class Store:
                 f" WHERE room_id IN ({unfinished}) ORDER BY room_id, idx", params):
             moves.setdefault(room_id, []).append([seat, move, seq, version, bool(rescinded)])
         out = []
-        for room_id, settings, owner, invite, version, clocks, created_at, updated_at in rooms:
+        for room_id, settings, owner, invite, version, clocks, created_at, updated_at, deadline in rooms:
             played = moves.get(room_id, [])
             out.append({
                 "room_id": room_id, "settings": json.loads(settings), "owner": owner, "invite": invite,
                 "seats": seats.get(room_id, {}),
                 "moves": [m[:4] for m in played], "rescinded": [i for i, m in enumerate(played) if m[4]],
                 "clocks": None if clocks is None else json.loads(clocks),
-                "version": version, "created_at": created_at, "updated_at": updated_at,
+                "version": version, "created_at": created_at, "updated_at": updated_at, "deadline": deadline,
             })
         return out
+
+    async def overdue(self, now: float, limit: int = 100) -> list[str]:
+        """Unfinished rooms whose calendar clock's deadline is at or before ``now`` (a time.time()),
+        the most overdue first: what the deadline sweeper times out (server/deadlines.py)."""
+        rows = await self._all("SELECT room_id FROM rooms r WHERE deadline <= ? AND NOT EXISTS"
+                               " (SELECT 1 FROM results f WHERE f.room_id = r.room_id) ORDER BY deadline LIMIT ?",
+                               (now, limit))
+        return [room_id for (room_id,) in rows]
+
+    async def held_games(self, token: str, user: str | None, limit: int) -> list[dict]:
+        """The unfinished rooms where the session ``token`` or the registered ``user`` holds a
+        seat (at most ``limit``), each with its settings, version, seat held, the seat to move
+        (``turn``), the calendar deadline and its seats as `_seats_of` gives them."""
+        tokens = "?" if user is None else 'SELECT ? UNION SELECT token FROM sessions WHERE "user" = ?'
+        rows = await self._all(
+            "SELECT r.room_id, r.settings, r.version, r.turn, r.deadline, min(s.seat) FROM seats s"
+            f" JOIN rooms r USING (room_id) WHERE s.token IN ({tokens})"
+            " AND NOT EXISTS (SELECT 1 FROM results f WHERE f.room_id = s.room_id)"
+            " GROUP BY r.room_id, r.settings, r.version, r.turn, r.deadline ORDER BY r.room_id LIMIT ?",
+            ((token,) if user is None else (token, user)) + (limit,))
+        seats = await self._seats_of([row[0] for row in rows])
+        return [{"room_id": room_id, "settings": json.loads(settings), "version": version, "turn": turn,
+                 "deadline": deadline, "seat": seat, "seats": seats.get(room_id, {})}
+                for room_id, settings, version, turn, deadline, seat in rows]
 
     async def held_seats(self, token: str, user: str | None) -> list[tuple[str, int, int | None]]:
         """The seats in unfinished rooms bound to the session ``token`` or to any session of the
@@ -547,16 +583,20 @@ class Store:
         rows = await self._all(f"SELECT room_id, settings, version FROM rooms WHERE {listed}"
                                " ORDER BY created_at, room_id LIMIT ? OFFSET ?", (limit, offset))
         (total,) = await self._one(f"SELECT count(*) FROM rooms WHERE {listed}", ())
-        seats: dict[str, dict[int, tuple]] = {}
-        if rows:
-            marks = ", ".join("?" * len(rows))
-            for room_id, seat, token, name, user in await self._all(
-                    'SELECT s.room_id, s.seat, s.token, x.name, x."user" FROM seats s'
-                    f" LEFT JOIN sessions x USING (token) WHERE s.room_id IN ({marks})",
-                    tuple(row[0] for row in rows)):
-                seats.setdefault(room_id, {})[seat] = (token, name, user)
+        seats = await self._seats_of([row[0] for row in rows])
         return [{"room_id": room_id, "settings": json.loads(settings), "version": version,
                  "seats": seats.get(room_id, {})} for room_id, settings, version in rows], total
+
+    async def _seats_of(self, room_ids: list[str]) -> dict[str, dict[int, tuple]]:
+        """The seats of these rooms as {room: {seat: (token, the session's name, its user)}}."""
+        seats: dict[str, dict[int, tuple]] = {}
+        if room_ids:
+            marks = ", ".join("?" * len(room_ids))
+            for room_id, seat, token, name, user in await self._all(
+                    'SELECT s.room_id, s.seat, s.token, x.name, x."user" FROM seats s'
+                    f" LEFT JOIN sessions x USING (token) WHERE s.room_id IN ({marks})", tuple(room_ids)):
+                seats.setdefault(room_id, {})[seat] = (token, name, user)
+        return seats
 
     async def finished_games(self, limit: int = 50, offset: int = 0, *, public: bool = False) -> list[dict]:
         """Finished games, the latest first: a summary each (use ``game()`` for the moves).

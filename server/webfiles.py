@@ -30,25 +30,26 @@ CONTENT_TYPES = {
 }
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-       "connect-src 'self' ws: wss:; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
+       "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
        "frame-ancestors 'none'")
-"""No inline script or style anywhere in the page; `ws:`/`wss:` because older browsers do not count
-the page's own websocket as 'self'."""
+"""No inline script or style anywhere in the page. The page connects to its own origin only:
+`ws:`/`wss:` let any page script reach any websocket host; 'self' covers the page's own ws:/wss:
+origin in every browser of CSP level 3 (Chrome, Firefox and Safari since 2022)."""
 
 
 class WebFiles:
-    """The files of `server/web/` by URL path, read once: `/` is index.html."""
+    """The files of `server/web/` by URL path, read once: `/` is index.html. Each file's answers
+    (200 and 304, headers and ETag) are made here too, so a request only picks one and copies its
+    headers (websockets adds its Server header to the copy it sends)."""
 
     def __init__(self, package: str = "server", folder: str = "web") -> None:
-        self.files: dict[str, tuple[bytes, str, str]] = {}
+        self.files: dict[str, _File] = {}
         root = resources.files(package).joinpath(folder)
         if root.is_dir():
             for entry in root.iterdir():
                 suffix = "." + entry.name.rpartition(".")[2]
                 if entry.is_file() and suffix in CONTENT_TYPES:
-                    body = entry.read_bytes()
-                    etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
-                    self.files["/" + entry.name] = (body, CONTENT_TYPES[suffix], etag)
+                    self.files["/" + entry.name] = _File(entry.read_bytes(), CONTENT_TYPES[suffix])
         if "/index.html" in self.files:
             self.files["/"] = self.files["/index.html"]
 
@@ -60,14 +61,22 @@ class WebFiles:
         path = request.path.split("?", 1)[0].split("#", 1)[0]
         found = self.files.get(path)
         if found is None:
-            return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8", None)
-        body, content_type, etag = found
-        if etag in (t.strip() for t in request.headers.get("If-None-Match", "").split(",")):
-            return _response(HTTPStatus.NOT_MODIFIED, b"", content_type, etag)
-        return _response(HTTPStatus.OK, body, content_type, etag)
+            return _answer(NOT_FOUND)
+        if found.etag in (t.strip() for t in request.headers.get("If-None-Match", "").split(",")):
+            return _answer(found.not_modified)
+        return _answer(found.ok)
 
 
-def _response(status: HTTPStatus, body: bytes, content_type: str, etag: str | None) -> Response:
+class _File:
+    """One file's body, ETag, and its two answers (status, headers, body) made ready."""
+
+    def __init__(self, body: bytes, content_type: str) -> None:
+        self.etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+        self.ok = _prepared(HTTPStatus.OK, body, content_type, self.etag)
+        self.not_modified = _prepared(HTTPStatus.NOT_MODIFIED, b"", content_type, self.etag)
+
+
+def _prepared(status: HTTPStatus, body: bytes, content_type: str, etag: str | None) -> Response:
     headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
                        ("Cache-Control", "no-cache" if etag else "no-store"),
                        ("Content-Security-Policy", CSP), ("X-Content-Type-Options", "nosniff"),
@@ -75,3 +84,11 @@ def _response(status: HTTPStatus, body: bytes, content_type: str, etag: str | No
     if etag:
         headers["ETag"] = etag
     return Response(status.value, status.phrase, headers, body)
+
+
+def _answer(prepared: Response) -> Response:
+    """A prepared answer with headers of its own, which websockets may add to."""
+    return Response(prepared.status_code, prepared.reason_phrase, Headers(prepared.headers.raw_items()), prepared.body)
+
+
+NOT_FOUND = _prepared(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8", None)

@@ -38,6 +38,10 @@ def test_every_clock_kind_reads_as_players_expect():
     fischer = Clocks(running=0, seats=[{"main": 298.2, "periods": 0, "period_left": 0, "stones_left": 0}],
                      at=0.0, settings={"kind": "fischer", "main": 300, "increment": 10, "cap": 0})
     assert fischer.describe(0, 1.0) == "4:58 +10s"
+    corr = Clocks(running=0, seats=[{"main": 3 * 86400.0, "periods": 0, "period_left": 0.0, "stones_left": 0}],
+                  at=0.0, settings={"kind": "corr", "period": 3 * 86400, "cap": 3 * 86400})
+    assert corr.describe(0, 60.0) == "2d 23h 59m"
+    assert corr.describe(0, 2 * 86400 + 1.0) == "23:59:59"
     none = Clocks(running=0, seats=[{"main": None, "periods": 0, "period_left": None, "stones_left": 0}], at=0.0)
     assert none.describe(0, 5.0) == ""
 

@@ -34,6 +34,7 @@ SAMPLES = [
     protocol.SeatName(room="r1", name="gnugo (built-in bot)"),
     protocol.ListGames(limit=10, offset=20),
     protocol.GetGame(room="r1", format="sgf"),
+    protocol.ListMyGames(id=3),
 ]
 
 
@@ -187,3 +188,24 @@ def test_a_refused_frame_keeps_its_id_and_type_when_they_can_be_read(codec):
     with pytest.raises(ProtocolError) as exc:
         decode_client(encode({"type": "chat", "room": "r", "text": "x", "id": -1}, codec))
     assert exc.value.field == "id" and exc.value.request_id is None
+
+
+@pytest.mark.parametrize("depth, codec", [(400, MSGPACK), (990, MSGPACK), (400, JSON), (990, JSON)])
+def test_deeply_nested_settings_are_refused_with_a_code(depth, codec):
+    head = {"type": "create", "id": 5, "settings": {"rules": "chinese", "board": {"points": [], "coords": None}}}
+    if codec == MSGPACK:    # built by hand: the encoders refuse to go this deep themselves
+        frame: bytes | str = msgpack.packb(head)[:-1] + b"\x81\xa1a" * depth + b"\x90"
+    else:
+        frame = json.dumps(head).replace("null", '{"a": ' * depth + "[]" + "}" * depth)
+    with pytest.raises(ProtocolError) as refused:
+        decode_client(frame)
+    assert refused.value.code in (ErrorCode.BAD_FIELD, ErrorCode.BAD_FRAME)
+    assert "deeper" in refused.value.message or "recursion" in refused.value.message
+
+
+def test_settings_nested_within_the_bound_pass():
+    value: object = ["x"]
+    for _ in range(protocol.codec.MAX_DEPTH - 3):
+        value = {"a": value}
+    frame = msgpack.packb({"type": "create", "settings": {"rules": "chinese", "board": {"points": [], "coords": value}}})
+    assert decode_client(frame).settings.board["coords"] == value

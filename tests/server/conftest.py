@@ -136,7 +136,11 @@ def plain_events_checked(monkeypatch):
 
 @pytest.fixture
 def config(tmp_path) -> Config:
-    return Config(host="127.0.0.1", port=0, db=str(tmp_path / "polygo.db"), group_window=0.001)
+    """Every test client comes from 127.0.0.1: the per-address rates of new guest sessions and
+    registrations are raised (tests/server/test_hostile_input.py checks them). metrics_max_age=0:
+    each scrape renders anew, so a test reads its own step's counts at once."""
+    return Config(host="127.0.0.1", port=0, db=str(tmp_path / "polygo.db"), group_window=0.001,
+                  guest_rate=1e6, register_rate=1e6, metrics_max_age=0)
 
 
 @pytest.fixture

@@ -99,6 +99,6 @@ async def test_addresses_that_went_away_leave_no_entry_behind(make_server, monke
     for what, table in tables.items():
         kept = [address for address in ADDRESSES if address in table]
         assert not kept and "127.0.0.1" in table and len(table) == 1, f"{what}: {len(table)} entries"
-    assert len(sessions.failures_by_name) == 1 and "nobody" in sessions.failures_by_name
+    assert len(sessions.failures_by_name) == 1 and "127.0.0.1 nobody" in sessions.failures_by_name
     assert hub._seats == {} and list(hub._owned) == [stayer.token], "sessions that hold nothing stay indexed"
     await stayer.close()

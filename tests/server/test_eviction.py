@@ -1,5 +1,6 @@
 """Ended rooms leave the server's memory `evict_after` seconds after nobody watches them; their
-games stay in the store. Watched rooms stay; unfinished rooms are never evicted. And the setting
+games stay in the store. Started games nobody watches are adjourned the same way and come back
+when someone asks for them; watched rooms stay, and waiting rooms expire instead. And the setting
 itself: `--evict-after` / POLYGO_EVICT_AFTER."""
 
 from __future__ import annotations
@@ -125,42 +126,43 @@ async def test_a_watched_finished_room_stays_until_its_spectator_goes(server, pl
     assert (await probe.ok("game", room=room))["record"]["result"]["reason"] == "resignation"
 
 
-async def test_unfinished_rooms_are_never_evicted(server, players, connect_client, seat, checks):
+async def test_a_started_game_nobody_watches_is_adjourned_and_comes_back(server, players, connect_client,
+                                                                        seat, checks):
     black, white, probe = await players(3)
-    playing = await seat([black, white], NINE)
+    playing = await seat([black, white], {**NINE, "clock": "fischer:600+10"})
     assert (await black.move(playing, "E5", 0))["type"] == "ack"
     waiting = (await black.ok("create", settings=NINE))["room"]
     await black.ok("sit", room=waiting, seat=0)
     tokens = black.token, white.token
     await black.close()   # nobody watches the unfinished rooms any more
     await white.close()
-    await until(lambda: _no_watchers(server, playing, waiting), "the players' connections are gone")
 
-    fan = await connect_client()
-    await fan.hello("fan")
-    a, b = await players(2)
-    ended = await finished_game(a, b, seat)
-    await a.ok("leave", room=ended)
-    await b.ok("leave", room=ended)
-    await fan.ok("watch", room=ended)   # keeps the ended room, and the hub's eviction checks, going
-    await until(lambda: _at_least(checks, ended, 3), "three eviction checks of the ended room")
-
-    assert set(checks) == {ended}, "the hub looked at unfinished rooms to evict them"
-    assert await in_memory(probe, playing) and await in_memory(probe, waiting)
-    statuses = {r["room"]: r["status"] for r in (await probe.ok("list"))["rooms"]}
-    assert statuses == {playing: "playing", waiting: "waiting"}
-
-    await fan.ok("leave", room=ended)
-    await until(lambda: _not(in_memory(probe, ended)), "the ended room leaves memory")
-    assert await in_memory(probe, playing) and await in_memory(probe, waiting)
+    await until(lambda: _gone(server, playing), "the unwatched game leaves memory")
+    assert waiting in server.hub.rooms, "a waiting room left memory (it expires instead)"
+    assert len(server.hub.holdings) == 1, "the adjourned game is still charged to its address"
+    assert [r["room"] for r in (await probe.ok("list"))["rooms"]] == [waiting]
 
     black, white = await connect_client(), await connect_client()
     seats = (await black.ok("hello", protocol=PROTOCOL_VERSION, token=tokens[0]))["seats"]
-    assert [(s["room"], s["seat"]) for s in seats] == [(r, 0) for r in sorted([playing, waiting])]
+    assert [(s["room"], s["seat"], s["last_seq"]) for s in seats] == \
+        sorted([(playing, 0, 0), (waiting, 0, None)])
     await white.ok("hello", protocol=PROTOCOL_VERSION, token=tokens[1])
     snapshot = await white.ok("watch", room=playing)
     assert snapshot["status"] == "playing" and snapshot["game"]["stones"] == {"E5": 0}
+    assert snapshot["clocks"]["running"] == 1
+    assert playing in server.hub.rooms and len(server.hub.holdings) == 2
     assert (await white.move(playing, "C3", 1))["type"] == "ack"
+    assert (await black.move(playing, "D4", 1))["type"] == "ack"
+    assert (await black.ok("watch", room=playing))["game"]["stones"] == {"E5": 0, "C3": 1, "D4": 0}
+
+
+async def test_a_watched_game_stays_in_memory(server, players, seat, checks):
+    black, white = await players(2)
+    playing = await seat([black, white], NINE)
+    await white.close()
+    await until(lambda: _at_least(checks, playing, 3), "three eviction checks while black watches")
+    assert playing in server.hub.rooms
+    assert (await black.move(playing, "E5", 0))["type"] == "ack"
 
 
 # -- the setting ------------------------------------------------------------------------------------
@@ -199,5 +201,5 @@ async def _not(condition: Awaitable[bool]) -> bool:
     return not await condition
 
 
-async def _no_watchers(server, *rooms: str) -> bool:
-    return all(not server.hub.rooms[room].watchers for room in rooms)
+async def _gone(server, room: str) -> bool:
+    return room not in server.hub.rooms

@@ -22,8 +22,9 @@ async def test_list_comes_in_bounded_pages(server, players):
     assert (await guest.hello("again"))["limits"]["list"] == 100
 
 
-async def test_graph_boards_are_listed_by_size_and_a_page_stays_small(server, players):
-    guests = await players(2)
+async def test_graph_boards_are_listed_by_size_and_a_page_stays_small(make_server, players, tmp_path):
+    srv = await make_server(db=str(tmp_path / "graphs.db"), points_per_address=20 * 2000)
+    guests = await players(2, port=srv.port)
     for i in range(20):
         await guests[i % 2].ok("create", settings={"rules": "chinese", "board": LARGE})
     listing = await guests[0].ok("list")

@@ -1,12 +1,17 @@
-"""Issue 16, item 7: password guessing is limited per user name and per address; a failed login
-is slowed down without holding up anyone else."""
+"""Password guessing is limited per user name from one address and per address; a failed login
+is slowed down without holding up anyone else; guesses sent together are counted before they are
+hashed; and a guesser cannot lock a name's owner out."""
 
 from __future__ import annotations
 
 import asyncio
 
+from websockets.asyncio.client import connect
+
 from protocol import PROTOCOL_VERSION
 from server.logins import FailureCounter
+
+from .conftest import Client
 
 
 async def login(client, user: str, password: str) -> dict:
@@ -24,6 +29,23 @@ async def test_guesses_at_one_name_are_refused_after_the_limit(make_server, play
     (other,) = await players(1, port=srv.port)
     await other.ok("register", user="bob", password="hunter22")
     assert (await login(guesser, "bob", "hunter22"))["type"] == "welcome"     # other names still work
+    owner = await from_address(srv.port, "127.0.0.2")
+    assert (await login(owner, "alice", "correct horse"))["type"] == "welcome", "the guesser locked the owner out"
+    await owner.close()
+
+
+async def test_guesses_sent_together_are_counted_before_hashing(make_server, players, tmp_path):
+    srv = await make_server(db=str(tmp_path / "together.db"), login_failures=3)
+    (alice,) = await players(1, port=srv.port)
+    await alice.ok("register", user="alice", password="correct horse")
+    guessers = await players(12, port=srv.port)
+    passwords = [f"guess{i}" for i in range(11)] + ["correct horse"]
+    for i, (guesser, password) in enumerate(zip(guessers, passwords)):
+        await guesser.send(type="hello", protocol=PROTOCOL_VERSION, user="alice", password=password, id=i)
+    replies = [await guesser.reply() for guesser in guessers]
+    codes = [r.get("code", r["type"]) for r in replies]
+    assert codes.count("bad-login") <= 3 and "welcome" not in codes, codes
+    assert codes[-1] == "rate-limited"
 
 
 async def test_guesses_from_one_address_are_refused_after_the_limit(make_server, players, tmp_path):
@@ -50,3 +72,19 @@ def test_failures_are_forgotten_after_the_window():
     counter.failed("carol", 0.0)
     counter.succeeded("carol")
     assert counter.wait("carol", 1.0) == 0.0
+
+
+async def from_address(port: int, address: str) -> Client:
+    """A client connected from `address` (any of 127.0.0.0/8 reaches the loopback server)."""
+    ws = await connect(f"ws://127.0.0.1:{port}/", subprotocols=["polygo.json"], local_addr=(address, 0))
+    return Client(ws, "polygo.json")
+
+
+def test_a_login_that_proves_right_takes_back_its_reserved_failure():
+    counter = FailureCounter(limit=2, window=60)
+    counter.failed("a", 1.0)
+    counter.failed("a", 2.0)
+    counter.forgive("a", 2.0)
+    assert counter.wait("a", 3.0) == 0.0 and "a" in counter
+    counter.forgive("a", 1.0)
+    assert "a" not in counter

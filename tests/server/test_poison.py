@@ -32,7 +32,8 @@ async def test_nan_and_infinite_coordinates_are_bad_settings_not_internal(player
         await guest.send_raw(msgpack.packb({"type": "create", "settings": {"rules": "chinese", "board": graph(x)}}))
         reply = await guest.reply()
         assert reply["code"] == "bad-settings" and "finite" in reply["message"], reply
-    assert (await guest.ok("create", settings={"rules": "chinese", "board": graph(2**53)}))["type"] == "created"
+    assert (await guest.request("create", settings={"rules": "chinese", "board": graph(2**53)}))["code"] == "bad-settings"
+    assert (await guest.ok("create", settings={"rules": "chinese", "board": graph(10**6)}))["type"] == "created"
 
 
 async def test_a_poisoned_room_stored_before_the_check_is_left_out_at_restart(config, make_server, players):

@@ -15,7 +15,8 @@ BIG_BOARD = {"points": POINTS, "edges": [[POINTS[i], POINTS[i + 1]] for i in ran
 
 
 async def test_refused_creates_with_large_boards_do_not_pile_up_in_memory(make_server, connect_client, tmp_path):
-    srv = await make_server(db=str(tmp_path / "refused.db"), rate=1e6, burst=1e6, create_rate=1e6)
+    srv = await make_server(db=str(tmp_path / "refused.db"), rate=1e6, burst=1e6, create_rate=1e6,
+                            read_rate=1e12)
     clients = [await connect_client(port=srv.port) for _ in range(4)]
     for i, client in enumerate(clients):
         await client.hello(f"flood{i}")

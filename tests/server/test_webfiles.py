@@ -74,3 +74,18 @@ async def test_a_websocket_upgrade_still_reaches_the_game(server, connect_client
     assert welcome["type"] == "welcome"
     status, _, _ = await fetch(server.port, "/healthz")
     assert status == 200
+
+
+async def test_the_prepared_answers_are_not_worn_by_use(server):
+    """Each answer is a copy of the one made at start: websockets' Server header, added to every
+    answer, is there once however many times a file was served."""
+    def servers(path: str) -> list[str]:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        resp.read()
+        conn.close()
+        return resp.msg.get_all("Server") or []
+    for _ in range(3):
+        for path in ("/", "/app.js", "/no-such-file"):
+            assert len(await asyncio.to_thread(servers, path)) == 1
