@@ -29,9 +29,10 @@ from protocol.names import clean_name
 
 from . import VERSION
 from .addresses import Networks, client_address
-from .frames import QuickReading, frame, write
+from .frames import frame, write
 from .logs import board_label, event
 from .my_games import my_games
+from .quick_reading import QuickReading
 from .ratelimit import TokenBucket
 from .resends import ack_from_store
 from .sessions import Session
@@ -386,7 +387,7 @@ def forget(exc: BaseException) -> None:
 
     A traceback holds the frames it passed through, and with them the request (a large board) and
     the room's future that holds the exception again: a reference cycle, freed only by the
-    collector, which the server's raised thresholds (app.GC_THRESHOLDS) make rare. Refusals under
+    collector, which polygo-server's raised thresholds (collector.GC_THRESHOLDS) make rare. Refusals under
     a flood kept hundreds of megabytes that way; without the tracebacks, reference counting frees
     them at once.
     """
