@@ -125,7 +125,7 @@ class Connection:
 
         During this connection's move the frame is kept for the write that ends the move: the
         mover's own event and its ack then leave in one write (one system call, one segment), not
-        two, in the order they were made (issue 13). Whether the peer may be written to is asked
+        two, in the order they were made. Whether the peer may be written to is asked
         once, at that write, not for every frame kept (two checks a move fewer)."""
         if self._held is not None:
             self._held.append(framed)
@@ -365,7 +365,7 @@ def address_of(ws: ServerConnection, trusted: Networks) -> str:
 
 def forget_handshake(ws: ServerConnection) -> None:
     """Drop the handshake's headers once the address is read: the request's and the response's
-    header maps and their strings were some 2 KiB of each idle connection (issue 13). websockets
+    header maps and their strings were some 2 KiB of each idle connection. websockets
     reads a request of None as a handshake still to come, so the request stays, with its path only."""
     if ws.request is not None:
         ws.request = Request(ws.request.path, NO_HEADERS)
