@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import faulthandler
-import gc
 import logging
 import signal
 import time
@@ -40,11 +39,6 @@ from .store import Store, StoreError
 from .systemd import Notifier, heartbeat
 
 log = logging.getLogger("polygo.server")
-
-GC_THRESHOLDS = (50_000, 20, 100)
-"""Every move leaves a few objects alive (its event in the resync window, its row); with the default
-thresholds the collector's full passes over all games' state stalled every room for tens of
-milliseconds at 200 games (p99 move latency x3). Collect young objects less often instead."""
 
 CLOSE_BUDGET = 3.0
 """Seconds of the drain timeout kept for the closing handshakes (websockets waits 2 s per peer)."""
@@ -133,8 +127,6 @@ class Server:
         except BaseException:
             await self.close()
             raise
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLDS)
         self.phase = Phase.READY
         self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
         self._housekeeping = asyncio.create_task(self._sweep(), name="housekeeping")
@@ -259,12 +251,12 @@ class Server:
             self._lock.release()
 
 
-def run_sync(config: Config) -> bool:
-    """`run` on a new event loop: uvloop's when it is installed (`pip install polygo[fast]`), else
-    asyncio's. uvloop's sockets and scheduling are compiled, and under load they took a fifth or
-    more off the server's CPU time per move (issue 13, docs/speed.md)."""
+def run_sync(config: Config, on_ready: Callable[[], None] | None = None) -> bool:
+    """`run` on a new event loop: uvloop's when it is installed (a default dependency where it
+    installs), else asyncio's. uvloop's sockets and scheduling are compiled, and under load they
+    took a fifth or more off the server's CPU time per move."""
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        return runner.run(run(config))
+        return runner.run(run(config, on_ready))
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -276,13 +268,16 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-async def run(config: Config) -> bool:
+async def run(config: Config, on_ready: Callable[[], None] | None = None) -> bool:
     """Serve until SIGTERM or SIGINT, then stop gracefully (`Server.shutdown`); a second signal
     during the stop is ignored (systemd and Docker follow up with SIGKILL after their own timeout).
+    `on_ready` is called once the server is ready (the entry point tunes the collector there).
     Returns False if the stop overran `config.drain_timeout`."""
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(AcceptErrorLimiter())
     server = await Server(config, Notifier()).start()
+    if on_ready is not None:
+        on_ready()
     stop: asyncio.Future[int] = loop.create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, _on_signal, stop, sig)

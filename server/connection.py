@@ -29,9 +29,10 @@ from protocol.names import clean_name
 
 from . import VERSION
 from .addresses import Networks, client_address
-from .frames import QuickReading, frame, write
+from .frames import frame, write
 from .logs import board_label, event
 from .my_games import my_games
+from .quick_reading import QuickReading
 from .ratelimit import TokenBucket
 from .resends import ack_from_store
 from .sessions import Session
@@ -124,7 +125,7 @@ class Connection:
 
         During this connection's move the frame is kept for the write that ends the move: the
         mover's own event and its ack then leave in one write (one system call, one segment), not
-        two, in the order they were made (issue 13). Whether the peer may be written to is asked
+        two, in the order they were made. Whether the peer may be written to is asked
         once, at that write, not for every frame kept (two checks a move fewer)."""
         if self._held is not None:
             self._held.append(framed)
@@ -364,7 +365,7 @@ def address_of(ws: ServerConnection, trusted: Networks) -> str:
 
 def forget_handshake(ws: ServerConnection) -> None:
     """Drop the handshake's headers once the address is read: the request's and the response's
-    header maps and their strings were some 2 KiB of each idle connection (issue 13). websockets
+    header maps and their strings were some 2 KiB of each idle connection. websockets
     reads a request of None as a handshake still to come, so the request stays, with its path only."""
     if ws.request is not None:
         ws.request = Request(ws.request.path, NO_HEADERS)
@@ -386,7 +387,7 @@ def forget(exc: BaseException) -> None:
 
     A traceback holds the frames it passed through, and with them the request (a large board) and
     the room's future that holds the exception again: a reference cycle, freed only by the
-    collector, which the server's raised thresholds (app.GC_THRESHOLDS) make rare. Refusals under
+    collector, which polygo-server's raised thresholds (collector.GC_THRESHOLDS) make rare. Refusals under
     a flood kept hundreds of megabytes that way; without the tracebacks, reference counting frees
     them at once.
     """

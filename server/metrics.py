@@ -199,8 +199,8 @@ class _Snapshot:
 class _Acks:
     """The acknowledged moves' counter and latency histogram, counted in plain Python and read at
     scrape time. Every move passes here: prometheus_client's Counter.inc and Histogram.observe
-    (their checks, a lock per value) were 1.3 µs a move in timeit, this is a tenth of that
-    (issue 13). Only the event loop's thread counts and scrapes, so no lock is needed."""
+    (their checks, a lock per value) were 1.3 µs a move in timeit, this is a tenth of that.
+    Only the event loop's thread counts and scrapes, so no lock is needed."""
 
     def __init__(self, counter: type, histogram: type) -> None:
         self._counter = counter

@@ -4,7 +4,7 @@ Every request that reads or changes the room (sit, watch, move, undo, chat, a cl
 runs to completion before the next, in arrival order, under the room's lock: the game itself
 needs no other locking, and a snapshot never shows a move that is not yet committed. A request
 runs in the task that made it (the connection's), not handed to a task of the room's own: the
-hop there and back cost a queue, a future and two task switches per move (issue 13). Those tasks
+hop there and back cost a queue, a future and two task switches per move. Those tasks
 are cancelled only when the server closes (websockets never cancels a connection's handler), so
 a request is not cut off halfway while the room lives on. A change becomes an event with the
 next version; it is sent to the watchers and acknowledged only after `Store.record` returns, i.e.
@@ -131,7 +131,7 @@ class Room:
         if self._halted:
             raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         lock = self._lock
-        await lock.acquire()    # by hand: `async with` adds two coroutines of its own a request (issue 13)
+        await lock.acquire()    # by hand: `async with` adds two coroutines of its own a request
         try:
             if self._halted:
                 raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
@@ -646,7 +646,7 @@ class Room:
     def _add_state(self, data: dict[str, Any], now: float | None = None) -> None:
         """Add to a change event's `data` what every change event tells of the game, the clocks as
         of `now` (default: the clock now). Written into the event itself, not a map of its own
-        copied in: one map fewer a move (issue 13)."""
+        copied in: one map fewer a move."""
         game = self.game
         data["to_move"] = game.to_move
         data["phase"] = game.phase
@@ -673,7 +673,7 @@ class Room:
 
     def _now(self) -> float:
         """The loop's clock. The loop is kept: asyncio.get_running_loop() costs a getpid system
-        call each time, and a move asks the time (issue 13)."""
+        call each time, and a move asks the time."""
         return self._loop.time()
 
     def _sync_clocks(self, now: float, mover: int | None) -> None:
@@ -716,8 +716,7 @@ class Room:
         comes, also after a restart. Asked only of a seq at or below the seat's last, so it reads
         the rows newest first (a resend is mostly of the last move) and stops at a lower seq of the
         seat's: a seat's seqs rise with its rows. Not a map of seqs beside the rows: its insert a
-        move cost 8-10 of the 220-245 lines a move read from beyond the L2 at 200 games (issue 13,
-        docs/speed.md's seventh round)."""
+        move cost 8-10 of the 220-245 lines a move read from beyond the L2 at 200 games."""
         for row_seat, move, row_seq, version in reversed(self.rows):
             if row_seat == seat and row_seq is not None:
                 if row_seq == seq:
@@ -739,7 +738,7 @@ class Room:
         The resync window keeps the event as the msgpack bytes its broadcast sends, encoded once for
         both, not as its map: the maps of 256 events a room (a dozen lists and maps each) held
         alive cost 2.6 µs of a move's 18 in-process, and the bytes took the path from 18.3 to
-        16.0 µs (issue 13, docs/speed.md's fifth round).
+        16.0 µs.
 
         `plain`: the event holds only JSON's own values, which a move's does by construction (seats,
         seqs and indexes are ints; moves, points, phases and reasons the engine's strings; the

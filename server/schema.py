@@ -55,7 +55,7 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # rows over a twentieth of a page: a move's event is some 250 bytes. Each room's events then
         # filled and split their own leaf every few moves, and a commit wrote 3.15 WAL pages a move;
         # appended in rowid order, a batch's events share a few pages and only the index's small
-        # entries are spread by room: 1.86 pages a move (docs/speed.md, issue 13's sixth round).
+        # entries are spread by room: 1.86 pages a move.
         "CREATE TABLE events_by_rowid (room_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,"
         " chat_at REAL)",
         "INSERT INTO events_by_rowid (room_id, version, body, chat_at)"

@@ -424,7 +424,7 @@ class Store:
         by construction and is stored without `_dumps`' read-back (``_plain_dumps``).
         """
         room = self._rooms.get(room_id)
-        if room is None or self._closing:   # a room in memory without `_room`'s coroutine (issue 13)
+        if room is None or self._closing:   # a room in memory without `_room`'s coroutine
             room = await self._room(room_id)
         _check_int("version", version)
         if version <= room.version:
@@ -726,8 +726,7 @@ class Store:
     def _write(self, statements: list[tuple[str, tuple]], room: str | None = None) -> asyncio.Future:
         """Queue a write for the next batch; its future is resolved once the batch is committed.
         Not a coroutine: the caller awaits the future itself, a coroutine fewer made, run and freed a
-        move (with `record`'s room taken without `_room`'s: 180,623 -> 176,374-176,517 instructions
-        a move in-process, issue 13, docs/speed.md's ninth round)."""
+        move."""
         self._check_writable()
         future = self._loop.create_future()
         self._pending.append(_Write(statements, future, room))
@@ -1050,7 +1049,7 @@ _FAST_DECODER = msgspec.json.Decoder()
 
 def _dumps(value: Any, what: str) -> str:
     """``value`` as JSON text, or StoreError. msgspec writes it several times quicker than ``json``
-    (every move's event is stored: 14 µs became 4, issue 13); its text is kept when it reads back as
+    (every move's event is stored: 14 µs became 4); its text is kept when it reads back as
     the same value. It does not for NaN and infinities (msgspec writes null), tuples and keys that
     are not strings: those take ``json``'s path, which refuses what it always refused."""
     try:
@@ -1070,8 +1069,8 @@ def _dumps(value: Any, what: str) -> str:
 def _plain_dumps(value: Any, what: str) -> str:
     """``value``, which holds only JSON's own values (``Store.record``'s ``plain``), as JSON text:
     msgspec's, without `_dumps`' read-back. The read-back decoded every move's event a second time
-    and compared the two, 0.85 of `_dumps`' 1.35 µs a move warm (issue 13, docs/speed.md's ninth
-    round); for such a value msgspec's text is what ``json`` writes. A lone surrogate, which
+    and compared the two, 0.85 of `_dumps`' 1.35 µs a move warm; for such a value msgspec's text
+    is what ``json`` writes. A lone surrogate, which
     msgspec refuses, still goes to `_dumps` and is refused there."""
     try:
         return _FAST_ENCODER.encode(value).decode()

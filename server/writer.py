@@ -7,7 +7,7 @@ server each return trip waits in the loop's queue behind the rooms' work while t
 stays open, so commits took half again as long as the SQLite work in them. Then a whole
 transaction ran as one function on the writer's thread; but ``sqlite3`` lets go of the GIL around
 every row's step and takes it back after, and beside a busy loop each of those takes was a wait
-and a thread switch (issue 13: 42,000 futex calls for 15,000 moves under strace, the thread's CPU
+and a thread switch (42,000 futex calls for 15,000 moves under strace, the thread's CPU
 per move half again the baseline server's with the same store). Now the rows are bound and
 stepped on the loop's own thread, where nothing competes for the GIL; they only fill SQLite's page
 cache (tens of µs a batch). Only COMMIT, which writes the WAL and waits for the disk's sync, goes
