@@ -131,10 +131,11 @@ class Server:
         self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
         self._housekeeping = asyncio.create_task(self._sweep(), name="housekeeping")
         self._deadlines = asyncio.create_task(sweep_forever(self.hub, config.deadline_sweep), name="deadlines")
-        log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed in %.2f s%s",
-                 config.host, self.port, redacted(config.db), restored, time.monotonic() - started,
-                 f", metrics on port {self.metrics_port}" if self._probes else "")
-        self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} games resumed")
+        log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed and %d games adjourned"
+                 " in %.2f s%s", config.host, self.port, redacted(config.db), restored, self.hub.adjourned,
+                 time.monotonic() - started, f", metrics on port {self.metrics_port}" if self._probes else "")
+        self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} rooms resumed, "
+                                        f"{self.hub.adjourned} games adjourned")
         return self
 
     async def _backup_before_migration(self) -> None:

@@ -2,12 +2,13 @@
 
 A bot that lives in a player's program dies with it, and the game waits for ever; a bot the server
 runs lives as long as the room, so a game against bots is resumed like any other (after the
-player's program is killed, and after a server restart, which rebuilds the room from the store).
+player's program is killed, and after a server restart or an adjournment: when a player names
+the game again, the hub rebuilds the room from the store).
 A room created with `bots: N` gets the house bot in its last N seats, named bot1, bot2, ...
 
 The bot's seats are bound to tokens that begin with `house:`. No client can present one: the
 server issues every session token itself, and `hello` refuses a token it did not issue. The bot is
-nudged after every committed event of its room (`changed`) and for every room restored at start-up,
+nudged after every committed event of its room (`changed`) and for every room rebuilt from the store,
 and it acts through `Room.call` like a client, one action at a time, after a short pause so a
 human sees the moves come one by one. It answers undo requests with yes (its policy: a player who
 asks a bot to take back a move gets it); the room lets a player ask to take back a move that only

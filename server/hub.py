@@ -93,17 +93,33 @@ class Hub:
     # -- start and stop ----------------------------------------------------------------------------
 
     async def restore(self) -> int:
-        """Rebuild every unfinished room from the store by replaying its moves; returns how many.
-        A node of a cluster owns no room yet: it claims the orphaned ones (cluster.py)."""
+        """Serve the store's unfinished rooms again; returns how many are in memory. Rooms waiting
+        for players are rebuilt (the lobby lists them and they expire); a started game comes back
+        adjourned: its seats count and are listed in `welcome`, and the first request naming it
+        rebuilds it (`room`), so a restart costs memory and time for the waiting rooms only. A
+        node of a cluster owns no room yet: it claims the orphaned ones (cluster.py)."""
         if self.cluster is not None:
             await self.cluster.sweep()
             self.cluster.start()
             return len(self.rooms)
-        for row in await self.store.unfinished_rooms():
-            room = await self.adopt(row)
-            if room is not None and room.status == "playing":
-                self._schedule_eviction(room.id)
+        waiting = []            # every seat taken is what makes a room's game started (`Room`)
+        for row in await self.store.unfinished_seats():
+            room_id, seats = row["room_id"], row["seats"]
+            if not all(seat in seats for seat in range(row["players"] or 0)):
+                waiting.append(room_id)
+                continue
+            self._adjourned.add(room_id)
+            for seat, (token, user) in seats.items():
+                self._index(token, user, room_id, seat, add=True)
+        for room_id in waiting:
+            for stored in await self.store.unfinished_rooms(only=room_id):
+                await self.adopt(stored)
         return len(self.rooms)
+
+    @property
+    def adjourned(self) -> int:
+        """How many unfinished games are left in the store until someone asks for them."""
+        return len(self._adjourned)
 
     async def adopt(self, row: dict[str, Any]) -> Room | None:
         """Rebuild one stored unfinished room and serve it; None (logged) if it cannot be served.
@@ -176,10 +192,11 @@ class Hub:
         assert session.user is not None
         for room_id, i in list(self._seats.get("t:" + session.token, ())):
             room = self.rooms.get(room_id)
-            if room is None:
+            if room is None and room_id not in self._adjourned:
                 continue
             self._index(session.token, session.user, room_id, i, add=True)
-            self._background(room.call(room.seat_registered, i, session))
+            if room is not None:      # an adjourned game rebinds its seats from the store when it comes back
+                self._background(room.call(room.seat_registered, i, session))
 
     def unseated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
         self._index(token, user, room_id, seat, add=False)

@@ -601,6 +601,23 @@ class Store:
             })
         return out
 
+    async def unfinished_seats(self) -> list[dict]:
+        """Every room without a result, with what a start needs to tell a waiting room from a
+        started game without rebuilding it: its number of players and its taken seats as {seat:
+        (token, the session's user)}. Neither moves nor settings are read (a 4,096-point board's
+        settings are some 50 KB)."""
+        players = ("json_extract(settings, '$.players')" if self._db.dialect == "sqlite"
+                   else "(settings::json ->> 'players')::bigint")
+        unfinished = "room_id NOT IN (SELECT room_id FROM results)"
+        rooms = await self._all(f"SELECT room_id, {players} FROM rooms WHERE {unfinished} ORDER BY created_at, room_id")
+        seats: dict[str, dict[int, tuple[str, str | None]]] = {}
+        for room_id, seat, token, user in await self._all(
+                'SELECT s.room_id, s.seat, s.token, x."user" FROM seats s LEFT JOIN sessions x USING (token)'
+                f" WHERE s.token IS NOT NULL AND s.{unfinished}"):
+            seats.setdefault(room_id, {})[seat] = (token, user)
+        return [{"room_id": room_id, "players": players, "seats": seats.get(room_id, {})}
+                for room_id, players in rooms]
+
     async def overdue(self, now: float, limit: int = 100) -> list[str]:
         """Unfinished rooms whose calendar clock's deadline is at or before ``now`` (a time.time()),
         the most overdue first: what the deadline sweeper times out (server/deadlines.py)."""

@@ -51,7 +51,8 @@ async def test_a_bad_corr_clock_is_refused_with_a_sentence(players):
 
 async def test_the_deadline_survives_a_restart_and_falls_while_the_server_is_down(config, connect_client):
     """The first restart keeps the deadline where it was (the time away is charged); then the
-    server stops again and, to the next start, a day has passed: the flag falls as it starts."""
+    server stops again and, to the next start, a day has passed: the flag is found fallen when the
+    game comes back (tests/server/test_lazy_restart.py: also with nobody there)."""
     server = await Server(config).start()
     black, white = await _players(connect_client, server, 2)
     room = await _seated([black, white], {"rules": "chinese", "board": "9", "clock": "corr:1d"})
