@@ -294,7 +294,7 @@ def time_full_analysis(board: Board, setup: dict[str, int], repeat: int) -> tupl
         start = time.process_time()
         for _ in range(20):
             a = Analysis(rule.shapes)
-            a.rebuild(g._pos, rule.had_two)
+            a.rebuild(g.position, rule.had_two)
             if with_types:
                 for ko in a.kos:
                     a.kinds[ko]

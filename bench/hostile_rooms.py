@@ -8,12 +8,16 @@ Two measurements on a fresh polygo process each:
   are lifted, so that every room is accepted and the resident memory per started room is
   measured; without, the server's default limits apply and the script reports how many rooms one
   address got into memory and the memory they hold.
+- restart: as `rooms --raised`, then the server is stopped and started again on the same
+  database: the seconds until it serves, its resident memory then, and the seconds a `watch`
+  takes to bring one of the games back.
 - refused: one connection (the per-connection rate raised) sends 60 KB `create`s that are refused
   (unknown rules, and the create rate of the address spent first), and the server's CPU time is
   divided by the frames sent.
 
     python bench/hostile_rooms.py rooms --rooms 100 --raised
     python bench/hostile_rooms.py rooms --rooms 300
+    python bench/hostile_rooms.py restart --rooms 300
     python bench/hostile_rooms.py refused --frames 2000
 """
 
@@ -25,6 +29,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import msgpack
@@ -81,9 +86,10 @@ async def hello(port: int, name: str):
     return ws, reply.get("code")
 
 
-async def started_rooms(port: int, pid: int, rooms: int) -> None:
+async def started_rooms(port: int, pid: int, rooms: int) -> list[str]:
+    """Create and start `rooms` rooms, print what they cost; returns the started ones."""
     before = rss_mb(pid)
-    accepted, refusals = 0, {}
+    accepted, refusals, started = 0, {}, []
     for i in range(rooms):
         (black, refused), (white, also) = await hello(port, f"b{i}"), await hello(port, f"w{i}")
         if refused or also:
@@ -102,6 +108,7 @@ async def started_rooms(port: int, pid: int, rooms: int) -> None:
                    await ask(white, {"type": "sit", "room": room, "seat": 1})]
             if all(s["type"] == "snapshot" for s in sat):
                 accepted += 1
+                started.append(room)
         else:
             refusals[reply.get("code")] = refusals.get(reply.get("code"), 0) + 1
         await black.close()
@@ -110,6 +117,22 @@ async def started_rooms(port: int, pid: int, rooms: int) -> None:
     print(json.dumps({"rooms asked": rooms, "started": accepted, "refused": refusals,
                       "rss before MB": round(before, 1), "rss after MB": round(after, 1),
                       "MB per started room": round((after - before) / max(accepted, 1), 3)}))
+    return started
+
+
+async def restarted(port: int, pid: int, began: float, room: str) -> None:
+    """How long the restarted server took to serve, its memory then, and one game's return."""
+    await wait_ready(port)
+    serving = time.monotonic() - began
+    rss = rss_mb(pid)
+    ws, _ = await hello(port, "back")
+    began = time.monotonic()
+    snapshot = await ask(ws, {"type": "watch", "room": room})
+    back = time.monotonic() - began
+    await ws.close()
+    print(json.dumps({"restart: s until serving": round(serving, 2), "rss when serving MB": round(rss, 1),
+                      "s to bring one game back": round(back, 3), "its status": snapshot.get("status"),
+                      "rss after MB": round(rss_mb(pid), 1)}))
 
 
 async def refused_frames(port: int, pid: int, frames: int) -> None:
@@ -131,24 +154,31 @@ async def refused_frames(port: int, pid: int, frames: int) -> None:
 async def main(what: str, count: int, raised: bool) -> None:
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        code = POLYGO.format(root=str(ROOT), port=port, db=f"{tmp}/bench.db", limits=limits_for(raised))
+        code = POLYGO.format(root=str(ROOT), port=port, db=f"{tmp}/bench.db",
+                             limits=limits_for(raised or what == "restart"))
         server = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
         try:
             await wait_ready(port)
-            if what == "rooms":
-                await started_rooms(port, server.pid, count)
-            else:
+            if what == "refused":
                 await refused_frames(port, server.pid, count)
+                return
+            rooms = await started_rooms(port, server.pid, count)
+            if what == "restart":
+                server.terminate()
+                server.wait(timeout=60)
+                began = time.monotonic()
+                server = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+                await restarted(port, server.pid, began, rooms[0])
         finally:
             server.terminate()
-            server.wait(timeout=30)
+            server.wait(timeout=60)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["rooms", "refused"])
-    parser.add_argument("--rooms", type=int, default=100, help="rooms to create and start (rooms)")
+    parser.add_argument("what", choices=["rooms", "restart", "refused"])
+    parser.add_argument("--rooms", type=int, default=100, help="rooms to create and start (rooms, restart)")
     parser.add_argument("--frames", type=int, default=2000, help="refused frames to send (refused)")
     parser.add_argument("--raised", action="store_true", help="lift the per-address limits (rooms)")
     args = parser.parse_args()
-    asyncio.run(main(args.what, args.rooms if args.what == "rooms" else args.frames, args.raised))
+    asyncio.run(main(args.what, args.rooms if args.what != "refused" else args.frames, args.raised))

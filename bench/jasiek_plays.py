@@ -6,8 +6,8 @@ instrumented replay (which of the rule's hooks it reached, with a mouth on the b
 then every play is timed alone (`perf_counter` around `Game.play`, the best of `--repeat`
 replays, jasiek-nkr and chinese in turn). "over" is what a category adds to every move on
 average over chinese. With `--floor` the same plays are timed again in a process of their own
-with the rule held quiet from the start (every stone play down the quick path's store in
-``quiet``, its lone-stone and wall tests, no hook doing anything), beside chinese timed in that
+with the rule held asleep from the start (every stone play down the quick path's store in
+``mouth_watch``, its lone-stone and wall tests, no hook doing anything), beside chinese timed in that
 process ("its chinese": processes differ by a few per cent): what no correct implementation of
 the quiet design goes under, since a play that reaches the rule does more. Ratios are to sgfmill's
 ``Board.play`` over the same stone plays (CPU time, best of `--repeat`), as `bench/engine.py`
@@ -145,8 +145,9 @@ def held_quiet() -> Any:
 
     def quiet_reset(self: Any) -> None:
         reset(self)
-        self.quiet, self.hot_points, self.walls = self._deferred, nkr._NOWHERE, nkr._NOWHERE
-        self.hot_hashes, self.watches = (), 0
+        self.mouth_watch = self._deferred
+        self.hot_points, self.walls = nkr._NOWHERE, nkr._NOWHERE
+        self.hot_hashes, self.sees_captures = (), False
 
     return quiet_reset
 

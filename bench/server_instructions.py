@@ -134,12 +134,14 @@ def serve(kind: str, portfile: str, collector: bool) -> None:
             db = os.path.join(tmp, f"{kind}.db")
             if kind == "polygo":
                 from server.app import Server
+                from server.collector import tune_for_serving
                 from server.config import Config
                 server = await Server(Config(port=0, host="127.0.0.1", db=db, rate=1e9, burst=1e9,
                                              read_rate=1e12, guest_rate=1e6, points_per_address=10**9,
                                              rooms_per_creator=10**6,
                                              rooms_per_session=10**6, connections_per_address=10**6,
                                              rooms_per_address=10**6, create_rate=1e9)).start()
+                tune_for_serving()   # as polygo-server's entry point does
                 port = server.port
             else:
                 port = server_load.free_port()

@@ -81,13 +81,14 @@ POLYGO = """
 import asyncio, logging, sys
 sys.path.insert(0, {root!r})
 from server.app import run, run_sync
+from server.collector import tune_for_serving
 from server.config import Config
 logging.basicConfig(level="WARNING")
 config = Config(port={port}, db={db!r}, rate=1e9, burst=1e9,
                 read_rate=1e12, guest_rate=1e6, points_per_address=10**9, rooms_per_creator=10**6,
                 rooms_per_session=10**6, synchronous={sync!r},
                 connections_per_address=10**6, rooms_per_address=10**6, create_rate=1e9)
-asyncio.run(run(config)) if {stock!r} else run_sync(config)
+asyncio.run(run(config, tune_for_serving)) if {stock!r} else run_sync(config, tune_for_serving)
 """
 
 # The peer's server.py, run unchanged on the loop polygo runs on.

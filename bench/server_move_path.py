@@ -5,7 +5,7 @@ polygo's share of it. The same scripted 19x19 games (Black the left half, White 
 as msgpack frames through `Connection._on_frame`, as a websocket's reader hands them over, with
 transports that only count writes and the store's `record` run up to its batch (the batch and its
 commit left out, but the move waits for them as in the server: suspended, then resumed), on uvloop when installed, with the collector set as the server sets it
-(`app.GC_THRESHOLDS`: with the default thresholds its passes over every game's state were most of
+(`collector.GC_THRESHOLDS`: with the default thresholds its passes over every game's state were most of
 a move's time here). It prints the CPU time per move of that path, and of the rules' part of it
 alone (`Game.play`, the legal-move view and the ko view on the same games), best and median of the
 rounds.
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import os
 import sys
 import tempfile
@@ -39,7 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from protocol import PROTOCOL_VERSION  # noqa: E402
-from server.app import GC_THRESHOLDS, loop_factory  # noqa: E402
+from server.app import loop_factory  # noqa: E402
+from server.collector import tune_for_serving  # noqa: E402
 from server.config import Config  # noqa: E402
 from server.connection import Connection  # noqa: E402
 from server.games import ko_view, legal_view, stone_point  # noqa: E402
@@ -118,8 +118,7 @@ async def move_path(rounds: int, games: int, cold: Cold | None) -> tuple[list[fl
                         connections_per_address=10**6, rooms_per_address=10**6, create_rate=1e9)
         store = await Store.open(config.db)
         hub = Hub(config, store, Sessions(store), metrics=make_metrics(lambda: {}))
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLDS)
+        tune_for_serving()
         written, loop = store._write, asyncio.get_running_loop()
 
         def batched(statements: list, room: str | None = None) -> asyncio.Future:

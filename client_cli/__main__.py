@@ -3,6 +3,7 @@
     polygo play --bots 2 --rules kee --board 9x9      a Kee game against two built-in bots
     polygo play --join ROOM                           take a seat in someone's room
     polygo watch ROOM | polygo rooms | polygo export GAME --format sgf
+    polygo my-games                                   your unfinished games, those where it is your turn first
     polygo bot --builtin --room ROOM | polygo bot --gtp "gnugo --mode gtp --level 1"
     polygo play --seek chinese-9x9 --user ann         a rated game with whoever seeks it too
     polygo bot --builtin --arena arena-9x9 --user mybot     the server pairs it with the arena's bots
@@ -34,6 +35,7 @@ from client_cli.errors import ClientError, ServerRefused, UsageError
 from client_cli.finding import Finding, find_games
 from client_cli.gtp_bridge import GtpBot
 from client_cli.local_server import local_server
+from client_cli.my_games import my_games, notice, table
 from client_cli.render import Style
 from client_cli.sdk import Bot, BotRunner
 from client_cli.room import result_line
@@ -81,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                        help="any other ruleset option, e.g. a1=off or move_cap_per_point=5 (hansen-sst), no_result_at=4 (nieminen), ko_shapes=reconstructed (jasiek-nkr); "
                             "VALUE is read as JSON when it is JSON, else as a string")
-        p.add_argument("--clock", help="none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+300/25")
+        p.add_argument("--clock", help="none, absolute:600, byoyomi:600+5x30, fischer:300+10, canadian:600+300/25, "
+                                       "corr:3d (correspondence: days a move; corr:3d/10d banks up to 10 days)")
         p.add_argument("--private", action="store_true", help="unlisted room joined by invitation code")
         p.add_argument("--title", default="")
 
@@ -113,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     rooms = sub.add_parser("rooms", help="list the open rooms")
     common(rooms)
+
+    mine = sub.add_parser("my-games", help="list your unfinished games, those where it is your turn first")
+    common(mine)
 
     export = sub.add_parser("export", help="print a game record as SGF or JSON")
     common(export)
@@ -239,14 +245,18 @@ async def cmd_play(args: argparse.Namespace) -> int:
                          f"take one of 0 to {settings.players - settings.bots - 1}")
     async with _local_server(args, print):
         async with client_for(args, reconnect_for=PLAY_RECONNECT_FOR) as client:
+            line = None
             if args.seek:
                 room = await _sought_room(client, args.seek)
             elif args.challenge or args.accept:
                 room = await _challenge_room(client, args, settings)
             else:
-                room = await _choose_room(client, args, settings)
+                line, my_turn = await _my_turn(client)
+                room = await _choose_room(client, args, settings, my_turn)
             await client.recent_chat(room)
             app = TerminalApp(client, room, style=style_for(args))
+            if line:
+                app.message = f"{line}; 'help' lists the commands"
             result = await app.run()
             print(_result_line(client, room, result, app.left_for_good))
     return 0
@@ -289,6 +299,19 @@ async def _challenge_room(client: Client, args: argparse.Namespace, settings: Ro
             raise ServerRefused(f"challenge {ident} is {notice.challenge['status']}", code="challenge-closed")
 
 
+async def _my_turn(client: Client) -> tuple[str | None, list[str]]:
+    """The line telling the games where it is the player's turn (None: there is none), printed
+    and later shown under the board, and those rooms, the most pressing first."""
+    try:
+        games = await my_games(client)
+    except ServerRefused:               # a server older than my_games
+        return None, []
+    line = notice(games)
+    if line:
+        print(line)
+    return line, [g["room"] for g in games.games if g["your_turn"]]
+
+
 def _local_server(args: argparse.Namespace, say: Callable[[str], None],
                   only_with_games: bool = False) -> contextlib.AbstractAsyncContextManager[None]:
     """The local server `polygo play` starts when none answers (`client_cli.local_server`)."""
@@ -298,8 +321,10 @@ def _local_server(args: argparse.Namespace, say: Callable[[str], None],
     return local_server(args.server, home, say, only_with_games=only_with_games)
 
 
-async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomSettings | None) -> str:
-    """The room to play: the one joined (`settings` is None), a held seat to resume, or a new room.
+async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomSettings | None,
+                       my_turn: Sequence[str] = ()) -> str:
+    """The room to play: the one joined (`settings` is None), a held seat to resume (first those
+    where it is the player's turn, `my_turn`, the most pressing first), or a new room.
 
     A held seat is resumed only where the game goes on and the player is still in it (not after a
     resignation, a timeout or `leave`)."""
@@ -312,7 +337,8 @@ async def _choose_room(client: Client, args: argparse.Namespace, settings: RoomS
         return args.join
     creating = args.rules or args.board or args.bots or args.players
     if not creating:
-        for room in sorted({room for room, _ in client.held}):
+        held = sorted({room for room, _ in client.held})
+        for room in [*(r for r in my_turn if r in held), *(r for r in held if r not in my_turn)]:
             try:
                 view = await client.watch(room)
             except ServerRefused:
@@ -362,6 +388,17 @@ async def cmd_rooms(args: argparse.Namespace) -> int:
         seats = ", ".join(name or "-" for name in room.get("seats", []))
         print(f"{room['room']:<12} {room.get('status', ''):<8} {settings.get('rules', ''):<13} "
               f"{board_text:<10} {seats}  {room.get('title') or ''}".rstrip())
+    return 0
+
+
+async def cmd_my_games(args: argparse.Namespace) -> int:
+    async with client_for(args) as client:
+        games = await my_games(client)
+    if not games.games:
+        print("no unfinished games")
+        return 0
+    print("\n".join(table(games)))
+    print(notice(games) or "it is your turn in none of them")
     return 0
 
 
@@ -467,8 +504,8 @@ async def cmd_challenges(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": cmd_play, "watch": cmd_watch, "rooms": cmd_rooms, "export": cmd_export, "bot": cmd_bot,
-            "pools": cmd_pools, "challenges": cmd_challenges}
+COMMANDS = {"play": cmd_play, "watch": cmd_watch, "rooms": cmd_rooms, "my-games": cmd_my_games, "export": cmd_export,
+            "bot": cmd_bot, "pools": cmd_pools, "challenges": cmd_challenges}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

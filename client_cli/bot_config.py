@@ -119,7 +119,7 @@ class BotConfig:
 
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-CLOCK_KINDS = ("none", "absolute", "byoyomi", "canadian", "fischer")
+CLOCK_KINDS = ("none", "absolute", "byoyomi", "canadian", "fischer", "corr")
 
 
 class _Reader:

@@ -76,13 +76,17 @@ class Clocks:
 
         `9:58+5x30s` (byo-yomi: main, then 5 periods of 30 s), `0:27 x3` (in byo-yomi: this period's
         time, 3 periods left counting this one), `9:58+5:00/25` and `4:12 /20` (Canadian: the block's
-        time and the stones still owed in it), `4:58 +10s` (Fischer increment), `4:58` (absolute).
+        time and the stones still owed in it), `4:58 +10s` (Fischer increment), `4:58` (absolute),
+        `2d 23h 59m` (correspondence, a day or more left).
         """
         if self.seats[seat].get("main") is None:
             return ""
         main, periods, period_left, stones = self.state(seat, now)
         settings = self.settings or {}
         kind = settings.get("kind")
+        if kind == "corr" and main >= 86400:
+            days, rest = divmod(int(main), 86400)
+            return f"{days}d {rest // 3600}h {rest // 60 % 60:02d}m"
         if main > 0:
             text = _mmss(main)
             if kind == "byoyomi":
@@ -159,7 +163,12 @@ class RoomView:
         return True
 
     def apply_event(self, event: Event, now: float) -> bool:
-        """Apply the next event; True when applied (or already seen), False when a resync is needed."""
+        """Apply the next event; True when applied (or already seen), False when a resync is needed.
+        Presence takes no version of its own (it carries the room's latest): it never advances the
+        mirror, and one ahead of it says the mirror missed an event (a resync's reply and the
+        presence sent after it may arrive in either order here)."""
+        if event.kind == "presence":
+            return event.version <= self.version
         if event.version <= self.version:
             return True
         if event.version != self.version + 1:

@@ -84,6 +84,10 @@ FINDING = (Seek, Unseek, Challenge, ChallengeReply, ListChallenges, Arena)
 """Requests a cluster serves at the node that finds games (a `moved` names it), not at a room's."""
 """Refusals that say where or when to ask again, not that the request was wrong (protocol 3)."""
 
+MOVE_RETRIES = 5
+"""Times a move refused `internal` (the server failed to store it: nothing changed) is sent again
+with its seq, backing off, before the refusal is the caller's."""
+
 
 def backoff(attempt: int, rng: random.Random) -> float:
     """Seconds to wait before reconnection attempt `attempt` (1, 2, ...)."""
@@ -474,18 +478,27 @@ class Client:
             self._after.pop((room, seq), None)
 
     async def _send_move(self, room: str, seq: int, move: str) -> None:
-        """Send the move until the server answers it: after a reconnection, and at the node a
-        `moved` names, it goes again with the same seq (acknowledged once, whatever the count)."""
+        """Send the move until the server answers it: after a reconnection, at the node a `moved`
+        names, after the wait an `unavailable` names, and (a few times, backing off) after an
+        `internal`, it goes again with the same seq (acknowledged once, whatever the count)."""
         entry = self._unacked.get((room, seq))
         if entry is None:
             return
         future = entry[1]
-        try:
-            reply = await self.request(Move(room=room, move=move, seq=seq, after=self._after.get((room, seq))))
-        except (ConnectionFailed, ServerRefused) as exc:
-            if not future.done():
-                future.set_exception(exc)
-            return
+        for attempt in range(1, MOVE_RETRIES + 2):
+            try:
+                reply = await self.request(Move(room=room, move=move, seq=seq, after=self._after.get((room, seq))))
+                break
+            except ServerRefused as exc:
+                if exc.code != "internal" or attempt > MOVE_RETRIES or self._closing:
+                    if not future.done():
+                        future.set_exception(exc)
+                    return
+                await asyncio.sleep(backoff(attempt, self._rng))
+            except ConnectionFailed as exc:
+                if not future.done():
+                    future.set_exception(exc)
+                return
         if not future.done():
             assert isinstance(reply, Ack)
             future.set_result(reply)

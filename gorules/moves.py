@@ -54,6 +54,8 @@ _POINT_WORDS = {"appeal": Action.APPEAL, "dead": Action.DEAD, "alive": Action.AL
 
 def parse_move(text: str, board: Board) -> Move:
     """A move string (``D4``, ``pass``, ``appeal D4``, ``dead D4``, ``dispute D4``, ``give``, ``rank 1 2 2``, ...)."""
+    if type(text) is str and text in board.exact_index:   # a point's exact name: most moves
+        return Move(Action.STONE, text, board.exact_index[text])
     if not isinstance(text, str):
         raise IllegalMove(Reason.BAD_MOVE, f"a move must be a string, got {type(text).__name__}", repr(text))
     if len(text) > MAX_MOVE_LENGTH:

@@ -95,7 +95,7 @@ class Position:
         # can a play that captures nothing bring back an earlier board (see :meth:`suspects`)
         self.freed: list[set[int]] = [set() for _ in range(colours + 1)]
         # kept for :meth:`suspects`, brought up to date around the points changed since its last
-        # call (a list: ``Game.play`` appends to it on every stone play, cheaper than a set's add)
+        # call (a list: the quick path appends to it on every stone play, cheaper than a set's add)
         self._dirty: list[int] = []
         self._cramped: set[int] = set()   # empty points with no empty neighbour
         self._short: set[int] = set()     # the only liberty of some chain
@@ -284,7 +284,7 @@ class Position:
                 c = chain[p]
                 if len(c.libs) == 1:
                     short.update(c.libs)
-        if short:   # most plays leave no chain in atari: no comprehension (a call in CPython 3.11)
+        if short:   # most plays leave no chain in atari
             self._short = {p for p in short if stones[p] == EMPTY and self._last_liberty(p)}
 
     def _last_liberty(self, p: int) -> bool:

@@ -11,8 +11,8 @@ from .codec import (JSON, MAX_FRAME, MSGPACK, SUBPROTOCOLS, client_to_wire, deco
 from .errors import ErrorCode, ProtocolError
 from .messages import (CLIENT_MESSAGES, SERVER_MESSAGES, Ack, Analysis, Chat, SeatName, ClientMessage, Create, Created,
                        Error, Event, Events, GameRecord, Games, GetGame, Hello, Leave, ListGames,
-                       ListRooms, Logout, Move, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
-                       Snapshot, Undo, UndoReply, Watch, Welcome, engine_options, unportable,
+                       ListMyGames, ListRooms, Logout, Move, MyGames, Ok, Register, Rooms, RoomSettings,
+                       ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, engine_options, unportable,
                        Arena, Challenge, ChallengeReply, ChallengeState, Challenges, ListChallenges, ListPools,
                        Matched, Pools, Seek, Seeking, Unseek)
 
@@ -27,5 +27,5 @@ __all__ = [
     "Logout", "ListRooms", "Create", "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "Analysis", "SeatName", "ListGames", "GetGame", "Welcome",
     "Error", "Ok", "Ack", "Created", "Rooms", "Snapshot", "Events", "Event", "Games", "GameRecord",
     "ListPools", "Seek", "Unseek", "Challenge", "ChallengeReply", "ListChallenges", "Arena", "Pools", "Seeking",
-    "Matched", "ChallengeState", "Challenges",
+    "Matched", "ChallengeState", "Challenges", "ListMyGames", "MyGames",
 ]

@@ -62,7 +62,7 @@ class RoomSettings(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     `board` is a spec string for `gorules.Board.parse` ("19", "9x9", "torus:9x9", a shipped graph
     name) or a graph map `{"points": [...], "edges": [[a, b], ...], "coords": {...}}`.
     `clock` is a spec string ("none", "absolute:600", "byoyomi:600+5x30", "fischer:300+10",
-    "canadian:600+300/25") or the map form of the clock settings. `options` holds any other option
+    "canadian:600+300/25", "corr:3d") or the map form of the clock settings. `options` holds any other option
     of the ruleset, by its engine name (`{"a1": "off", "move_cap_per_point": 5}`); the engine checks
     them.
     """
@@ -75,7 +75,7 @@ class RoomSettings(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     handicap_mode: text(8, about="fixed or free") = "fixed"
     superko: text(16, about="situational or positional") | None = None
     options: Options | None = None
-    clock: text(CLOCK_MAX, about="a clock spec: none, absolute:600, byoyomi:600+5x30, ...") | ClockMap | None = None
+    clock: text(CLOCK_MAX, about="a clock spec: none, absolute:600, byoyomi:600+5x30, corr:3d, ...") | ClockMap | None = None
     private: bool = False
     title: text(TITLE_MAX, min_len=0) = ""
     bots: number(int, 0, PLAYERS_MAX - 1, "the last seats, played by the server's own bot") = 0
@@ -305,6 +305,11 @@ class GetGame(ClientMessage, tag="game"):
     format: text(8, about="json or sgf") = "json"
 
 
+class ListMyGames(ClientMessage, tag="my_games"):
+    """Ask for every unfinished game the sender holds a seat in, those where it is the sender's
+    turn first (correspondence players keep many games going at once)."""
+
+
 # finding games: pools, seeks, challenges, the arena (docs/pools.md)
 
 PoolName = text(32, about="a pool's name, e.g. chinese-9x9")
@@ -366,7 +371,7 @@ def _by_tag(*classes: type) -> dict[str, Any]:
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _by_tag(
     Hello, Register, Logout, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, Analysis, SeatName,
-    ListGames, GetGame, ListPools, Seek, Unseek, Challenge, ChallengeReply, ListChallenges, Arena)
+    ListGames, GetGame, ListMyGames, ListPools, Seek, Unseek, Challenge, ChallengeReply, ListChallenges, Arena)
 
 
 # ---------------------------------------------------------------------------------- server -> client
@@ -493,6 +498,14 @@ class GameRecord(ServerMessage, tag="game"):
     record: Any
 
 
+class MyGames(ServerMessage, tag="my_games"):
+    """Reply to my_games: the sender's unfinished games, those where it is to move first (the
+    earliest deadline first), and how many those are."""
+
+    games: list[dict[str, Any]] = []
+    your_turn: int = 0
+
+
 class Pools(ServerMessage, tag="pools"):
     """Reply to pools: every pool, with how many seek it now and how many are in its arena."""
 
@@ -532,5 +545,5 @@ class Challenges(ServerMessage, tag="challenges"):
 
 
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = _by_tag(
-    Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, Event, Games, GameRecord, Pools, Seeking, Matched,
-    ChallengeState, Challenges)
+    Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, Event, Games, GameRecord, MyGames, Pools, Seeking,
+    Matched, ChallengeState, Challenges)

@@ -63,10 +63,12 @@ class ClockState(View, kw_only=True):
 
 class Clocks(View, kw_only=True):
     """Every seat's clock; none runs while the room waits for players (the clocks as they will
-    start) nor after the game."""
+    start) nor after the game. `deadline`, with a correspondence (`corr`) clock only, is when the
+    running seat's flag falls, in seconds since the Unix epoch (the server's wall clock)."""
 
     running: Seat | None
     seats: list[ClockState]
+    deadline: float | None = None
 
 
 class Result(View, kw_only=True):
@@ -196,6 +198,24 @@ class Record(View, kw_only=True):
     result: Result | None
     created: float
     finished: float | None
+
+
+class MyGame(View, kw_only=True):
+    """One unfinished game of the asker's (`my_games`): its seat there, whose turn it is (null
+    while the room waits for players, or nobody is to move), and when the mover's flag falls
+    (seconds since the Unix epoch; null without a running clock, or for a live clock of a game
+    not in the server's memory, which stands still until the game comes back)."""
+
+    room: str
+    title: str
+    settings: Settings
+    seats: list[str | None]
+    seat: Seat
+    status: str
+    to_move: Seat | None
+    your_turn: bool
+    deadline: float | None
+    version: int
 
 
 # -- events: the fields beside "type", "room", "version" and "kind" -----------------------------------
@@ -428,6 +448,11 @@ class GameRecord(Message, tag="game", kw_only=True):
     record: Record | str
 
 
+class MyGames(Message, tag="my_games", kw_only=True):
+    games: list[MyGame]
+    your_turn: int
+
+
 class PoolView(View, kw_only=True):
     """A pool (docs/pools.md): a room's settings by name; `seeking` and `arena` players now."""
 
@@ -495,8 +520,8 @@ class Challenges(Message, tag="challenges", kw_only=True):
     challenges: list[ChallengeView]
 
 
-MESSAGES = (Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, EventHead, Games, GameRecord, Pools, Seeking,
-            Matched, ChallengeState, Challenges)
+MESSAGES = (Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, EventHead, Games, GameRecord, MyGames, Pools,
+            Seeking, Matched, ChallengeState, Challenges)
 AnyMessage = Union[tuple(m for m in MESSAGES if m is not EventHead)]
 _HEAD = ("type", "room", "version", "kind", "id")
 

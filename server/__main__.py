@@ -16,6 +16,7 @@ from typing import NoReturn, Sequence
 
 from . import admin, backup, ratings_command
 from .app import run_sync
+from .collector import tune_for_serving
 from .config import parse_config
 from .lockfile import LockError
 from .logs import setup_logging
@@ -36,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(config.log_level, config.log_format)
     log = logging.getLogger("polygo.server")
     try:
-        finished = run_sync(config)
+        finished = run_sync(config, on_ready=tune_for_serving)
     except (OSError, LockError) as exc:
         log.error("cannot start: %s", exc)
         _exit(1)

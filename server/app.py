@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import faulthandler
-import gc
 import logging
 import signal
 import time
@@ -26,6 +25,7 @@ from .api import Api
 from .backup import BackupError, before_migration, last_backup
 from .config import Config
 from .connection import Connection
+from .deadlines import sweep_forever
 from .gate import AcceptErrorLimiter, Gate, gated
 from .http import SERVER_HEADER, Endpoints, Phase
 from .webfiles import WebFiles
@@ -40,11 +40,6 @@ from .store import Store, StoreError
 from .systemd import Notifier, heartbeat
 
 log = logging.getLogger("polygo.server")
-
-GC_THRESHOLDS = (50_000, 20, 100)
-"""Every move leaves a few objects alive (its event in the resync window, its row); with the default
-thresholds the collector's full passes over all games' state stalled every room for tens of
-milliseconds at 200 games (p99 move latency x3). Collect young objects less often instead."""
 
 CLOSE_BUDGET = 3.0
 """Seconds of the drain timeout kept for the closing handshakes (websockets waits 2 s per peer)."""
@@ -86,6 +81,7 @@ class Server:
         self._metrics_port: int | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._housekeeping: asyncio.Task[None] | None = None
+        self._deadlines: asyncio.Task[None] | None = None
         self._admin: AdminSocket | None = None
         self._lock: DatabaseLock | None = None
         self.gate = Gate(config.connection_limit(), config.connections_per_address, config.trusted_proxies,
@@ -132,15 +128,15 @@ class Server:
         except BaseException:
             await self.close()
             raise
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLDS)
         self.phase = Phase.READY
         self._heartbeat = asyncio.create_task(heartbeat(self.notifier, self.metrics.loop_lag), name="heartbeat")
         self._housekeeping = asyncio.create_task(self._sweep(), name="housekeeping")
-        log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed in %.2f s%s",
-                 config.host, self.port, redacted(config.db), restored, time.monotonic() - started,
-                 f", metrics on port {self.metrics_port}" if self._probes else "")
-        self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} games resumed")
+        self._deadlines = asyncio.create_task(sweep_forever(self.hub, config.deadline_sweep), name="deadlines")
+        log.info("polygo listening on %s:%d, database %s, %d unfinished rooms resumed and %d games adjourned"
+                 " in %.2f s%s", config.host, self.port, redacted(config.db), restored, self.hub.adjourned,
+                 time.monotonic() - started, f", metrics on port {self.metrics_port}" if self._probes else "")
+        self.notifier.notify("READY=1", f"STATUS=serving on port {self.port}, {restored} rooms resumed, "
+                                        f"{self.hub.adjourned} games adjourned")
         return self
 
     async def _backup_before_migration(self) -> None:
@@ -183,6 +179,10 @@ class Server:
                 log.exception("housekeeping failed; trying again in %g s", every)
 
     def _phase(self) -> Phase:
+        """The server's phase as /readyz and new handshakes see it: a ready server whose database
+        cannot be reached is not ready (its rooms answer `unavailable` meanwhile)."""
+        if self.phase is Phase.READY and self.store is not None and not self.store.reachable:
+            return Phase.NO_DATABASE
         return self.phase
 
     def _gauges(self) -> dict[str, Any]:
@@ -196,7 +196,8 @@ class Server:
         return {"connections": len(connections),
                 "sessions": sum(1 for c in connections if c.session is not None),
                 "rooms": rooms, "pending_writes": self.store.pending if self.store else 0,
-                "ready": self.phase is Phase.READY,
+                "ready": self._phase() is Phase.READY,
+                "database_up": self.store is None or self.store.reachable,
                 "last_backup": None if self.config.backup_dir is None else last_backup(self.config.backup_dir)}
 
     async def _handler(self, ws: ServerConnection) -> None:
@@ -233,7 +234,7 @@ class Server:
 
     async def close(self) -> None:
         """Stop listening, drop the connections, stop the rooms, commit what is queued, close the store."""
-        for task in (self._heartbeat, self._housekeeping):
+        for task in (self._heartbeat, self._housekeeping, self._deadlines):
             if task is not None:
                 task.cancel()
         if self._admin is not None:
@@ -251,12 +252,12 @@ class Server:
             self._lock.release()
 
 
-def run_sync(config: Config) -> bool:
-    """`run` on a new event loop: uvloop's when it is installed (`pip install polygo[fast]`), else
-    asyncio's. uvloop's sockets and scheduling are compiled, and under load they took a fifth or
-    more off the server's CPU time per move (issue 13, docs/speed.md)."""
+def run_sync(config: Config, on_ready: Callable[[], None] | None = None) -> bool:
+    """`run` on a new event loop: uvloop's when it is installed (a default dependency where it
+    installs), else asyncio's. uvloop's sockets and scheduling are compiled, and under load they
+    took a fifth or more off the server's CPU time per move."""
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        return runner.run(run(config))
+        return runner.run(run(config, on_ready))
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -268,13 +269,16 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-async def run(config: Config) -> bool:
+async def run(config: Config, on_ready: Callable[[], None] | None = None) -> bool:
     """Serve until SIGTERM or SIGINT, then stop gracefully (`Server.shutdown`); a second signal
     during the stop is ignored (systemd and Docker follow up with SIGKILL after their own timeout).
+    `on_ready` is called once the server is ready (the entry point tunes the collector there).
     Returns False if the stop overran `config.drain_timeout`."""
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(AcceptErrorLimiter())
     server = await Server(config, Notifier()).start()
+    if on_ready is not None:
+        on_ready()
     stop: asyncio.Future[int] = loop.create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, _on_signal, stop, sig)

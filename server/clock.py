@@ -15,6 +15,12 @@ Semantics follow KGS and OGS:
   out counts as the first move of the first block.
 - ``fischer``: ``increment`` seconds are added after each move, capped at ``cap`` when ``cap`` > 0,
   else at ``MAX_SECONDS`` (10^8 s: a long game of quick moves grew the clock past every bound).
+- ``corr``: correspondence, ``period`` seconds per move (written in days, hours, minutes or
+  seconds: ``corr:3d``). A player starts with one period; a move adds a period to what was left,
+  up to ``cap`` (the bank: ``corr:3d/10d``; without one the cap is the period, so every move
+  starts a fresh ``3d``, as on lichess). It is a calendar clock (``ClockSettings.calendar``): the
+  room keeps its deadline as a wall-clock instant, so time passes for it while the server is down
+  or the game is adjourned, and nobody is given back the days they were away.
 - ``none``: no clock; nobody's flag ever falls.
 
 A flag falls at the deadline itself: a move stopped at ``now >= deadline`` is too late.
@@ -32,7 +38,7 @@ import math
 import re
 from dataclasses import dataclass, field, fields
 
-KINDS = ("none", "absolute", "byoyomi", "fischer", "canadian")
+KINDS = ("none", "absolute", "byoyomi", "fischer", "canadian", "corr")
 
 # The fields each kind uses; to_json writes exactly these and from_json accepts no others.
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
@@ -41,6 +47,7 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "byoyomi": ("main", "periods", "period"),
     "fischer": ("main", "increment", "cap"),
     "canadian": ("main", "period", "stones"),
+    "corr": ("period", "cap"),
 }
 _INT_FIELDS = ("periods", "stones")
 
@@ -55,8 +62,13 @@ _SYNTAX: dict[str, re.Pattern[str]] = {
     "byoyomi": re.compile(rf"{_NUM}\+(\d+)x{_NUM}"),
     "fischer": re.compile(rf"{_NUM}\+{_NUM}(?:max{_NUM})?"),
     "canadian": re.compile(rf"{_NUM}\+{_NUM}/(\d+)"),
+    "corr": re.compile(rf"{_NUM}([dhms])(?:/{_NUM}([dhms]))?"),
 }
-_EXAMPLES = "none, absolute:600, byoyomi:600+5x30, fischer:300+10 (or fischer:300+10max600), canadian:600+300/25"
+_EXAMPLES = ("none, absolute:600, byoyomi:600+5x30, fischer:300+10 (or fischer:300+10max600), canadian:600+300/25, "
+             "corr:3d (or corr:3d/10d: days per move, a bank of at most 10 days; units d, h, m, s)")
+UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+"""The units of a correspondence clock's text form, largest first (`__str__` picks the largest
+that divides the time)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +112,21 @@ class ClockSettings:
             raise ValueError("A canadian clock needs a period of more than 0 seconds for at least one stone.")
         if self.kind == "fischer" and self.cap and self.cap < self.main:
             raise ValueError("A fischer clock's cap must not be below its main time.")
+        if self.kind == "corr" and self.period <= 0:
+            raise ValueError("A corr clock needs more than 0 seconds per move.")
+        if self.kind == "corr" and self.cap < self.period:
+            raise ValueError("A corr clock's bank (cap) must not be below its time per move.")
+
+    @property
+    def calendar(self) -> bool:
+        """Whether the clock runs on the calendar: its running seat's deadline is a wall-clock
+        instant that a restart or an adjournment does not move (correspondence)."""
+        return self.kind == "corr"
+
+    @property
+    def start_main(self) -> float:
+        """What each seat's ``main`` holds before the first move (a corr seat starts with one period)."""
+        return self.period if self.kind == "corr" else self.main
 
     @classmethod
     def parse(cls, text: str) -> ClockSettings:
@@ -118,6 +145,9 @@ class ClockSettings:
             return cls(kind, main=_number(g[0]), periods=int(g[1]), period=_number(g[2]))
         if kind == "fischer":
             return cls(kind, main=_number(g[0]), increment=_number(g[1]), cap=_number(g[2] or "0"))
+        if kind == "corr":
+            period = _seconds(g[0], g[1])
+            return cls(kind, period=period, cap=period if g[2] is None else _seconds(g[2], g[3]))
         return cls(kind, main=_number(g[0]), period=_number(g[1]), stones=int(g[2]))
 
     def __str__(self) -> str:
@@ -132,6 +162,9 @@ class ClockSettings:
         if self.kind == "fischer":
             cap = f"max{n(self.cap)}" if self.cap else ""
             return f"fischer:{n(self.main)}+{n(self.increment)}{cap}"
+        if self.kind == "corr":
+            bank = "" if self.cap == self.period else f"/{_duration(self.cap)}"
+            return f"corr:{_duration(self.period)}{bank}"
         return f"canadian:{n(self.main)}+{n(self.period)}/{self.stones}"
 
     @classmethod
@@ -154,6 +187,19 @@ class ClockSettings:
 def _number(text: str) -> float | int:
     value = float(text)
     return int(value) if value.is_integer() else value
+
+
+def _seconds(number: str, unit: str) -> float | int:
+    value = float(number) * UNITS[unit]
+    return int(value) if value.is_integer() else value
+
+
+def _duration(seconds: float) -> str:
+    """Seconds in the largest unit of `UNITS` that divides them (``259200`` -> ``3d``)."""
+    for unit, size in UNITS.items():
+        if float(seconds / size).is_integer():
+            return f"{_text(seconds / size)}{unit}"
+    return f"{_text(seconds)}s"
 
 
 def _text(value: float) -> str:
@@ -182,7 +228,8 @@ class Clocks:
         self.settings = settings
         s = settings
         self._seats = [
-            _Seat(main=s.main, periods=s.periods, period_left=s.period, stones_left=s.stones)
+            _Seat(main=s.start_main, periods=s.periods, period_left=0 if s.kind == "corr" else s.period,
+                  stones_left=s.stones)
             for _ in range(seats)
         ]
 
@@ -314,6 +361,8 @@ class Clocks:
         s = self.settings
         if s.kind == "fischer":
             st.main = min(st.main + s.increment, s.cap or MAX_SECONDS)   # uncapped: still within the bound
+        elif s.kind == "corr":
+            st.main = min(st.main + s.period, s.cap)
         elif s.kind == "byoyomi" and st.main == 0:
             st.period_left = s.period
         elif s.kind == "canadian" and st.main == 0:

@@ -5,13 +5,15 @@ the whole story.
 - A request for a room this node does not serve claims it (``Store.claim``): the room's owner is
   gone (killed, fenced, out of lease) or there is none, so this node replays it from the store and
   serves it from now on. While the owner's lease is live the request is answered ``moved`` with
-  the owner's node id and path; if the owner has missed its renewals (it may be paused or cut
-  off) it is answered ``unavailable`` with the seconds left on that lease.
+  the owner's node id and path; if the owner's renewal is overdue (it may be paused or cut off,
+  and HAProxy then answers its path 503) it is answered ``unavailable`` with the seconds left on
+  that lease, so clients wait instead of bouncing between nodes.
 - The sweeper claims orphaned rooms every third of a lease, so clocks run and flags fall, and bots
   play on, in rooms nobody asks for.
 - A fenced node's rooms belong to other nodes already: it drops them from memory at once, closes
   its watchers' connections with 1012 (service restart: they reconnect and land on the rooms' new
-  owners), and joins again with a new epoch.
+  owners), joins again with a new epoch and sweeps at once. A room the database refused to the
+  node (``Store.on_lost``: another node took it) is let go the same way, alone.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ SWEEP_BATCH = 50
 RETRY = 1.0
 """Seconds an `unavailable` asks a client to wait when the cause is this node's own (fenced, a claim race)."""
 
+OVERDUE = 0.55
+"""An owner with less than this share of its lease left has missed a renewal: it renews every
+third of a lease (or sooner, with every commit), so at most two thirds are ever left to wait."""
+
 
 class Cluster:
     """Takes rooms over for a hub whose store holds a node lease."""
@@ -47,6 +53,7 @@ class Cluster:
         self.hub = hub
         self.store = hub.store
         self.store.on_fenced = self._fenced
+        self.store.on_lost = self._lost
         self._taking: dict[str, asyncio.Future[Room]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._rejoining: asyncio.Task[None] | None = None
@@ -62,7 +69,10 @@ class Cluster:
 
     async def take(self, room_id: str) -> Room:
         """Serve the room from now on, or ProtocolError: moved, unavailable, no-such-room. Requests
-        for one room arriving together share one claim."""
+        for one room arriving together share one claim; a room served here already is returned."""
+        room = self.hub.rooms.get(room_id)
+        if room is not None:
+            return room
         pending = self._taking.get(room_id)
         if pending is None:
             pending = self._taking[room_id] = asyncio.ensure_future(self._claim(room_id))
@@ -75,18 +85,19 @@ class Cluster:
         try:
             await self.store.claim(room_id)
         except OwnedElsewhere as elsewhere:
-            if elsewhere.retry_after < self.store.lease.seconds / 3:
+            if elsewhere.retry_after < self.store.lease.seconds * OVERDUE:
                 raise ProtocolError(ErrorCode.UNAVAILABLE,
-                                    f"room {room_id!r} is held by node {elsewhere.node_id!r}, which has missed "
-                                    f"its lease renewals; ask again in {elsewhere.retry_after:.1f} s",
-                                    retry_after=round(elsewhere.retry_after, 3)) from None
+                                    f"room {room_id!r} is held by node {elsewhere.node_id!r}, whose lease renewal "
+                                    f"is overdue; ask again in {elsewhere.retry_after:.1f} s",
+                                    retry_after=round(max(elsewhere.retry_after, 0.1), 3)) from None
             raise ProtocolError(ErrorCode.MOVED, f"room {room_id!r} is served by node {elsewhere.node_id!r}",
                                 node=elsewhere.node_id, url=elsewhere.url) from None
         except StoreError as exc:
             if exc.code == "no-room":
                 raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room") from None
-            raise ProtocolError(ErrorCode.UNAVAILABLE, f"room {room_id!r} cannot be served here now; ask again",
-                                retry_after=RETRY) from None
+            raise ProtocolError(ErrorCode.UNAVAILABLE, f"room {room_id!r} cannot be served here now "
+                                                       f"({exc.message}); ask again",
+                                retry_after=getattr(exc, "retry_after", RETRY)) from None
         room = self.hub.rooms.get(room_id)
         if room is not None:
             return room
@@ -128,6 +139,15 @@ class Cluster:
         if self._rejoining is None or self._rejoining.done():
             self._rejoining = asyncio.create_task(self._rejoin(), name="rejoin")
 
+    def _lost(self, rooms: set[str]) -> None:
+        """The database refused these rooms' writes (``Store.on_lost``): another node owns them.
+        Let each go as a fenced node lets all of its rooms go."""
+        for room_id in rooms:
+            room = self.hub.forget(room_id)
+            if room is not None:
+                self._closing.add(task := asyncio.create_task(self._let_go(room)))
+                task.add_done_callback(self._closing.discard)
+
     @staticmethod
     async def _let_go(room: Room) -> None:
         """The requests already queued run and fail at their commit (the store is fenced), so each
@@ -147,4 +167,8 @@ class Cluster:
                 await asyncio.sleep(RETRY)
             else:
                 log.info("joined the cluster again as node %s", self.store.lease.node_id)
-                return
+                break
+        try:
+            await self.sweep()      # its rooms are orphans now: take back those nobody asked for yet
+        except Exception as exc:  # noqa: BLE001 -- the sweeper tries again in a third of a lease
+            log.warning("sweep after rejoining failed (%s)", exc)

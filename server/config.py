@@ -49,6 +49,7 @@ class Config:
     group_window: float = 0.002           # the store's group commit window
     synchronous: str = "FULL"             # SQLite's sync mode for the store
     evict_after: float = 300.0            # seconds an ended room stays in memory once nobody watches
+    deadline_sweep: float = 30.0          # seconds between two searches of the store for overdue corr games
     presence_interval: float = 0.5        # seconds between two broadcasts of a room's presence
     log_format: str = "text"              # "text" or "json" (one object per line)
     drain_timeout: float = 10.0           # seconds a graceful stop may take before the process exits anyway

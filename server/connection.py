@@ -23,19 +23,20 @@ from websockets.http11 import Request
 
 from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Arena, Challenge, ChallengeReply, Challenges, Chat,
                       ClientMessage, Create, Error, ErrorCode, Events, GetGame, Hello, Leave, ListChallenges, ListGames,
-                      ListPools, ListRooms, Logout, Move, Ok, Pools, ProtocolError, Register, SeatName, Seek,
+                      ListMyGames, ListPools, ListRooms, Logout, Move, Ok, Pools, ProtocolError, Register, SeatName, Seek,
                       ServerMessage, Sit, Snapshot, Undo, UndoReply, Unseek, Watch, Welcome, decode_client, encode)
 from protocol.names import clean_name
 
 from . import VERSION
 from .addresses import Networks, client_address
-from .cluster import RETRY
-from .frames import QuickReading, frame, write
-from .lease import Fenced
+from .frames import frame, write
 from .logs import board_label, event
+from .my_games import my_games
+from .quick_reading import QuickReading
 from .ratelimit import TokenBucket
 from .resends import ack_from_store
 from .sessions import Session
+from .store_errors import Unavailable
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -49,6 +50,7 @@ HANDLERS: dict[type[ClientMessage], str] = {
     Hello: "_hello", Register: "_register", Logout: "_logout", ListRooms: "_list", Create: "_create",
     Sit: "_sit", Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
     Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
+    ListMyGames: "_my_games",
     ListPools: "_pools", Seek: "_seek", Unseek: "_unseek", Challenge: "_challenge", ChallengeReply: "_challenge_reply",
     ListChallenges: "_challenges", Arena: "_arena",
 }
@@ -128,7 +130,7 @@ class Connection:
 
         During this connection's move the frame is kept for the write that ends the move: the
         mover's own event and its ack then leave in one write (one system call, one segment), not
-        two, in the order they were made (issue 13). Whether the peer may be written to is asked
+        two, in the order they were made. Whether the peer may be written to is asked
         once, at that write, not for every frame kept (two checks a move fewer)."""
         if self._held is not None:
             self._held.append(framed)
@@ -197,9 +199,9 @@ class Connection:
         except ProtocolError as exc:
             reply = _refusal(exc, message)
             forget(exc)
-        except Fenced as exc:       # cluster: the node lost its rooms; nothing of this was committed
-            reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Reconnect and ask again.",
-                                           retry_after=RETRY), message)
+        except Unavailable as exc:  # the database is away, or (cluster) the node lost the room: nothing committed
+            reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Ask again.",
+                                           retry_after=exc.retry_after), message)
             forget(exc)
         except Exception as exc:
             log.exception("%s failed on %s", self.address, message.TYPE)
@@ -351,6 +353,9 @@ class Connection:
     async def _game(self, m: GetGame) -> ServerMessage:
         return await self.hub.record(m.room, m.format)
 
+    async def _my_games(self, m: ListMyGames) -> ServerMessage:
+        return await my_games(self.hub, self.session)
+
     # -- finding games (server/seeks.py, challenges.py, arena.py; docs/pools.md) ---------------------------
 
     async def _pools(self, m: ListPools) -> ServerMessage:
@@ -400,7 +405,7 @@ def address_of(ws: ServerConnection, trusted: Networks) -> str:
 
 def forget_handshake(ws: ServerConnection) -> None:
     """Drop the handshake's headers once the address is read: the request's and the response's
-    header maps and their strings were some 2 KiB of each idle connection (issue 13). websockets
+    header maps and their strings were some 2 KiB of each idle connection. websockets
     reads a request of None as a handshake still to come, so the request stays, with its path only."""
     if ws.request is not None:
         ws.request = Request(ws.request.path, NO_HEADERS)
@@ -422,7 +427,7 @@ def forget(exc: BaseException) -> None:
 
     A traceback holds the frames it passed through, and with them the request (a large board) and
     the room's future that holds the exception again: a reference cycle, freed only by the
-    collector, which the server's raised thresholds (app.GC_THRESHOLDS) make rare. Refusals under
+    collector, which polygo-server's raised thresholds (collector.GC_THRESHOLDS) make rare. Refusals under
     a flood kept hundreds of megabytes that way; without the tracebacks, reference counting frees
     them at once.
     """

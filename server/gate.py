@@ -26,7 +26,7 @@ from typing import Any
 from websockets.http11 import Request
 
 from .addresses import Networks, client_address, is_trusted, limit_key
-from .frames import QuickReading
+from .quick_reading import QuickReading
 from .logs import event
 from .metrics import NullMetrics
 from .ratelimit import Tally, TokenBucket

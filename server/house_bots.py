@@ -2,12 +2,13 @@
 
 A bot that lives in a player's program dies with it, and the game waits for ever; a bot the server
 runs lives as long as the room, so a game against bots is resumed like any other (after the
-player's program is killed, and after a server restart, which rebuilds the room from the store).
+player's program is killed, and after a server restart or an adjournment: when a player names
+the game again, the hub rebuilds the room from the store).
 A room created with `bots: N` gets the house bot in its last N seats, named bot1, bot2, ...
 
 The bot's seats are bound to tokens that begin with `house:`. No client can present one: the
 server issues every session token itself, and `hello` refuses a token it did not issue. The bot is
-nudged after every committed event of its room (`changed`) and for every room restored at start-up,
+nudged after every committed event of its room (`changed`) and for every room rebuilt from the store,
 and it acts through `Room.call` like a client, one action at a time, after a short pause so a
 human sees the moves come one by one. It answers undo requests with yes (its policy: a player who
 asks a bot to take back a move gets it); the room lets a player ask to take back a move that only
@@ -33,6 +34,7 @@ from .house_marking import house_marking
 from .house_play import choose
 from .room import Seat
 from .sessions import Session
+from .store_errors import StoreError
 
 if TYPE_CHECKING:
     from .room import Room
@@ -42,6 +44,8 @@ log = logging.getLogger("polygo.house")
 PREFIX = "house:"
 PAUSE = 0.3
 """Seconds between the event that gives the bot something to do and its action."""
+RETRY_FIRST, RETRY_CAP = 0.2, 2.0
+"""Seconds before the bot tries again an action the store could not take: doubling to the cap."""
 
 
 def bot_seats(settings: dict[str, Any]) -> range:
@@ -63,8 +67,8 @@ class HouseBots:
 
     def __init__(self, pause: float = PAUSE) -> None:
         self.pause = pause
-        self._driving: dict[str, asyncio.Task[None]] = {}
-        self._again: set[str] = set()
+        self._driving: dict[Room, asyncio.Task[None]] = {}   # by the room itself: a room taken back
+        self._again: set[Room] = set()                      # after a fence is a new Room, driven anew
         self._life: dict[str, tuple[int, set[str]]] = {}
         """Per room in its marking phase: the position's hash and the stones the bot calls dead."""
 
@@ -92,26 +96,44 @@ class HouseBots:
         if not room.settings.get("bots") or room.status != "playing":   # no bot seats (bot_seats); asked every move
             self._life.pop(room.id, None)
             return
-        if room.id in self._driving:
-            self._again.add(room.id)
+        if room in self._driving:
+            self._again.add(room)
             return
-        self._driving[room.id] = asyncio.get_running_loop().create_task(self._drive(room))
+        self._driving[room] = asyncio.get_running_loop().create_task(self._drive(room))
 
     async def _drive(self, room: Room) -> None:
         try:
             while True:
-                self._again.discard(room.id)
+                self._again.discard(room)
                 await asyncio.sleep(self.pause)
                 if room.hub.rooms.get(room.id) is not room:
                     return
                 await self._read_life(room)
-                acted = await room.call(self._act, room)
-                if not acted and room.id not in self._again:
+                acted = await self._act_until_stored(room)
+                if not acted and room not in self._again:
                     return
         except Exception:
             log.exception("room %s: the house bot failed", room.id)
         finally:
-            self._driving.pop(room.id, None)
+            self._driving.pop(room, None)
+            self._again.discard(room)
+
+    async def _act_until_stored(self, room: Room) -> bool:
+        """`_act`, tried again while the store refuses it (the database away, a commit failed: the
+        player would be told `unavailable` or `internal`), as long as the room is this server's.
+        Nothing of a refused move was stored, so the bot's seat has the same last seq and the game
+        the same history: the retry is the same move with the same seq."""
+        delay = RETRY_FIRST
+        while True:
+            try:
+                return await room.call(self._act, room)
+            except StoreError as exc:
+                log.warning("room %s: the house bot's action was not stored (%s); trying again in %.1f s",
+                            room.id, exc, delay)
+            await asyncio.sleep(delay)
+            delay = min(RETRY_CAP, delay * 2)
+            if room.hub.rooms.get(room.id) is not room:
+                return False
 
     async def _act(self, room: Room) -> bool:
         """One action of one of the room's bots (under the room's lock); False when none has any."""

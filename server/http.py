@@ -43,6 +43,7 @@ class Phase(Enum):
     STARTING = "starting"      # listening, unfinished games not yet rebuilt
     READY = "ready"
     DRAINING = "draining"      # SIGTERM: finishing commits, then closing
+    NO_DATABASE = "waiting for its database"   # ready, but the database cannot be reached now
 
 
 def response(status: HTTPStatus, body: bytes, content_type: str = "text/plain; charset=utf-8",

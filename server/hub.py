@@ -39,7 +39,7 @@ from .pool_store import PoolQueries
 from .pools import Pool, load as load_pools
 from .ratings import Step, rated_game, update_step
 from .ratelimit import Buckets, Tally
-from .room import CHAT_BURST, CHAT_TAIL, RESTARTING, Room, Seat
+from .room import CHAT_BURST, CHAT_TAIL, RESTART_RETRY, RESTARTING, Room, Seat
 from .seeks import Seeks
 from .sessions import Session, Sessions
 from .store import Store
@@ -106,19 +106,35 @@ class Hub:
     # -- start and stop ----------------------------------------------------------------------------
 
     async def restore(self) -> int:
-        """Rebuild every unfinished room from the store by replaying its moves; returns how many.
-        A node of a cluster owns no room yet: it claims the orphaned ones (cluster.py)."""
+        """Serve the store's unfinished rooms again; returns how many are in memory. Rooms waiting
+        for players are rebuilt (the lobby lists them and they expire); a started game comes back
+        adjourned: its seats count and are listed in `welcome`, and the first request naming it
+        rebuilds it (`room`), so a restart costs memory and time for the waiting rooms only. A
+        node of a cluster owns no room yet: it claims the orphaned ones (cluster.py)."""
         if self.cluster is not None:
             await self.cluster.sweep()
             self.cluster.start()
             await self.finder.ask()
             self.finder.start()
             return len(self.rooms)
-        for row in await self.store.unfinished_rooms():
-            room = await self.adopt(row)
-            if room is not None and room.status == "playing":
-                self._schedule_eviction(room.id)
+        waiting = []            # every seat taken is what makes a room's game started (`Room`)
+        for row in await self.store.unfinished_seats():
+            room_id, seats = row["room_id"], row["seats"]
+            if not all(seat in seats for seat in range(row["players"] or 0)):
+                waiting.append(room_id)
+                continue
+            self._adjourned.add(room_id)
+            for seat, (token, user) in seats.items():
+                self._index(token, user, room_id, seat, add=True)
+        for room_id in waiting:
+            for stored in await self.store.unfinished_rooms(only=room_id):
+                await self.adopt(stored)
         return len(self.rooms)
+
+    @property
+    def adjourned(self) -> int:
+        """How many unfinished games are left in the store until someone asks for them."""
+        return len(self._adjourned)
 
     async def adopt(self, row: dict[str, Any]) -> Room | None:
         """Rebuild one stored unfinished room and serve it; None (logged) if it cannot be served.
@@ -141,7 +157,7 @@ class Hub:
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             log.error("room %s cannot be rebuilt, left out: %s", row.get("room_id"), exc)
             return None
-        room.resume_clocks(row["clocks"])
+        room.resume_clocks(row["clocks"], row["deadline"])
         room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
         for i, seat in enumerate(room.seats):
@@ -195,10 +211,11 @@ class Hub:
         assert session.user is not None
         for room_id, i in list(self._seats.get("t:" + session.token, ())):
             room = self.rooms.get(room_id)
-            if room is None:
+            if room is None and room_id not in self._adjourned:
                 continue
             self._index(session.token, session.user, room_id, i, add=True)
-            self._background(room.call(room.seat_registered, i, session))
+            if room is not None:      # an adjourned game rebinds its seats from the store when it comes back
+                self._background(room.call(room.seat_registered, i, session))
 
     def unseated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
         self._index(token, user, room_id, seat, add=False)
@@ -386,7 +403,7 @@ class Hub:
         """A new room for `session`, connected from IP `address`; the limits are checked before the
         settings, which cost an engine game to check."""
         if self.draining:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         self._check_create_rate(address)
         self.check_room_limit(session, None)
         self._check_capacity(address)
@@ -474,7 +491,7 @@ class Hub:
         if room_id not in self._adjourned:
             raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
         if self.draining:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         pending = self._returning.get(room_id)
         if pending is None:
             pending = self._returning[room_id] = asyncio.ensure_future(self._bring_back(room_id, address, user))
@@ -518,6 +535,24 @@ class Hub:
         for room in rooms:
             self.lobby.forget(room.id)
         return rooms
+
+    def forget(self, room_id: str) -> Room | None:
+        """Drop one room from memory (a node of a cluster lost it to another); returns it for the
+        caller to stop, or None if it was not here."""
+        room = self.rooms.pop(room_id, None)
+        if room is None:
+            return None
+        for timer in (self._evictions.pop(room_id, None), self._expiries.pop(room_id, None)):
+            if timer is not None:
+                timer.cancel()
+        for i, seat in enumerate(room.seats):
+            if seat is not None:
+                self._index(seat.token, seat.user, room_id, i, add=False)
+        _discard(self._owned, room.owner, room_id)
+        self.no_longer_waiting(room)
+        self.lobby.forget(room_id)
+        self.lobby.changed()
+        return room
 
     async def list_rooms(self, limit: int, offset: int) -> Rooms:
         """The lobby: from memory on a single server; from the database on a node of a cluster,

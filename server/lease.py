@@ -18,13 +18,21 @@ in ``nodes(node_id, epoch, url, expires_at)`` is live. Why it is built this way 
   lock knows no commit of the owner can follow, and takes over without waiting for the lease.
 - A node (re)joining takes its lock first (a second live process with the same id is refused) and
   gets a new epoch, so rooms it owned in an earlier life are orphans any node may claim.
+- A PostgreSQL restart frees every node's lock at once, though no node died. A free lock counts
+  as death only if the owner renewed its lease after PostgreSQL started (a live node takes its
+  lock again before it renews); otherwise its lease decides.
+- The lease says the node may write; ``OWNED`` says which rooms. Every transaction of the writer
+  locks the rows of the rooms it writes, and only those whose owner is this node at this epoch:
+  a room taken by another node meanwhile, or owned by an earlier life of this node, has its
+  writes left out of the batch. The locks hold until COMMIT, so no claim changes the owner
+  between the check and the commit.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .store_errors import StoreError
+from .store_errors import StoreError, Unavailable
 
 NODE_KEY = "SELECT hashtextextended('polygo-node:' || $1, 0)"
 """The advisory lock key of a node id (64 bits; a collision would only delay a takeover)."""
@@ -40,7 +48,7 @@ class Lease:
     seconds: float = 10.0
 
 
-class Fenced(StoreError):
+class Fenced(Unavailable):
     """The node's lease is gone: nothing it tries to commit can commit until it rejoins."""
 
     def __init__(self, node_id: str, epoch: int) -> None:
@@ -68,7 +76,7 @@ RENEW = ("UPDATE nodes SET expires_at = clock_timestamp() + make_interval(secs =
 
 OWNER = "SELECT owner_node, owner_epoch FROM rooms WHERE room_id = $1 FOR UPDATE"
 
-OWNER_LEASE = ("SELECT epoch, url, extract(epoch FROM expires_at - clock_timestamp())"
+OWNER_LEASE = ("SELECT epoch, url, extract(epoch FROM expires_at - clock_timestamp()), expires_at"
                " FROM nodes WHERE node_id = $1 FOR UPDATE")
 
 FENCE = "UPDATE nodes SET epoch = epoch + 1 WHERE node_id = $1"
@@ -77,10 +85,23 @@ LIVE = "SELECT expires_at > clock_timestamp() FROM nodes WHERE node_id = $1 AND 
 
 CLAIM = "UPDATE rooms SET owner_node = $2, owner_epoch = $3 WHERE room_id = $1"
 
+DEAD = ("pg_try_advisory_xact_lock(hashtextextended('polygo-node:' || {node}, 0))"
+        " AND {expires} - make_interval(secs => {lease}) > pg_postmaster_start_time()")
+"""The owner's process is gone: its lock is free, and it held it after PostgreSQL's start (it
+renewed since; ``{lease}`` is the asker's own lease, the cluster's nodes sharing one)."""
+
+DEAD_OWNER = "SELECT " + DEAD.format(node="$1", expires="$2::timestamptz", lease="$3")
+
 ORPHANS = ("SELECT r.room_id FROM rooms r LEFT JOIN nodes n ON n.node_id = r.owner_node"
            " WHERE r.room_id NOT IN (SELECT room_id FROM results)"
+           " AND (r.owner_node, r.owner_epoch) IS DISTINCT FROM ($2, $4::bigint)"
            " AND (r.owner_node IS NULL OR n.epoch IS DISTINCT FROM r.owner_epoch"
-           " OR n.expires_at <= clock_timestamp()"
-           " OR pg_try_advisory_xact_lock(hashtextextended('polygo-node:' || r.owner_node, 0)))"
+           " OR n.expires_at <= clock_timestamp() OR " + DEAD.format(node="r.owner_node", expires="n.expires_at",
+                                                                    lease="$3") + ")"
            " ORDER BY r.updated_at LIMIT $1")
-"""Unfinished rooms whose owner is gone: none, fenced since, out of lease, or its process dead."""
+"""Unfinished rooms whose owner is gone: none, fenced since, out of lease, or its process dead.
+The asking node's own rooms at its epoch are left out (it serves them already)."""
+
+OWNED = ("SELECT room_id FROM rooms WHERE room_id = ANY($1::text[]) AND owner_node = $2 AND owner_epoch = $3"
+         " FOR NO KEY UPDATE")
+"""Of the rooms a batch writes, those this node owns at this epoch, locked until COMMIT."""

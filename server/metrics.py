@@ -188,6 +188,8 @@ class _Snapshot:
                            value=state["pending_writes"])
         yield self._family("polygo_ready", "1 when the server takes new connections (what /readyz says).",
                            value=1 if state["ready"] else 0)
+        yield self._family("polygo_database_up", "0 while the database cannot be reached (rooms answer "
+                           "`unavailable`, /readyz 503), else 1.", value=1 if state.get("database_up", True) else 0)
         if state.get("last_backup") is not None:
             yield self._family("polygo_last_backup_timestamp_seconds",
                                "Unix time of the newest checked copy in --backup-dir (0: none).",
@@ -197,8 +199,8 @@ class _Snapshot:
 class _Acks:
     """The acknowledged moves' counter and latency histogram, counted in plain Python and read at
     scrape time. Every move passes here: prometheus_client's Counter.inc and Histogram.observe
-    (their checks, a lock per value) were 1.3 µs a move in timeit, this is a tenth of that
-    (issue 13). Only the event loop's thread counts and scrapes, so no lock is needed."""
+    (their checks, a lock per value) were 1.3 µs a move in timeit, this is a tenth of that.
+    Only the event loop's thread counts and scrapes, so no lock is needed."""
 
     def __init__(self, counter: type, histogram: type) -> None:
         self._counter = counter

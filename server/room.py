@@ -4,7 +4,7 @@ Every request that reads or changes the room (sit, watch, move, undo, chat, a cl
 runs to completion before the next, in arrival order, under the room's lock: the game itself
 needs no other locking, and a snapshot never shows a move that is not yet committed. A request
 runs in the task that made it (the connection's), not handed to a task of the room's own: the
-hop there and back cost a queue, a future and two task switches per move (issue 13). Those tasks
+hop there and back cost a queue, a future and two task switches per move. Those tasks
 are cancelled only when the server closes (websockets never cancels a connection's handler), so
 a request is not cut off halfway while the room lives on. A change becomes an event with the
 next version; it is sent to the watchers and acknowledged only after `Store.record` returns, i.e.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
@@ -31,6 +32,7 @@ from . import logs
 from .presence import Presence
 from .ratelimit import TokenBucket
 from .sessions import Session
+from .store_errors import Unavailable
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -42,7 +44,10 @@ ACTIONS = frozenset({"resign", "dead", "alive", "done", "resume", "dispute", "ra
 """First words of the moves any seat may send out of turn."""
 
 RESTARTING = "the server is restarting; nothing changed: reconnect and send it again"
-"""The refusal of a request that reaches a room after the graceful stop began."""
+"""The refusal (`unavailable`) of a request that reaches a room after the graceful stop began."""
+
+RESTART_RETRY = 1.0
+"""The `retry_after` of that refusal: by then another node serves the room, or this one is back."""
 
 CHAT_BURST = 10
 """Chat lines a room takes at once before its rate (`Config.chat_rate`) applies."""
@@ -124,12 +129,12 @@ class Room:
         """Run `fn(*args)` once the requests that came before it are done (the lock is first come,
         first served); refused once the graceful stop has begun."""
         if self._halted:
-            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         lock = self._lock
-        await lock.acquire()    # by hand: `async with` adds two coroutines of its own a request (issue 13)
+        await lock.acquire()    # by hand: `async with` adds two coroutines of its own a request
         try:
             if self._halted:
-                raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+                raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
             return await fn(*args)
         finally:
             lock.release()
@@ -145,6 +150,10 @@ class Room:
             await self.call(self.tick)
         except ProtocolError:
             pass    # the server is stopping: the flag falls after the restart if it must
+        except Unavailable as exc:     # the database is away: look again once it may be back
+            if self._timer:
+                self._timer.cancel()
+            self._timer = self._loop.call_later(exc.retry_after, self._deadline)
         except Exception:
             log.exception("room %s: the clock's deadline failed", self.id)
 
@@ -175,13 +184,21 @@ class Room:
             except asyncio.CancelledError:
                 pass
 
-    def resume_clocks(self, saved: dict[str, Any] | None) -> None:
-        """After a restart: the clocks as last committed, the running one restarted now."""
+    def resume_clocks(self, saved: dict[str, Any] | None, deadline: float | None = None) -> None:
+        """After a restart (or an adjournment, or a takeover): the clocks as last committed, the
+        running one restarted now, so the time between is charged to nobody; but a calendar
+        clock's running seat keeps its stored `deadline` (a wall-clock instant): the days the
+        server was down or the game adjourned count, and a deadline passed meanwhile makes the
+        flag fall at once."""
         if self.clock_settings is None or self.status != "playing":
             return
         now = self._now()
         if saved is not None:
             self.clocks = Clocks.from_json(saved, self.clock_settings, now=now)
+            running = self.clocks.running
+            if self.clock_settings.calendar and running is not None and deadline is not None:
+                left = self.clocks.deadline(running) - now
+                self.clocks = Clocks.from_json(saved, self.clock_settings, now=self._loop_time(deadline) - left)
         else:
             self.clocks = Clocks(self.clock_settings, self.players)
         self._sync_clocks(now, mover=None)
@@ -227,7 +244,20 @@ class Room:
     def _clocks_view(self, now: float | None = None) -> dict[str, Any] | None:
         if self.clocks is None:
             return None
-        return clocks_view(self.clocks, self.players, self._now() if now is None else now)
+        view = clocks_view(self.clocks, self.players, self._now() if now is None else now)
+        deadline = self.wall_deadline()
+        if deadline is not None:
+            view["deadline"] = deadline
+        return view
+
+    def wall_deadline(self, *, any_clock: bool = False) -> float | None:
+        """When the running seat's flag falls, as a time.time(), for a calendar clock (and, with
+        `any_clock`, for any running clock while it runs here); else None."""
+        clocks = self.clocks
+        if clocks is None or clocks.running is None or not (any_clock or clocks.settings.calendar):
+            return None
+        deadline = clocks.deadline(clocks.running)
+        return None if deadline is None else round(time.time() + deadline - self._now(), 3)
 
     # -- requests (each runs under the room's lock) --------------------------------------------------
 
@@ -626,7 +656,7 @@ class Room:
     def _add_state(self, data: dict[str, Any], now: float | None = None) -> None:
         """Add to a change event's `data` what every change event tells of the game, the clocks as
         of `now` (default: the clock now). Written into the event itself, not a map of its own
-        copied in: one map fewer a move (issue 13)."""
+        copied in: one map fewer a move."""
         game = self.game
         data["to_move"] = game.to_move
         data["phase"] = game.phase
@@ -647,9 +677,13 @@ class Room:
             self._timer = None
         return result_view(self.game)
 
+    def _loop_time(self, wall: float) -> float:
+        """The loop's time at the wall-clock instant `wall` (a time.time())."""
+        return self._now() + wall - time.time()
+
     def _now(self) -> float:
         """The loop's clock. The loop is kept: asyncio.get_running_loop() costs a getpid system
-        call each time, and a move asks the time (issue 13)."""
+        call each time, and a move asks the time."""
         return self._loop.time()
 
     def _sync_clocks(self, now: float, mover: int | None) -> None:
@@ -692,8 +726,7 @@ class Room:
         comes, also after a restart. Asked only of a seq at or below the seat's last, so it reads
         the rows newest first (a resend is mostly of the last move) and stops at a lower seq of the
         seat's: a seat's seqs rise with its rows. Not a map of seqs beside the rows: its insert a
-        move cost 8-10 of the 220-245 lines a move read from beyond the L2 at 200 games (issue 13,
-        docs/speed.md's seventh round)."""
+        move cost 8-10 of the 220-245 lines a move read from beyond the L2 at 200 games."""
         for row_seat, move, row_seq, version in reversed(self.rows):
             if row_seat == seat and row_seq is not None:
                 if row_seq == seq:
@@ -718,7 +751,7 @@ class Room:
         The resync window keeps the event as the msgpack bytes its broadcast sends, encoded once for
         both, not as its map: the maps of 256 events a room (a dozen lists and maps each) held
         alive cost 2.6 µs of a move's 18 in-process, and the bytes took the path from 18.3 to
-        16.0 µs (issue 13, docs/speed.md's fifth round).
+        16.0 µs.
 
         `plain`: the event holds only JSON's own values, which a move's does by construction (seats,
         seqs and indexes are ints; moves, points, phases and reasons the engine's strings; the
@@ -730,12 +763,13 @@ class Room:
         event = {"version": version, "kind": kind, **data}
         message = {"type": "event", "room": self.id, **event}
         packed = encode(message, MSGPACK)
-        saved = None
+        saved = deadline = None
         if clocks and self.clocks is not None:
             saved = self.clocks.to_json(self._now() if now is None else now)
+            deadline = self.wall_deadline()
         step = None if result is None else self.hub.rating_step(self, result)
         await self.hub.store.record(self.id, version, event, move=move, rescinded=rescinded,
-                                    clocks=saved, result=result, plain=plain, step=step)
+                                    clocks=saved, deadline=deadline, result=result, plain=plain, step=step)
         self.version = version
         self.events.append((version, packed))
         if result is not None:

@@ -15,7 +15,7 @@ Each migration takes the schema from version i to i + 1; both lists always have 
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -55,7 +55,7 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # rows over a twentieth of a page: a move's event is some 250 bytes. Each room's events then
         # filled and split their own leaf every few moves, and a commit wrote 3.15 WAL pages a move;
         # appended in rowid order, a batch's events share a few pages and only the index's small
-        # entries are spread by room: 1.86 pages a move (docs/speed.md, issue 13's sixth round).
+        # entries are spread by room: 1.86 pages a move.
         "CREATE TABLE events_by_rowid (room_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,"
         " chat_at REAL)",
         "INSERT INTO events_by_rowid (room_id, version, body, chat_at)"
@@ -69,7 +69,20 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE bans (kind TEXT NOT NULL, value TEXT NOT NULL, shown TEXT NOT NULL, reason TEXT NOT NULL,"
         " created_at REAL NOT NULL, PRIMARY KEY (kind, value)) WITHOUT ROWID",
     ),
-    (   # 5: ratings per pool (ratings.py): each player's current one, the rated games in the order
+    (   # 5: a calendar clock's deadline (correspondence): the wall-clock instant the mover's flag
+        # falls, so the sweeper finds games overdue whether or not they are in memory (deadlines.py);
+        # and the seat to move, so a player's games are listed from the store (my_games.py), found
+        # by the seats' tokens (a scan of every seat took 10 to 40 ms at 10,000 games)
+        "ALTER TABLE rooms ADD COLUMN deadline REAL",
+        "ALTER TABLE rooms ADD COLUMN turn INTEGER",
+        "CREATE INDEX rooms_by_deadline ON rooms (deadline) WHERE deadline IS NOT NULL",
+        "CREATE INDEX seats_by_token ON seats (token)",
+        # an unfinished game's seat to move is its last event's `to_move`, as `Store.record` keeps it
+        "UPDATE rooms SET turn = (SELECT json_extract(e.body, '$.to_move') FROM events e"
+        " WHERE e.room_id = rooms.room_id AND json_type(e.body, '$.to_move') IS NOT NULL"
+        " ORDER BY e.version DESC LIMIT 1) WHERE room_id NOT IN (SELECT room_id FROM results)",
+    ),
+    (   # 6: ratings per pool (ratings.py): each player's current one, the rated games in the order
         # they were rated (a rebuild replays them), and each seat's change in each game
         "CREATE TABLE ratings (pool TEXT NOT NULL, player TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,"
         " games INTEGER NOT NULL, wins INTEGER NOT NULL, updated_at REAL NOT NULL,"
@@ -126,7 +139,16 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         'CREATE TABLE bans (kind text COLLATE "C" NOT NULL, value text COLLATE "C" NOT NULL, shown text NOT NULL,'
         " reason text NOT NULL, created_at double precision NOT NULL, PRIMARY KEY (kind, value))",
     ),
-    (   # 5: as SQLite's, and the finder's row (cluster mode)
+    (   # 5: as SQLite's
+        "ALTER TABLE rooms ADD COLUMN deadline double precision",
+        "ALTER TABLE rooms ADD COLUMN turn bigint",
+        "CREATE INDEX rooms_by_deadline ON rooms (deadline) WHERE deadline IS NOT NULL",
+        "CREATE INDEX seats_by_token ON seats (token)",
+        "UPDATE rooms SET turn = (SELECT (e.body::jsonb ->> 'to_move')::bigint FROM events e"
+        " WHERE e.room_id = rooms.room_id AND e.body::jsonb -> 'to_move' IS NOT NULL"
+        " ORDER BY e.version DESC LIMIT 1) WHERE room_id NOT IN (SELECT room_id FROM results)",
+    ),
+    (   # 6: as SQLite's, and the finder's row (cluster mode)
         'CREATE TABLE ratings (pool text COLLATE "C" NOT NULL, player text COLLATE "C" NOT NULL,'
         " mu double precision NOT NULL, sigma double precision NOT NULL, games bigint NOT NULL,"
         " wins bigint NOT NULL, updated_at double precision NOT NULL, PRIMARY KEY (pool, player))",

@@ -7,10 +7,11 @@ and WAL lets it run while the writer commits. ``postgres_db.py`` is the same sha
 
 from __future__ import annotations
 
-from typing import Any, Generator, Iterable, Sequence
+from typing import Callable, Collection, Sequence
 
 import aiosqlite
 
+from .ratings import Step
 from .writer import Writer
 
 
@@ -41,9 +42,12 @@ class SqliteDatabase:
             raise
         return cls(writer, reader)
 
-    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]],
-                          steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]] = ()) -> None:
-        await self._writer.transaction(groups, steps)
+    async def transaction(self, build: Callable[[set[str]], list[list[tuple[str, Sequence[tuple]]]]],
+                          rooms: Collection[str] = (), steps: Callable[[set[str]], list[Step]] | None = None
+                          ) -> tuple[set[str], list[BaseException | None]]:
+        """``PostgresDatabase.transaction``'s shape; one server writes the file, so no room is refused."""
+        refused: set[str] = set()
+        return refused, await self._writer.transaction(build(refused), steps(refused) if steps else ())
 
     async def one(self, sql: str, params: tuple) -> tuple | None:
         async with self._reader.execute(sql, params) as cursor:

@@ -7,7 +7,9 @@ Why it looks like this:
   One COMMIT per move would make the disk's sync rate the server's move rate; instead every write
   goes through one writer task that batches the calls arriving within ``group_window`` seconds (and
   those that arrive while a commit is in flight) into a single transaction -- group commit. Each
-  caller's future is resolved after that COMMIT; if it fails, every caller in it gets a StoreError.
+  caller's future is resolved after that COMMIT. If it fails, the batch is tried again with each
+  room's writes under a savepoint of their own: one room's bad write fails that room's callers
+  only, never its neighbours' (a lost connection or a fence fails them all: nothing committed).
   The window is waited only when the last transaction held more than one write: a lone room (no
   one to share with) commits at once instead of paying the window on every move.
 - ``synchronous=FULL`` by default: in WAL mode, NORMAL already survives the process being killed (the
@@ -23,7 +25,15 @@ Why it looks like this:
 - The store checks what it can before a write joins a batch (room exists, version grows, JSON-able
   values, free user name), so one caller's mistake fails that caller alone, not the whole batch.
   It keeps each room's version and move count in memory for this; it assumes it is the only process
-  writing the room (one server per SQLite file; in a cluster, the room's owner node).
+  writing the room (one server per SQLite file; in a cluster, the room's owner node). Counters
+  are read only once the room's writes in flight are answered (`_settled`), so never from a
+  snapshot older than this process's own commits.
+- In a cluster the database, not this memory, decides who writes a room: each transaction writes
+  only the rooms whose owner is this node at its epoch at COMMIT (``postgres_db.py``, ``lease.OWNED``);
+  the others' writes are left out, answered ``not-owner`` and the rooms dropped (``on_lost``).
+- A database that cannot be reached (a PostgreSQL restart, a failover) fails the writes in hand
+  with ``Unavailable``; the store is then down (``down_since``): writes are refused at once while
+  a task reconnects with backoff, and the lease is renewed as soon as it has.
 - Values (settings, events, clocks, results) are stored as JSON text, readable with the sqlite3 shell
   and its JSON functions; like any JSON, dict keys come back as strings and tuples as lists.
 - Moves are numbered per room from 0 in the order recorded, the same order as ``Game.history``:
@@ -36,9 +46,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import logging
+import math
+import random
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Collection, Iterable, Protocol, Sequence
 
 import msgspec
 
@@ -47,22 +60,29 @@ from .postgres_db import PostgresDatabase, is_postgres
 from .ratings import Step
 from .schema import SCHEMA_VERSION, SchemaTooNew
 from .sqlite_db import SqliteDatabase
-from .store_errors import StoreError
+from .store_errors import StoreError, Unavailable
 
 from protocol.names import skeleton
 
-__all__ = ["SCHEMA_VERSION", "CommitObserver", "Database", "Store", "StoreError"]
+log = logging.getLogger("polygo.store")
+
+__all__ = ["SCHEMA_VERSION", "CommitObserver", "Database", "Store", "StoreError", "Unavailable"]
+
+HEAL_FIRST, HEAL_CAP = 0.1, 1.0
+"""Seconds between tries to reach a lost database: doubling from the first to the cap, jittered."""
 
 
 class Database(Protocol):
     """What the store needs of a database: a transaction of batched statements (SQLite's ``?``
-    placeholders), reads that never see an uncommitted batch, close. ``sqlite_db.py`` and
-    ``postgres_db.py`` are the two."""
+    placeholders) in parts, each under a savepoint when there are several, writing only the
+    ``rooms`` this node owns (it returns the others, refused); reads that never see an
+    uncommitted batch; close. ``sqlite_db.py`` and ``postgres_db.py`` are the two."""
 
     dialect: str
 
-    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]],
-                          steps: Sequence[Step] = ()) -> None: ...
+    async def transaction(self, build: Callable[[set[str]], list[list[tuple[str, Sequence[tuple]]]]],
+                          rooms: Collection[str] = (), steps: Callable[[set[str]], list[Step]] | None = None
+                          ) -> tuple[set[str], list[BaseException | None]]: ...
 
     async def one(self, sql: str, params: tuple) -> tuple | None: ...
 
@@ -98,7 +118,9 @@ _WRITES: dict[str, str] = {
     "event": "INSERT INTO events (room_id, version, body, chat_at) VALUES (?, ?, ?, ?)",
     "move": "INSERT INTO moves (room_id, idx, seat, move, seq, version) VALUES (?, ?, ?, ?, ?, ?)",
     "rescind": "UPDATE moves SET rescinded = 1 WHERE room_id = ? AND idx = ?",
-    "room_state": "UPDATE rooms SET version = ?, updated_at = ?, clocks = coalesce(?, clocks) WHERE room_id = ?",
+    "room_state": "UPDATE rooms SET version = ?, updated_at = ?, clocks = coalesce(?, clocks),"
+                  " deadline = CASE WHEN ? THEN ? ELSE deadline END, turn = CASE WHEN ? THEN ? ELSE turn END"
+                  " WHERE room_id = ?",
     "result": "INSERT INTO results (room_id, body, finished_at) VALUES (?, ?, ?)"
               " ON CONFLICT (room_id) DO UPDATE SET body = excluded.body, finished_at = excluded.finished_at",
     "drop_events": "DELETE FROM events WHERE room_id = ?",
@@ -151,6 +173,11 @@ class Store:
         self.lease: Lease | None = getattr(db, "lease", None)
         self.fenced: Fenced | None = None      # set when a commit found the lease gone, until rejoin()
         self.on_fenced: Callable[[Fenced], None] | None = None
+        self.on_lost: Callable[[set[str]], None] | None = None   # rooms the database refused (owned elsewhere)
+        self.down_since: float | None = None   # monotonic time the database was found unreachable, until healed
+        self._healer: asyncio.Task[None] | None = None
+        self._generation = 0                   # bumped when every room is let go (fence, release)
+        self._inflight: list[_Write] = []      # the batch being committed
         self._committed_at = time.monotonic()
         self._window = group_window
         self._max_batch = max_batch
@@ -203,13 +230,19 @@ class Store:
         """Writes waiting for the next group commit."""
         return len(self._pending)
 
+    @property
+    def reachable(self) -> bool:
+        """Whether the database answered the last time it was asked (/readyz, the metrics)."""
+        return self.down_since is None
+
     async def close(self) -> None:
         """Commit what is queued, then close; later calls raise StoreError("closed")."""
         if self._closing:
             return
         self._closing = True
-        if self._keeper is not None:
-            self._keeper.cancel()
+        for task in (self._keeper, self._healer):
+            if task is not None:
+                task.cancel()
         self._wake.set()
         await self._task
         await self._db.close()
@@ -338,15 +371,26 @@ class Store:
             raise exists
         body = _dumps(settings, "room settings")
         self._rooms[room_id] = _Room(version=0, moves=0)
-        if await self._one("SELECT 1 FROM rooms WHERE room_id = ?", (room_id,)) is not None:
+        try:
+            taken = await self._one("SELECT 1 FROM rooms WHERE room_id = ?", (room_id,)) is not None
+        except BaseException:
+            del self._rooms[room_id]
+            raise
+        if taken:
             del self._rooms[room_id]
             raise exists
         now = time.time()
         statements = [("room", (room_id, body, owner, invite, now, now))]
         if self.lease is not None:
             statements.append(("own", (self.lease.node_id, self._db.epoch, room_id)))
+        try:
+            written = self._write(statements, room=room_id)
+        except StoreError:
+            del self._rooms[room_id]
+            raise
+        if self.lease is not None:
             self._owned.add(room_id)
-        await self._write(statements, room=room_id)
+        await written
 
     async def drop_unstarted(self, room_id: str) -> None:
         """Forget a room whose game never started (it expired): its row, seats and events go."""
@@ -369,11 +413,17 @@ class Store:
                      move: tuple[int, str, int | None] | None = None,
                      rescinded: list[int] = (),
                      clocks: dict | None = None,
+                     deadline: float | None = None,
                      result: dict | None = None,
                      plain: bool = False,
                      step: Step | None = None) -> None:
         """Durably store one change of a room: its event, and the move, rescissions, clocks and
         result that came with it. Returns once the batch holding it is committed.
+
+        ``deadline`` goes with ``clocks``: the wall-clock instant (a time.time()) the running
+        seat's flag falls if the clock is a calendar one, else None; a record without clocks
+        leaves both as they were. An event with a ``to_move`` also stores it as the room's
+        ``turn`` (listings read it without replaying the game).
 
         ``rescinded`` may name this record's own move (the pass that triggers a rescission is itself
         rescinded): its number is the room's move count before this call.
@@ -386,7 +436,7 @@ class Store:
         the game this record ends (``ratings.update_step``).
         """
         room = self._rooms.get(room_id)
-        if room is None or self._closing:   # a room in memory without `_room`'s coroutine (issue 13)
+        if room is None or self._closing:   # a room in memory without `_room`'s coroutine
             room = await self._room(room_id)
         _check_int("version", version)
         if version <= room.version:
@@ -413,14 +463,15 @@ class Store:
                                                    f"it cannot rescind {bad}.")
             statements += [("rescind", (room_id, i)) for i in rescinded]
         clocks_text = None if clocks is None else _dumps(clocks, "the clocks")
-        statements.append(("room_state", (version, now, clocks_text, room_id)))
+        if deadline is not None and not (isinstance(deadline, float) and math.isfinite(deadline)):
+            raise StoreError("bad-value", f"A deadline is a finite float (a time.time()), not {deadline!r}.")
+        statements.append(("room_state", (version, now, clocks_text, clocks is not None, deadline,
+                                            "to_move" in event, event.get("to_move"), room_id)))
         if result is not None:
             statements.append(("result", (room_id, _dumps(result, "the result"), now)))
+        written = self._write(statements, room_id)     # raises, reserving nothing, while it cannot be written
         room.version, room.moves = version, moves
-        if step is None:    # the benches stand in for `_write` with (statements, room)
-            await self._write(statements, room_id)
-        else:
-            await self._write(statements, room_id, step)
+        await written
 
     async def drop_chat(self, said_before: float) -> dict[str, int]:
         """Forget the chat lines said before ``said_before`` (a time.time()): the retention of chat.
@@ -437,17 +488,31 @@ class Store:
 
     async def claim(self, room_id: str) -> None:
         """Own the room from now on (``PostgresDatabase.claim``: OwnedElsewhere while another
-        node's lease on it is live), and read its version and move count as committed."""
+        node's lease on it is live), and read its version and move count as committed. A room
+        this node already serves is left as it is: its counters are ahead of any reader's."""
         self._check_writable()
-        await self._db.claim(room_id)
-        self._rooms.pop(room_id, None)
+        if room_id in self._owned and room_id in self._rooms:
+            return
+        generation = self._generation
+        try:
+            await self._db.claim(room_id)
+        except Unavailable as exc:
+            self._went_down(exc)
+            raise
+        if generation != self._generation:
+            raise Unavailable("not-owner", f"Room {room_id!r} was claimed under an epoch that has ended; ask again.")
         self._owned.add(room_id)
-        await self._load_room(room_id)
+        if room_id not in self._rooms:
+            await self._load_room(room_id)
 
     async def orphans(self, limit: int = 100) -> list[str]:
         """Unfinished rooms no live node owns, for the sweeper to claim."""
         self._check_writable()
-        return await self._db.orphans(limit)
+        try:
+            return await self._db.orphans(limit)
+        except Unavailable as exc:
+            self._went_down(exc)
+            raise
 
     async def release(self) -> None:
         """Let every room of this node go (a graceful stop, once the rooms are halted): other nodes
@@ -455,12 +520,17 @@ class Store:
         commit first (a batch runs releases last); later writes to those rooms are refused."""
         self._owned.clear()
         self._rooms.clear()
+        self._generation += 1
         await self._write([("release", (self.lease.node_id, self._db.epoch))])
 
     async def rejoin(self) -> None:
         """After a fence, join again with a new epoch; the node owns no room until it claims them."""
         self._check_open()
-        await self._db.rejoin()
+        try:
+            await self._db.rejoin()
+        except Unavailable as exc:
+            self._went_down(exc)
+            raise
         self.fenced = None
 
     async def _keep_lease(self) -> None:
@@ -519,7 +589,7 @@ class Store:
             unfinished += " AND room_id = ?"
             params = (only,)
         rooms = await self._all(
-            "SELECT room_id, settings, owner, invite, version, clocks, created_at, updated_at FROM rooms"
+            "SELECT room_id, settings, owner, invite, version, clocks, created_at, updated_at, deadline FROM rooms"
             f" WHERE room_id IN ({unfinished}) ORDER BY created_at, room_id", params)
         seats: dict[str, dict[int, str | None]] = {}
         for room_id, seat, token in await self._all(
@@ -532,16 +602,57 @@ class Store:
                 f" WHERE room_id IN ({unfinished}) ORDER BY room_id, idx", params):
             moves.setdefault(room_id, []).append([seat, move, seq, version, bool(rescinded)])
         out = []
-        for room_id, settings, owner, invite, version, clocks, created_at, updated_at in rooms:
+        for room_id, settings, owner, invite, version, clocks, created_at, updated_at, deadline in rooms:
             played = moves.get(room_id, [])
             out.append({
                 "room_id": room_id, "settings": json.loads(settings), "owner": owner, "invite": invite,
                 "seats": seats.get(room_id, {}),
                 "moves": [m[:4] for m in played], "rescinded": [i for i, m in enumerate(played) if m[4]],
                 "clocks": None if clocks is None else json.loads(clocks),
-                "version": version, "created_at": created_at, "updated_at": updated_at,
+                "version": version, "created_at": created_at, "updated_at": updated_at, "deadline": deadline,
             })
         return out
+
+    async def unfinished_seats(self) -> list[dict]:
+        """Every room without a result, with what a start needs to tell a waiting room from a
+        started game without rebuilding it: its number of players and its taken seats as {seat:
+        (token, the session's user)}. Neither moves nor settings are read (a 4,096-point board's
+        settings are some 50 KB)."""
+        players = ("json_extract(settings, '$.players')" if self._db.dialect == "sqlite"
+                   else "(settings::json ->> 'players')::bigint")
+        unfinished = "room_id NOT IN (SELECT room_id FROM results)"
+        rooms = await self._all(f"SELECT room_id, {players} FROM rooms WHERE {unfinished} ORDER BY created_at, room_id")
+        seats: dict[str, dict[int, tuple[str, str | None]]] = {}
+        for room_id, seat, token, user in await self._all(
+                'SELECT s.room_id, s.seat, s.token, x."user" FROM seats s LEFT JOIN sessions x USING (token)'
+                f" WHERE s.token IS NOT NULL AND s.{unfinished}"):
+            seats.setdefault(room_id, {})[seat] = (token, user)
+        return [{"room_id": room_id, "players": players, "seats": seats.get(room_id, {})}
+                for room_id, players in rooms]
+
+    async def overdue(self, now: float, limit: int = 100) -> list[str]:
+        """Unfinished rooms whose calendar clock's deadline is at or before ``now`` (a time.time()),
+        the most overdue first: what the deadline sweeper times out (server/deadlines.py)."""
+        rows = await self._all("SELECT room_id FROM rooms r WHERE deadline <= ? AND NOT EXISTS"
+                               " (SELECT 1 FROM results f WHERE f.room_id = r.room_id) ORDER BY deadline LIMIT ?",
+                               (now, limit))
+        return [room_id for (room_id,) in rows]
+
+    async def held_games(self, token: str, user: str | None, limit: int) -> list[dict]:
+        """The unfinished rooms where the session ``token`` or the registered ``user`` holds a
+        seat (at most ``limit``), each with its settings, version, seat held, the seat to move
+        (``turn``), the calendar deadline and its seats as `_seats_of` gives them."""
+        tokens = "?" if user is None else 'SELECT ? UNION SELECT token FROM sessions WHERE "user" = ?'
+        rows = await self._all(
+            "SELECT r.room_id, r.settings, r.version, r.turn, r.deadline, min(s.seat) FROM seats s"
+            f" JOIN rooms r USING (room_id) WHERE s.token IN ({tokens})"
+            " AND NOT EXISTS (SELECT 1 FROM results f WHERE f.room_id = s.room_id)"
+            " GROUP BY r.room_id, r.settings, r.version, r.turn, r.deadline ORDER BY r.room_id LIMIT ?",
+            ((token,) if user is None else (token, user)) + (limit,))
+        seats = await self._seats_of([row[0] for row in rows])
+        return [{"room_id": room_id, "settings": json.loads(settings), "version": version, "turn": turn,
+                 "deadline": deadline, "seat": seat, "seats": seats.get(room_id, {})}
+                for room_id, settings, version, turn, deadline, seat in rows]
 
     async def held_seats(self, token: str, user: str | None) -> list[tuple[str, int, int | None]]:
         """The seats in unfinished rooms bound to the session ``token`` or to any session of the
@@ -562,16 +673,20 @@ class Store:
         rows = await self._all(f"SELECT room_id, settings, version FROM rooms WHERE {listed}"
                                " ORDER BY created_at, room_id LIMIT ? OFFSET ?", (limit, offset))
         (total,) = await self._one(f"SELECT count(*) FROM rooms WHERE {listed}", ())
-        seats: dict[str, dict[int, tuple]] = {}
-        if rows:
-            marks = ", ".join("?" * len(rows))
-            for room_id, seat, token, name, user in await self._all(
-                    'SELECT s.room_id, s.seat, s.token, x.name, x."user" FROM seats s'
-                    f" LEFT JOIN sessions x USING (token) WHERE s.room_id IN ({marks})",
-                    tuple(row[0] for row in rows)):
-                seats.setdefault(room_id, {})[seat] = (token, name, user)
+        seats = await self._seats_of([row[0] for row in rows])
         return [{"room_id": room_id, "settings": json.loads(settings), "version": version,
                  "seats": seats.get(room_id, {})} for room_id, settings, version in rows], total
+
+    async def _seats_of(self, room_ids: list[str]) -> dict[str, dict[int, tuple]]:
+        """The seats of these rooms as {room: {seat: (token, the session's name, its user)}}."""
+        seats: dict[str, dict[int, tuple]] = {}
+        if room_ids:
+            marks = ", ".join("?" * len(room_ids))
+            for room_id, seat, token, name, user in await self._all(
+                    'SELECT s.room_id, s.seat, s.token, x.name, x."user" FROM seats s'
+                    f" LEFT JOIN sessions x USING (token) WHERE s.room_id IN ({marks})", tuple(room_ids)):
+                seats.setdefault(room_id, {})[seat] = (token, name, user)
+        return seats
 
     async def finished_games(self, limit: int = 50, offset: int = 0, *, public: bool = False) -> list[dict]:
         """Finished games, the latest first: a summary each (use ``game()`` for the moves).
@@ -634,8 +749,7 @@ class Store:
                step: Step | None = None) -> asyncio.Future:
         """Queue a write for the next batch; its future is resolved once the batch is committed.
         Not a coroutine: the caller awaits the future itself, a coroutine fewer made, run and freed a
-        move (with `record`'s room taken without `_room`'s: 180,623 -> 176,374-176,517 instructions
-        a move in-process, issue 13, docs/speed.md's ninth round)."""
+        move."""
         self._check_writable()
         future = self._loop.create_future()
         self._pending.append(_Write(statements, future, room, step))
@@ -656,15 +770,16 @@ class Store:
             batch = self._pending[:self._max_batch]
             del self._pending[:self._max_batch]
             previous_batch = len(batch)
+            self._inflight = batch
             started = time.perf_counter()
             try:
-                await self._commit(batch)
+                failed = await self._commit(batch)
             except Fenced as exc:
                 self._fence(batch, exc)
+            except Unavailable as exc:
+                self._unreachable(batch, exc)
             except Exception as exc:  # noqa: BLE001 -- every failure is handed to the callers
                 self._fail(batch, exc)
-                if self.observer is not None:
-                    self.observer.commit_failed()
             else:
                 self._committed_at = time.monotonic()
                 if self.observer is not None:
@@ -674,38 +789,166 @@ class Store:
                 self.stats.largest_batch = max(self.stats.largest_batch, len(batch))
                 for write in batch:
                     if not write.future.done():
-                        write.future.set_result(None)
+                        if failed and id(write) in failed:
+                            write.future.set_exception(failed[id(write)])
+                        else:
+                            write.future.set_result(None)
+            finally:
+                self._inflight = []
 
-    async def _commit(self, batch: list[_Write]) -> None:
-        statements = sorted((s for w in batch for s in w.statements), key=lambda s: _ORDER[s[0]])
-        groups = ((_WRITES[kind], [params for _, params in group])
-                  for kind, group in itertools.groupby(statements, key=lambda s: s[0]))
-        steps = [w.step for w in batch if w.step is not None]
-        if steps:
-            await self._db.transaction(groups, steps)
-        else:       # tests stand in for a database's `transaction` with (groups)
-            await self._db.transaction(groups)
+    async def _commit(self, batch: list[_Write]) -> dict[int, Exception] | None:
+        """Commit the batch; the writes that failed alone (by id), if any: those of rooms the
+        database refused (owned elsewhere), or, once the batch as a whole failed, those of rooms
+        whose part failed when each room's writes were tried under a savepoint of their own."""
+        rooms = self._guarded(batch) if self.lease is not None else ()
+        try:
+            refused, _ = await self._db.transaction(
+                lambda refused: [_groups([w for w in batch if w.room not in refused] if refused else batch)], rooms,
+                lambda refused: [w.step for w in batch if w.step is not None and w.room not in refused])
+        except Unavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- tried again room by room
+            return await self._commit_apart(batch, rooms, exc)
+        return self._refused(batch, refused) if refused else None
+
+    async def _commit_apart(self, batch: list[_Write], rooms: Collection[str], cause: Exception) -> dict[int, Exception]:
+        """The batch failed as a whole: commit it again with each room's writes (and each write
+        of no room) under a savepoint of its own, so that one room's failure fails only its own.
+        A write with a step (a rating update, the finder's claim) is not tried again: its step
+        already ran in the failed transaction, and it fails with the batch's error."""
+        stepped = {id(w): StoreError("commit-failed", f"The store could not commit: {cause}.")
+                   for w in batch if w.step is not None}
+        batch = [w for w in batch if w.step is None]
+        parts: dict[Any, list[_Write]] = {}
+
+        def build(refused: set[str]) -> list[list[tuple[str, Sequence[tuple]]]]:
+            parts.clear()
+            for write in batch:
+                if write.room not in refused:
+                    parts.setdefault(id(write) if write.room is None else write.room, []).append(write)
+            return [_groups(writes) for writes in parts.values()]
+
+        refused, errors = await self._db.transaction(build, rooms)
+        failed = self._refused(batch, refused) if refused else {}
+        failed.update(stepped)
+        broken: set[str] = set()
+        for writes, error in zip(parts.values(), errors):
+            if error is None:
+                continue
+            log.error("a write of %s could not be committed (%s); its neighbours in the batch were",
+                      writes[0].room or "no room", error)
+            failure = StoreError("commit-failed", f"The store could not commit: {error}.")
+            failure.__cause__ = error
+            failed.update((id(w), failure) for w in writes)
+            if writes[0].room is not None:
+                broken.add(writes[0].room)
+        if broken:
+            self._forget_rooms(broken, StoreError("commit-failed", f"An earlier write of the room failed: {cause}."))
+            self.stats.failed += 1
+            if self.observer is not None:
+                self.observer.commit_failed()
+        return failed
+
+    @staticmethod
+    def _guarded(batch: list[_Write]) -> set[str]:
+        """The rooms the batch writes that must be this node's at COMMIT: all but those it creates."""
+        rooms = {w.room for w in batch if w.room is not None}
+        return rooms.difference(w.room for w in batch if w.statements and w.statements[0][0] == "room")
+
+    def _refused(self, batch: list[_Write], rooms: set[str]) -> dict[int, Exception]:
+        """The database refused these rooms' writes (another node owns them, or an earlier epoch
+        of this one): none of them landed. Their callers and queued writes fail, the rooms are
+        dropped from this node (``on_lost``)."""
+        log.warning("rooms %s are no longer this node's; their writes were left out", ", ".join(sorted(rooms)))
+        self._owned.difference_update(rooms)
+        lost = Unavailable("not-owner", "The room is no longer served by this node; nothing was written, ask again.")
+        self._forget_rooms(rooms, lost)
+        if self.on_lost is not None:
+            self.on_lost(rooms)
+        return {id(w): lost for w in batch if w.room in rooms}
+
+    def _forget_rooms(self, rooms: set[str], error: Exception) -> None:
+        """Forget the rooms' counters and fail their queued writes (checked against them)."""
+        for room in rooms:
+            self._rooms.pop(room, None)
+        doomed = [w for w in self._pending if w.room in rooms]
+        self._pending = [w for w in self._pending if w.room not in rooms]
+        for write in doomed:
+            if not write.future.done():
+                write.future.set_exception(error)
 
     def _fail(self, batch: list[_Write], exc: Exception) -> None:
         """Fail the batch's callers, forget what they reserved, and fail queued writes that were
         checked against those reservations."""
-        rooms = {w.room for w in batch if w.room is not None}
-        for room in rooms:
-            self._rooms.pop(room, None)
-        doomed = batch + [w for w in self._pending if w.room in rooms]
-        self._pending = [w for w in self._pending if w.room not in rooms]
+        error = StoreError("commit-failed", f"The store could not commit: {exc}.")
+        error.__cause__ = exc
+        self._forget_rooms({w.room for w in batch if w.room is not None}, error)
         self.stats.failed += 1
+        if self.observer is not None:
+            self.observer.commit_failed()
+        for write in batch:
+            if not write.future.done():
+                write.future.set_exception(error)
+
+    def _unreachable(self, batch: list[_Write], exc: Unavailable) -> None:
+        """The database cannot be reached: nothing of the batch committed, and nothing queued can
+        be now. Fail them all (their rooms' counters are read again once it is back) and heal."""
+        doomed, self._pending = batch + self._pending, []
+        for write in doomed:
+            if write.room is not None:
+                self._rooms.pop(write.room, None)
+        self.stats.failed += 1
+        if self.observer is not None:
+            self.observer.commit_failed()
         for write in doomed:
             if not write.future.done():
-                error = StoreError("commit-failed", f"The store could not commit: {exc}.")
-                error.__cause__ = exc
-                write.future.set_exception(error)
+                write.future.set_exception(exc)
+        self._went_down(exc)
+
+    def _went_down(self, exc: Unavailable) -> None:
+        """An operation found the database unreachable: refuse writes at once until ``_heal`` has
+        reached it again."""
+        if exc.code != "unavailable" or self._closing:
+            return
+        if self.down_since is None:
+            self.down_since = time.monotonic()
+            log.error("%s Reconnecting.", exc.message)
+        if self._healer is None or self._healer.done():
+            self._healer = asyncio.create_task(self._heal(), name="store-healer")
+
+    async def _heal(self) -> None:
+        """Reconnect with backoff until every connection works, then renew the lease (an empty
+        commit: a node whose lease ran out meanwhile is fenced there, and rejoins)."""
+        delay = HEAL_FIRST
+        while True:
+            await asyncio.sleep(delay * (0.5 + random.random() / 2))
+            delay = min(HEAL_CAP, delay * 2)
+            try:
+                await self._db.reconnect()
+            except Fenced as exc:
+                self.down_since = None
+                self._fence([], exc)
+                return
+            except Unavailable:
+                continue
+            except Exception:  # noqa: BLE001 -- the healer outlives a bad moment of the database
+                log.exception("reconnecting to the database failed")
+                continue
+            log.warning("the database is reachable again after %.1f s", time.monotonic() - self.down_since)
+            self.down_since = None
+            if self.lease is not None:
+                try:
+                    await self._write([])
+                except StoreError:
+                    pass    # fenced or down again: the commit path has handled it
+            return
 
     def _fence(self, batch: list[_Write], fenced: Fenced) -> None:
         """The lease is gone: nothing of this batch was committed, nothing queued can be. Fail them
         all, forget every room (other nodes own them now) and tell the server."""
         doomed, self._pending = batch + self._pending, []
         self.fenced = fenced
+        self._generation += 1
         self._rooms.clear()
         self._owned.clear()
         self.stats.failed += 1
@@ -725,6 +968,9 @@ class Store:
         self._check_open()
         if self.fenced is not None:
             raise self.fenced
+        if self.down_since is not None:
+            raise Unavailable("unavailable", "The database cannot be reached now; nothing was written.",
+                              retry_after=HEAL_CAP)
 
     async def _room(self, room_id: str) -> _Room:
         """The room's version and move count, loaded from the file the first time it is needed.
@@ -734,16 +980,29 @@ class Store:
         if room is not None:
             return room
         if self.lease is not None and room_id not in self._owned:
-            raise StoreError("not-owner", f"Room {room_id!r} is not served by node {self.lease.node_id!r}; "
-                                          f"claim it first.")
+            raise Unavailable("not-owner", f"Room {room_id!r} is not served by node {self.lease.node_id!r}; "
+                                           f"claim it first.")
         return await self._load_room(room_id)
 
     async def _load_room(self, room_id: str) -> _Room:
+        """Read the room's counters once its writes in flight are answered (a read cannot see a
+        batch being committed). A node that let its rooms go meanwhile (a fence, a release, the
+        database refusing the room) does not take the room back: Unavailable("not-owner")."""
+        generation = self._generation
+        await self._settled(room_id)
         row = await self._one("SELECT version, (SELECT count(*) FROM moves WHERE room_id = ?)"
                               " FROM rooms WHERE room_id = ?", (room_id, room_id))
         if row is None:
             raise StoreError("no-room", f"There is no room {room_id!r}.")
+        if self.lease is not None and (generation != self._generation or room_id not in self._owned):
+            raise Unavailable("not-owner", f"Room {room_id!r} was let go while it was read; ask again.")
         return self._rooms.setdefault(room_id, _Room(version=row[0], moves=row[1]))
+
+    async def _settled(self, room_id: str) -> None:
+        """Until every write of the room queued or being committed is answered."""
+        waiting = [w.future for w in (*self._inflight, *self._pending) if w.room == room_id]
+        if waiting:
+            await asyncio.gather(*waiting, return_exceptions=True)
 
     async def _seats(self, room_id: str) -> tuple[dict[int, str | None], dict[int, str | None],
                                                    dict[int, str | None]]:
@@ -760,11 +1019,26 @@ class Store:
 
     async def _one(self, sql: str, params: tuple) -> tuple | None:
         self._check_open()
-        return await self._db.one(sql, params)
+        try:
+            return await self._db.one(sql, params)
+        except Unavailable as exc:
+            self._went_down(exc)
+            raise
 
     async def _all(self, sql: str, params: tuple = ()) -> list[tuple]:
         self._check_open()
-        return await self._db.all(sql, params)
+        try:
+            return await self._db.all(sql, params)
+        except Unavailable as exc:
+            self._went_down(exc)
+            raise
+
+
+def _groups(writes: Iterable[_Write]) -> list[tuple[str, list[tuple]]]:
+    """The writes' statements as (sql, rows) in a batch's order, one executemany a kind."""
+    statements = sorted((s for w in writes for s in w.statements), key=lambda s: _ORDER[s[0]])
+    return [(_WRITES[kind], [params for _, params in group])
+            for kind, group in itertools.groupby(statements, key=lambda s: s[0])]
 
 
 def _is_int(value: Any) -> bool:
@@ -805,7 +1079,7 @@ _FAST_DECODER = msgspec.json.Decoder()
 
 def _dumps(value: Any, what: str) -> str:
     """``value`` as JSON text, or StoreError. msgspec writes it several times quicker than ``json``
-    (every move's event is stored: 14 µs became 4, issue 13); its text is kept when it reads back as
+    (every move's event is stored: 14 µs became 4); its text is kept when it reads back as
     the same value. It does not for NaN and infinities (msgspec writes null), tuples and keys that
     are not strings: those take ``json``'s path, which refuses what it always refused."""
     try:
@@ -825,8 +1099,8 @@ def _dumps(value: Any, what: str) -> str:
 def _plain_dumps(value: Any, what: str) -> str:
     """``value``, which holds only JSON's own values (``Store.record``'s ``plain``), as JSON text:
     msgspec's, without `_dumps`' read-back. The read-back decoded every move's event a second time
-    and compared the two, 0.85 of `_dumps`' 1.35 µs a move warm (issue 13, docs/speed.md's ninth
-    round); for such a value msgspec's text is what ``json`` writes. A lone surrogate, which
+    and compared the two, 0.85 of `_dumps`' 1.35 µs a move warm; for such a value msgspec's text
+    is what ``json`` writes. A lone surrogate, which
     msgspec refuses, still goes to `_dumps` and is refused there."""
     try:
         return _FAST_ENCODER.encode(value).decode()

@@ -1,4 +1,4 @@
-"""The store's one exception, apart so that each database module can raise it too."""
+"""The store's exceptions, apart so that each database module can raise them too."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ class StoreError(Exception):
 
     Codes: ``name-taken``, ``room-exists``, ``no-room``, ``stale-version``, ``bad-rescission``,
     ``bad-value``, ``commit-failed``, ``closed``, ``schema-too-new``; opening a PostgreSQL
-    database also ``unreachable`` and ``no-driver`` (asyncpg is not installed); and
+    database also ``unreachable``, ``no-privilege`` and ``no-driver`` (asyncpg is not installed);
     ``migration-backup``, which the server raises when it cannot copy a SQLite file before
-    migrating its schema (``app.Server.start``).
+    migrating its schema (``app.Server.start``); and the ``Unavailable`` ones below.
     """
 
     def __init__(self, code: str, message: str) -> None:
@@ -20,3 +20,13 @@ class StoreError(Exception):
 
     def __str__(self) -> str:
         return f"{self.message} [{self.code}]"
+
+
+class Unavailable(StoreError):
+    """Nothing was written, and asking again later may work: the database cannot be reached now
+    (``unavailable``), the node lost the room (``not-owner``) or all its rooms (``fenced``,
+    ``lease.Fenced``). A client is answered ``unavailable`` with ``retry_after``."""
+
+    def __init__(self, code: str, message: str, retry_after: float = 1.0) -> None:
+        super().__init__(code, message)
+        self.retry_after = retry_after

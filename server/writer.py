@@ -7,7 +7,7 @@ server each return trip waits in the loop's queue behind the rooms' work while t
 stays open, so commits took half again as long as the SQLite work in them. Then a whole
 transaction ran as one function on the writer's thread; but ``sqlite3`` lets go of the GIL around
 every row's step and takes it back after, and beside a busy loop each of those takes was a wait
-and a thread switch (issue 13: 42,000 futex calls for 15,000 moves under strace, the thread's CPU
+and a thread switch (42,000 futex calls for 15,000 moves under strace, the thread's CPU
 per move half again the baseline server's with the same store). Now the rows are bound and
 stepped on the loop's own thread, where nothing competes for the GIL; they only fill SQLite's page
 cache (tens of µs a batch). Only COMMIT, which writes the WAL and waits for the disk's sync, goes
@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Generator, Iterable, Sequence
+from typing import Any, Generator, Sequence
 
 from protocol.names import skeleton
 
@@ -49,23 +49,31 @@ class Writer:
             raise
         return cls(executor, connection)
 
-    async def transaction(self, groups: Iterable[tuple[str, Sequence[tuple]]],
-                          steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]] = ()) -> None:
-        """Run each (sql, rows) with executemany inside one IMMEDIATE transaction, here, between
-        its BEGIN and its COMMIT on the writer's thread, then each step (a generator that yields a
-        statement and receives its rows, `ratings.update_step`); all or nothing."""
+    async def transaction(self, parts: list[list[tuple[str, Sequence[tuple]]]],
+                          steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]] = ()
+                          ) -> list[BaseException | None]:
+        """Run each part's (sql, rows) with executemany inside one IMMEDIATE transaction, here,
+        between its BEGIN and its COMMIT on the writer's thread, then each step (a generator that
+        yields a statement and receives its rows, `ratings.update_step`). One part is all or
+        nothing; with several, each runs under a savepoint of its own, and a part that fails is
+        rolled back alone: returns, per part, its exception or None. A failing step fails all."""
         db = self._connection
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._executor, db.execute, "BEGIN IMMEDIATE")
         try:
-            for sql, rows in groups:
-                db.executemany(sql, rows)
+            if len(parts) == 1:
+                for sql, rows in parts[0]:
+                    db.executemany(sql, rows)
+                errors: list[BaseException | None] = [None]
+            else:
+                errors = [_savepoint(db, part) for part in parts]
             for step in steps:
                 _drive(db, step)
         except BaseException:
             db.execute("ROLLBACK")
             raise
         await loop.run_in_executor(self._executor, self._commit)
+        return errors
 
     def _commit(self) -> None:
         """On the writer's thread: the disk's sync is a wait the loop must not share."""
@@ -90,6 +98,20 @@ def _drive(db: sqlite3.Connection, step: Generator[tuple[str, tuple], list[tuple
             sql, params = step.send(db.execute(sql, params).fetchall())
     except StopIteration:
         pass
+
+
+def _savepoint(db: sqlite3.Connection, part: list[tuple[str, Sequence[tuple]]]) -> BaseException | None:
+    """Run one part under a savepoint: its exception (the part rolled back, the rest kept), or None."""
+    db.execute("SAVEPOINT part")
+    try:
+        for sql, rows in part:
+            db.executemany(sql, rows)
+    except sqlite3.Error as exc:
+        db.execute("ROLLBACK TO part")
+        db.execute("RELEASE part")
+        return exc
+    db.execute("RELEASE part")
+    return None
 
 
 def _connect(path: str, synchronous: str) -> sqlite3.Connection:

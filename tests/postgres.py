@@ -57,9 +57,18 @@ class PostgresCluster:
                   "--no-locale", "--no-sync")
         options = {"listen_addresses": "127.0.0.1", "unix_socket_directories": str(self.root),
                    "fsync": "off", "max_connections": "300", **(settings or {})}
-        flags = " ".join(f"-c {key}={value}" for key, value in options.items())
+        self._flags = " ".join(f"-c {key}={value}" for key, value in options.items())
+        self.start_server()
+
+    def start_server(self) -> None:
+        """Start PostgreSQL (again, after `stop_server`) on the same port and data."""
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-w", "-t", "60",
-                  "-o", f"-p {self.port} {flags}", "start")
+                  "-o", f"-p {self.port} {self._flags}", "start")
+
+    def stop_server(self, mode: str = "fast") -> None:
+        """Stop PostgreSQL, keeping its data (a restart's first half): ``fast`` ends every session,
+        ``immediate`` is a crash."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
 
     @classmethod
     def start(cls, settings: dict[str, str] | None = None) -> PostgresCluster:

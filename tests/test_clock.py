@@ -32,6 +32,11 @@ def move(c: Clocks, seat: int, start: float, end: float) -> bool:
     ("fischer:300+10max600", ClockSettings("fischer", main=300, increment=10, cap=600)),
     ("canadian:600+300/25", ClockSettings("canadian", main=600, period=300, stones=25)),
     ("absolute:90.5", ClockSettings("absolute", main=90.5)),
+    ("corr:3d", ClockSettings("corr", period=3 * 86400, cap=3 * 86400)),
+    ("corr:3d/10d", ClockSettings("corr", period=3 * 86400, cap=10 * 86400)),
+    ("corr:36h", ClockSettings("corr", period=36 * 3600, cap=36 * 3600)),
+    ("corr:90m/2h", ClockSettings("corr", period=5400, cap=7200)),
+    ("corr:2s", ClockSettings("corr", period=2, cap=2)),
 ])
 def test_parse_and_text_round_trip(text, expected):
     parsed = ClockSettings.parse(text)
@@ -45,6 +50,8 @@ def test_parse_and_text_round_trip(text, expected):
     "byoyomi:600+5x0", "byoyomi:600+5", "canadian:600+300/0", "canadian:600+0/25", "fischer:0+10",
     "fischer:300+10max100", "none:5", "hourglass:60", "absolute:600s", "absolute:" + "9" * 40,
     "byoyomi:600+100000x30", "canadian:600+300/100000", "fischer:300+1000000000",
+    "corr:3", "corr:3d/", "corr:3x", "corr:0d", "corr:3d/1d", "corr:2000d", "corr:d", "corr:3d/10",
+    "corr:" + "9" * 400 + "d",
 ])
 def test_parse_refuses_bad_text_with_a_sentence(text):
     with pytest.raises(ValueError) as info:
@@ -74,6 +81,35 @@ def test_to_json_writes_only_the_kinds_fields():
 def test_from_json_is_strict(data, words):
     with pytest.raises(ValueError, match=words):
         ClockSettings.from_json(data)
+
+
+def test_corr_text_uses_the_largest_unit_that_fits():
+    assert str(ClockSettings.parse("corr:1.5d")) == "corr:36h"
+    assert str(ClockSettings.parse("corr:72h/240h")) == "corr:3d/10d"
+    assert str(ClockSettings.parse("corr:3d/3d")) == "corr:3d"
+    assert ClockSettings.parse("corr:3d").to_json() == {"kind": "corr", "period": 259200, "cap": 259200}
+    assert ClockSettings.parse("corr:3d").calendar and not ClockSettings.parse("fischer:60+5").calendar
+
+
+# -- correspondence ---------------------------------------------------------------------------
+
+def test_corr_without_a_bank_gives_every_move_the_full_period():
+    c = clocks("corr:10s")
+    assert c.remaining(0, 0) == {"main": 10.0, "periods": 0, "period_left": 0.0, "stones_left": 0}
+    assert move(c, 0, 0, 4)
+    assert c.remaining(0, 4)["main"] == 10.0
+    c.start(0, 10)
+    assert c.deadline(0) == 20 and not c.flagged(0, 19.9) and c.flagged(0, 20)
+
+
+def test_corr_banks_what_is_left_up_to_the_cap():
+    c = clocks("corr:10s/25s")
+    assert move(c, 0, 0, 1)                  # 9 left + 10
+    assert c.remaining(0, 1)["main"] == 19.0
+    assert move(c, 0, 1, 2)                  # 18 left + 10, capped
+    assert c.remaining(0, 2)["main"] == 25.0
+    assert not move(c, 0, 2, 27)             # too late: the flag fell
+    assert c.remaining(0, 27)["main"] == 0.0
 
 
 # -- none and absolute ------------------------------------------------------------------------

@@ -17,13 +17,13 @@ from .phases import LaskerMaasPhases
 from .rule import EndingProcedure
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 __all__ = ["EndingProcedure", "ending_procedure", "PassesEnd", "PassesThenMarking", "LaskerMaasPhases",
            "DisputePlayOut"]
 
 
-def ending_procedure(game: "Game") -> EndingProcedure:
+def ending_procedure(game: "GameView") -> EndingProcedure:
     """The procedure the game's ruleset names."""
     kind = game.rules.ending
     if kind is Ending.PHASES:

@@ -18,10 +18,10 @@ class PassesThenMarking(EndingProcedure):
     actions = frozenset({Action.DEAD, Action.ALIVE, Action.DONE, Action.RESUME})
 
     def all_passed(self) -> None:
-        self.game._phase = "scoring"
+        self.game.set_phase("scoring")
 
     def check(self, move: Move, seat: int) -> None:
-        if self.game._phase != "scoring":
+        if self.game.phase != "scoring":
             if move.action is Action.RESUME:
                 raise IllegalMove(Reason.NOT_SCORING, "play resumes only from the marking of dead stones", move.text)
             raise IllegalMove(Reason.NOT_SCORING, "dead stones are marked only after the game's end", move.text)
@@ -33,25 +33,23 @@ class PassesThenMarking(EndingProcedure):
             self.resume(seat)
         elif action is Action.DONE:
             if self.accept(seat):
-                self.game._remove_dead()
-                self.game._finish("passes")
+                self.game.remove_dead()
+                self.game.finish("passes")
         else:
             self.mark(move)
 
     def resume(self, seat: int) -> None:
         """Back to play; the seat after the one who asked moves first; earlier passes lapse."""
         game = self.game
-        game._phase = "play"
-        game._phase_start = len(game._live)
         self.clear_marks()
-        game._turn = game._next_seat(seat)
+        game.start_phase("play", game.next_seat(seat))
 
 
 class PassesEnd(EndingProcedure):
     """Tromp-Taylor: every stone on the board is alive; the passes end the game."""
 
     def all_passed(self) -> None:
-        self.game._finish("passes")
+        self.game.finish("passes")
 
     def check(self, move: Move, seat: int) -> None:
         if move.action is Action.RESUME:

@@ -20,12 +20,11 @@ class LaskerMaasPhases(EndingProcedure):
 
     def all_passed(self) -> None:
         game = self.game
-        if game._phase == "phase-1":
-            game._phase = "phase-2"
-            game._phase_start = len(game._live)
-            game._top_up()
+        if game.phase == "phase-1":
+            game.start_phase("phase-2")
+            game.top_up()
         else:
-            game._finish("passes")
+            game.finish("passes")
 
     def check(self, move: Move, seat: int) -> None:
         if move.action is Action.RESUME:
@@ -37,8 +36,8 @@ class LaskerMaasPhases(EndingProcedure):
     def apply(self, seat: int, move: Move) -> None:
         if move.action is Action.DONE:
             if self.accept(seat):
-                self.game._remove_dead()
-                self.game._finish("agreement")
+                self.game.remove_dead()
+                self.game.finish("agreement")
         else:
             self.mark(move)
 

@@ -9,7 +9,7 @@ from ..moves import Action, Move
 from ..position import EMPTY
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 
 class EndingProcedure:
@@ -28,8 +28,8 @@ class EndingProcedure:
     #: attribute of its own) while a play would change something of its own, and only then
     watches_stones = False
 
-    def __init__(self, game: "Game"):
-        self.watches_stones = False      # on the instance: Game.play reads it every play (rule.py)
+    def __init__(self, game: "GameView"):
+        self.watches_stones = False      # on the instance: the quick path reads it every play
         self.game = game
         self.dead: set[int] = set()      # points marked dead
         self.accepted: set[int] = set()  # seats that accepted the marks as they stand
@@ -60,7 +60,7 @@ class EndingProcedure:
     def stone_played(self, seat: int) -> None:
         """A stone play changed the position (only while :attr:`watches_stones`)."""
 
-    def copy(self, game: "Game") -> "EndingProcedure":
+    def copy(self, game: "GameView") -> "EndingProcedure":
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.game = game
@@ -70,14 +70,14 @@ class EndingProcedure:
     # --- the marking of dead stones, shared by the procedures that have it -----------------
 
     def check_mark(self, move: Move) -> None:
-        if move.action in (Action.DEAD, Action.ALIVE) and self.game._pos.stones[move.point] == EMPTY:
+        if move.action in (Action.DEAD, Action.ALIVE) and self.game.position.stones[move.point] == EMPTY:
             raise IllegalMove(Reason.BAD_MOVE, f"there is no stone on {self.game.board.points[move.point]}",
                               move.text)
 
     def mark(self, move: Move) -> None:
         """``dead P`` marks the chain at P dead, ``alive P`` unmarks it; saying again what
         already stands changes nothing, so two players (or bots) marking at once agree."""
-        stones = set(self.game._pos.chain[move.point].stones)
+        stones = set(self.game.position.chain[move.point].stones)
         marks = self.dead | stones if move.action is Action.DEAD else self.dead - stones
         if marks != self.dead:
             self.dead = marks
@@ -86,7 +86,7 @@ class EndingProcedure:
     def accept(self, seat: int) -> bool:
         """``done`` by ``seat``; True when every player still in the game has accepted."""
         self.accepted.add(seat)
-        return self.game._all_active_in(self.accepted)
+        return self.game.all_active_in(self.accepted)
 
     def clear_marks(self) -> None:
         self.dead = set()

@@ -28,13 +28,13 @@ from .rule import RepetitionRule
 from .superko import SituationalSuperko, Superko
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 __all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "CycleSets", "NewKoRules",
            "NieminenRepetition", "OwnPreviousPosition", "SituationalSuperko", "Superko"]
 
 
-def repetition_rule(game: "Game") -> RepetitionRule:
+def repetition_rule(game: "GameView") -> RepetitionRule:
     """The rule the game's ruleset names."""
     kind = game.rules.repetition
     if kind is Repetition.KEE:

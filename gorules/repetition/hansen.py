@@ -22,13 +22,13 @@ Read beside the text (``shared/rule-texts/hansen-sst-ko-1996.txt``) and docs/rul
 
 The liberties before a play are what H11-H13 read, so this rule sees each stone play twice:
 :meth:`before_stone` notes what the play captures and threatens, :meth:`stone_played` judges it;
-the quick path of ``Game.play`` shows its ataris to :meth:`threatens` (no probe built), and where
+the quick path (gorules/quick.py) shows its ataris to :meth:`threatens` (no probe built), and where
 the play captures nothing and there is nothing else to update (no cycle set, no earlier pending
 move, no own string in atari), :meth:`threatens` makes it pending itself and the quick path
 skips :meth:`stone_played`. Under the immediate reading the move then waits alone for the reply
-(``_waiting``, and ``quiet`` is None), and the quick path calls :meth:`replied`, H13 for a
-reply that captures nothing, instead of :meth:`stone_played` (issue 13, docs/speed.md, eighth
-round).
+(``_waiting``), and the quick path calls :meth:`replied`, H13 for a reply that captures
+nothing, instead of :meth:`stone_played` (``after_quiet_play`` names which, or None when a
+quiet play changes nothing here).
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..errors import Reason
 from ..moves import Action
 from ..position import EMPTY, Chain, Probe
-from .rule import REFUSES_CAPTURES, WATCHES_ATARIS, WATCHES_CAPTURES, RepetitionRule
+from .rule import RepetitionRule
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 
 _NONE: frozenset[int] = frozenset()
@@ -75,7 +75,7 @@ class CycleSets(RepetitionRule):
     watches_before_stone = True
     two_players = True
 
-    def __init__(self, game: "Game"):
+    def __init__(self, game: "GameView"):
         super().__init__(game)
         rules = game.rules
         self.basic_ko = rules.a1 != "off"
@@ -85,7 +85,8 @@ class CycleSets(RepetitionRule):
         # a play that captures or threatens is noted before it is made; the rest are refused
         # only on the cycle set's points and the disallowed signatures' (hot_points: see
         # _heat), and captures by A3' (option a3)
-        self.watches = WATCHES_CAPTURES | WATCHES_ATARIS | (REFUSES_CAPTURES if self.tko else 0)
+        self.sees_captures = self.sees_ataris = True
+        self.refuses_captures = self.tko
 
     def reset(self) -> None:
         self._first: dict[int, int] = {}   # H8: a capture's configurations -> its live index
@@ -93,14 +94,14 @@ class CycleSets(RepetitionRule):
         self._cycle_set: frozenset[int] = frozenset()   # of the last move; empty after a pass
         self._capture: tuple[int, int] = (-1, -1)       # who made that capture, and where
         self._pending: list[Pending] = []
-        # the one move pending while quiet is None (see threatens), else None
+        # the one move pending while the reply is awaited (see threatens), else None
         self._waiting: Pending | None = None
         self._banned: list[set[frozenset[int]]] = [set(), set()]
         self._banned_points: list[set[int]] = [set(), set()]
         self._noted: Noted | None = None   # None between plays: stone_played clears it
-        # True: nothing pending, no cycle set, a plain quick play changes nothing here; None:
+        # None: nothing pending, no cycle set, a quiet play changes nothing here; _REPLY:
         # nothing in _pending, no cycle set, the move in _waiting pending (see threatens)
-        self.quiet: bool | None = True
+        self.after_quiet_play = None
         self._banned_all: set[int] = set()   # the points of both seats' disallowed signatures
         self._heat()
 
@@ -161,12 +162,12 @@ class CycleSets(RepetitionRule):
         path's ataris): is it potentially disallowed (H12)? Where it rescues nothing and there
         is no cycle set or earlier pending move for :meth:`stone_played` to update (97 of the
         112 ataris a run of the 19x19 records), it is made pending here, and True returned;
-        under the immediate reading it waits in ``_waiting`` and ``quiet`` is None, so
+        under the immediate reading it waits in ``_waiting`` and ``after_quiet_play`` is _REPLY, so
         that the reply, if it captures nothing, comes to :meth:`replied`. ``chains``: the
         strings it threatens (H11), one beside ``p`` on two sides listed twice."""
         threatened, signature = _threats(p, chains)
-        quiet = self.quiet
-        if quiet is True:   # nothing pending, no cycle set: unconstrained (H10)
+        after = self.after_quiet_play
+        if after is None:   # nothing pending, no cycle set: unconstrained (H10)
             for c in own:
                 if len(c.libs) == 1:   # it joins an own string in atari: stone_played sees
                     break              # whether that string breathes again (H12)
@@ -176,18 +177,18 @@ class CycleSets(RepetitionRule):
                 move = _new_tuple(Pending, (seat, p, signature, threatened))
                 if self.later:
                     self._pending.append(move)
-                    self.quiet = False
+                    self.after_quiet_play = _JUDGE
                 else:
                     self._waiting = move
-                    self.quiet = None
+                    self.after_quiet_play = _REPLY
                 return True
         elif self._cycle_set and seat != self._capture[0]:
             # a constrained move (H10), never potentially disallowed: for stone_played, only
             # the cycle set lapses
             return None
-        elif quiet is not False:   # the reply is shown here: stone_played judges it
+        elif after is _REPLY:   # the reply is shown here: stone_played judges it
             self._pending, self._waiting = [self._waiting], None
-        self.quiet = False
+        self.after_quiet_play = _JUDGE
         rescues = []   # one stone of each own string in atari it joins (H12)
         for c in own:
             if len(c.libs) == 1:
@@ -210,7 +211,7 @@ class CycleSets(RepetitionRule):
             for c in probe.own:
                 if len(c.libs) == 1:
                     rescues.append(c.stones[0])
-            chain, nbrs, colour = self.game._pos.chain, self.game.board.neighbour_indices, seat + 1
+            chain, nbrs, colour = self.game.position.chain, self.game.board.neighbour_indices, seat + 1
             for q in captured:
                 for r in nbrs[q]:
                     c = chain[r]
@@ -218,8 +219,8 @@ class CycleSets(RepetitionRule):
                         rescues.append(c.stones[0])
         if self._waiting is not None:   # the reply is shown here: stone_played judges it
             self._pending, self._waiting = [self._waiting], None
-        self.quiet = False
-        configurations = self.game._pos.hash << 64 | probe.hash
+        self.after_quiet_play = _JUDGE
+        configurations = self.game.position.hash << 64 | probe.hash
         self._noted = _new_tuple(Noted, (captured, configurations, threatened, signature, rescues, _basic_ko(probe)))
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
@@ -230,10 +231,10 @@ class CycleSets(RepetitionRule):
             if self._cycle_set:
                 self._cycle_set = _NONE
                 self._heat()
-            elif self._waiting is not None:   # a careful play while a move waits (threatens)
+            elif self._waiting is not None:   # a readable-path play while a move waits (threatens)
                 self._pending, self._waiting = [self._waiting], None
                 self._counteract(seat)
-            self.quiet = not self._pending
+            self.after_quiet_play = _JUDGE if self._pending else None
             return
         self._noted = None
         captured, configurations, threatened, signature, rescues, basic_ko = noted
@@ -250,18 +251,17 @@ class CycleSets(RepetitionRule):
             # H12: an unconstrained move that threatened strings, its stone still there (not a
             # suicide), and gave no threatened string of its own a second liberty
             self._pending.append(_new_tuple(Pending, (seat, p, signature, threatened)))
-        self.quiet = not self._pending and not self._cycle_set
+        self.after_quiet_play = _JUDGE if self._pending or self._cycle_set else None
 
     def replied(self, index: int, seat: int, p: int) -> None:
-        """:meth:`stone_played` of the reply to the move waiting while ``quiet`` is None, when
+        """:meth:`stone_played` of the reply to the move waiting in ``_waiting``, when
         it captured nothing and threatened nothing: H13 (:meth:`_counteract`) written for this
         case. The move's stone and strings are still there, and the reply is the opponent's:
         it counteracts if every threatened string has two liberties again, else the move
-        lapses (immediate reading). Nothing else is pending, and no cycle set lapses. 54 of the
-        88 such replies on the 19x19 records counteract (docs/speed.md, eighth round)."""
+        lapses (immediate reading). Nothing else is pending, and no cycle set lapses."""
         owner, _, signature, threatened = self._waiting
-        self._waiting, self.quiet = None, True
-        chain = self.game._pos.chain
+        self._waiting, self.after_quiet_play = None, None
+        chain = self.game.position.chain
         for r in threatened:
             if len(chain[r].libs) < 2:
                 return
@@ -269,7 +269,7 @@ class CycleSets(RepetitionRule):
 
     def _rescued(self, rescues: Sequence[int]) -> bool:
         """H12: has the move just made given an own string in atari a second liberty?"""
-        chain = self.game._pos.chain
+        chain = self.game.position.chain
         for r in rescues:
             c = chain[r]
             if c is not None and len(c.libs) >= 2:
@@ -288,7 +288,7 @@ class CycleSets(RepetitionRule):
         first = self._first.setdefault(configurations, index)
         found = _NONE
         if first < index:
-            found = frozenset(e.point for e in self.game._live[first:index + 1] if e.action is Action.STONE)
+            found = frozenset(e.point for e in self.game.live[first:index + 1] if e.action is Action.STONE)
         if self.by_identity:
             capture = (p, frozenset(captured))
             found = self._identity.get(capture, _NONE) | found
@@ -305,7 +305,7 @@ class CycleSets(RepetitionRule):
         as its stone or one of its threatened strings leaves the board, whoever took it, so a
         stone later played where a threatened string stood is not that string restored (A-7's
         "while the threatened strings are still there")."""
-        pos, kept = self.game._pos, []
+        pos, kept = self.game.position, []
         stones, chain = pos.stones, pos.chain
         for pending in self._pending:
             owner, point, signature, threatened = pending
@@ -343,14 +343,14 @@ class CycleSets(RepetitionRule):
     def passed(self, index: int, seat: int, appealing: bool) -> None:
         """A-3, A-10: the cycle set's restriction lapses, and the next move is unconstrained; a
         pass counteracts nothing, and under the immediate reading it was the reply (a move
-        waiting while ``quiet`` is None lapses with the rest)."""
+        waiting in ``_waiting`` lapses with the rest)."""
         if self._cycle_set:
             self._cycle_set = _NONE
             self._heat()
         if self._pending and not self.later:
             self._pending = [pending for pending in self._pending if pending.seat == seat]
         self._waiting = None
-        self.quiet = not self._pending
+        self.after_quiet_play = _JUDGE if self._pending else None
 
     def pending(self) -> list[str]:
         """The points of the potentially disallowed moves waiting for their counteraction (for
@@ -372,7 +372,7 @@ class CycleSets(RepetitionRule):
         The mouths are of either colour, as in Figure 2, where each enclosed string holds one ko
         and its opponent the other: the string touches an opponent's mouth by the stone, and its
         own by the empty point, its liberty (the string itself may be that mouth's stone)."""
-        pos, nbrs, colour = self.game._pos, self.game.board.neighbour_indices, seat + 1
+        pos, nbrs, colour = self.game.position, self.game.board.neighbour_indices, seat + 1
         stones = pos.stones
         q = probe.captured[0].stones[0]
         for r in nbrs[q]:
@@ -397,7 +397,7 @@ class CycleSets(RepetitionRule):
         seat = self.game.players.index(player)
         p = self.game.board.index(point)
         if reason is Reason.DISALLOWED:
-            signature = self.signature(p, self.game._pos.probe(p, seat + 1))
+            signature = self.signature(p, self.game.position.probe(p, seat + 1))
             return (f"{point} has the signature {self._points(signature)} of {player}'s counteracted move: "
                     f"it is disallowed except as a ko threat (Hansen rule 15)")
         if reason is Reason.TKO:
@@ -409,7 +409,7 @@ class CycleSets(RepetitionRule):
         names = self.game.board.points
         return "{" + ", ".join(names[q] for q in sorted(points)) + "}"
 
-    def copy(self, game: "Game") -> "CycleSets":
+    def copy(self, game: "GameView") -> "CycleSets":
         other = object.__new__(CycleSets)
         other.__dict__.update(self.__dict__)
         other.game = game
@@ -421,6 +421,12 @@ class CycleSets(RepetitionRule):
         other._banned_all = set(self._banned_all)
         other._heat()
         return other
+
+
+#: what the quick path calls after a quiet play (``after_quiet_play``): the judgement of
+#: :meth:`CycleSets.stone_played`, or H13 for the reply to the move in ``_waiting``
+_JUDGE = CycleSets.stone_played
+_REPLY = CycleSets.replied
 
 
 def _threatened(others: list[Chain]) -> list[Chain]:

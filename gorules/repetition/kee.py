@@ -16,13 +16,13 @@ from ..position import Probe
 from .rule import RepetitionRule
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 
 class CycleProhibition(RepetitionRule):
     appealable = Reason.CYCLE
 
-    def __init__(self, game: "Game"):
+    def __init__(self, game: "GameView"):
         super().__init__(game)
         # Rule 14: live index -> points rescinded there; exclusions at one point accumulate,
         # and they outlive the replay a rescission makes.
@@ -34,10 +34,10 @@ class CycleProhibition(RepetitionRule):
         # the live indices of each position's last appearance (-1: the initial position), and of
         # the first of those that appeared more than once; rule 11 reads no others. A plain
         # play makes a position not seen before: the quick path stores it in ``_last`` itself
-        # (``positions``)
+        # (``appearances``)
         self._first: dict[int, int] = {}
-        self._last: dict[int, int] = {self.game._pos.hash: -1}
-        self.hot_hashes = self.positions = self._last
+        self._last: dict[int, int] = {self.game.position.hash: -1}
+        self.hot_hashes = self.appearances = self._last
         self._passes: list[list[int]] = [[] for _ in range(n)]        # live indices, both kinds
         self._plain_passes: list[list[int]] = [[] for _ in range(n)]  # without appeal
 
@@ -45,14 +45,14 @@ class CycleProhibition(RepetitionRule):
         if probe.hash in self._last and self.prohibited(seat, probe.hash):
             return Reason.CYCLE
         if self._excluded:
-            excluded = self._excluded.get(len(self.game._live))
+            excluded = self._excluded.get(len(self.game.live))
             if excluded and p in excluded:
                 return Reason.RESCINDED
         return None
 
     def suspects(self, seat: int) -> set[int]:
         """Rule 14: the points rescinded here (a repeated position is the position's to find)."""
-        return self._excluded.get(len(self.game._live), set()) if self._excluded else set()
+        return self._excluded.get(len(self.game.live), set()) if self._excluded else set()
 
     def prohibited(self, seat: int, position: int) -> bool:
         """Rule 11: may ``seat`` not produce ``position``, which has appeared, by a stone play now?
@@ -64,14 +64,14 @@ class CycleProhibition(RepetitionRule):
         first = self._first.get(position, last)
         plain = self._plain_passes[seat]
         passed_since_last = bool(plain) and plain[-1] > last
-        active, passes = self.game._active, self._passes
+        active, passes = self.game.active, self._passes
         opponent_only_stones = any(
             active[other] and other != seat and (not passes[other] or passes[other][-1] < first)
             for other in range(len(passes)))
         return not (passed_since_last and opponent_only_stones)
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        position = self.game._pos.hash
+        position = self.game.position.hash
         last = self._last.get(position)
         if last is not None:
             self._first.setdefault(position, last)
@@ -84,7 +84,7 @@ class CycleProhibition(RepetitionRule):
 
     def rescission_due(self, seat: int) -> bool:
         """Rule 13: since ``seat``'s stone play, the last of the game, an opponent appealed."""
-        live = self.game._live
+        live = self.game.live
         for i in range(len(live) - 2, -1, -1):   # from the newest back, without copying the game
             entry = live[i]
             if entry.action is Action.STONE:
@@ -105,12 +105,12 @@ class CycleProhibition(RepetitionRule):
             return f"{point} was rescinded here; {player} must choose another play (Kee rule 14)"
         return super().explain(reason, point, player)
 
-    def copy(self, game: "Game") -> "CycleProhibition":
+    def copy(self, game: "GameView") -> "CycleProhibition":
         other = object.__new__(CycleProhibition)
         other.game = game
         other._excluded = {k: set(v) for k, v in self._excluded.items()}
         other._first, other._last = dict(self._first), dict(self._last)
-        other.hot_hashes = other.positions = other._last
+        other.hot_hashes = other.appearances = other._last
         other.hot_points = set(self.hot_points)
         other._passes = [list(p) for p in self._passes]
         other._plain_passes = [list(p) for p in self._plain_passes]

@@ -15,7 +15,7 @@ from ..position import Probe
 from .rule import RepetitionRule
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 
 NO_TURN = -1   # in ``left``: the seat has had no turn; no board's hash (64 bits, not negative) equals it
@@ -23,9 +23,8 @@ NO_TURN = -1   # in ``left``: the seat has had no turn; no board's hash (64 bits
 
 class OwnPreviousPosition(RepetitionRule):
     hot_points = ()
-    # a quick play's record is only the board its seat left, which the quick path stores in
+    # a quiet play's record is only the board its seat left, which the quick path stores in
     # ``left`` itself
-    quiet = True
 
     def reset(self) -> None:
         self.left = [NO_TURN] * len(self.game.players)   # the board each seat left
@@ -35,17 +34,17 @@ class OwnPreviousPosition(RepetitionRule):
         return Reason.KO if probe.hash == self.left[seat] else None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        self.left[seat] = self.game._pos.hash
+        self.left[seat] = self.game.position.hash
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
-        self.left[seat] = self.game._pos.hash
+        self.left[seat] = self.game.position.hash
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.KO:
             return f"{point} would bring back the position {player} left at the previous turn (ko)"
         return super().explain(reason, point, player)
 
-    def copy(self, game: "Game") -> "OwnPreviousPosition":
+    def copy(self, game: "GameView") -> "OwnPreviousPosition":
         other = object.__new__(OwnPreviousPosition)
         other.game, other.left = game, list(self.left)
         other.hot_hashes = other.left

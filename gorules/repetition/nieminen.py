@@ -24,7 +24,7 @@ from .ko import OwnPreviousPosition
 from .superko import TURN_KEYS
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 NOT_QUICK = -1   # in ``_boards``: the board first stood other than by a quick play
 
@@ -35,25 +35,24 @@ class NieminenRepetition(OwnPreviousPosition):
     A plain play in ordinary play makes a board that never stood (every board is in
     ``hot_hashes``), so its situation occurs for the first time and ends nothing (N12), and the
     quick path records it itself: the board the seat left (``left``, N7a) and the board -> the
-    seat to move (``positions``), from which N14a reads who left it: in a game of two (the
+    seat to move (``situations``), from which N14a reads who left it: in a game of two (the
     preset's limit) the other seat. Every other turn (a pass, a given stone, a stone play on the
-    careful path: a board seen before, a free handicap stone, a play-out) is noted here.
+    readable path: a board seen before, a free handicap stone, a play-out) is noted here.
     """
 
-    positions_by_turn = True
     two_players = True
 
     def reset(self) -> None:
         super().reset()
         game = self.game
-        start = game._pos.hash
+        start = game.position.hash
         # every board that stood -> the seat to move after the quick play that made it first,
         # or NOT_QUICK where it first stood otherwise (the initial board, any other turn)
         self._boards: dict[int, int] = {start: NOT_QUICK}
-        self.hot_hashes = self.positions = self._boards
+        self.hot_hashes = self.situations = self._boards
         # N12: the occurrences of each situation (board ^ TURN_KEYS[seat to move]) in ordinary
         # play, but for the first of a board a quick play made (that one is in ``_boards``)
-        self._more: dict[int, int] = {start ^ TURN_KEYS[game._turn]: 1}
+        self._more: dict[int, int] = {start ^ TURN_KEYS[game.turn]: 1}
         # N14a: the boards each seat left at a turn noted here
         self._left_here: list[set[int]] = [set() for _ in game.players]
         self.no_result_at = game.rules.no_result_at
@@ -62,7 +61,7 @@ class NieminenRepetition(OwnPreviousPosition):
         position = probe.hash
         if position == self.left[seat]:
             return Reason.KO
-        if self.game._phase == "dispute" and self.left_earlier(seat, position):
+        if self.game.phase == "dispute" and self.left_earlier(seat, position):
             return Reason.SUPERKO
         return None
 
@@ -71,28 +70,28 @@ class NieminenRepetition(OwnPreviousPosition):
         return position in self._left_here[seat] or self._boards.get(position) == 1 - seat
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        self._left(seat, self.game._turn)
+        self._left(seat, self.game.turn)
 
     def passed(self, index: int, seat: int, appealing: bool) -> None:
-        self._left(seat, self.game._next_seat(seat))
+        self._left(seat, self.game.next_seat(seat))
 
     def gave(self, seat: int) -> None:
-        self._left(seat, self.game._next_seat(seat))
+        self._left(seat, self.game.next_seat(seat))
 
     def _left(self, seat: int, to_move: int) -> None:
         """``seat`` ended its turn and ``to_move`` moves next: N7a's board, N14a's, N12's count."""
         game = self.game
-        position = self.left[seat] = game._pos.hash
+        position = self.left[seat] = game.position.hash
         boards = self._boards
         boards.setdefault(position, NOT_QUICK)
         self._left_here[seat].add(position)
-        if game._phase == "play":
+        if game.phase == "play":
             key = position ^ TURN_KEYS[to_move]
             count = self._more[key] = self._more.get(key, 0) + 1
             if boards[position] == to_move:
                 count += 1   # its first occurrence, made by a quick play
             if count >= self.no_result_at:
-                game._finish("no-result")
+                game.finish("no-result")
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.SUPERKO:
@@ -100,11 +99,11 @@ class NieminenRepetition(OwnPreviousPosition):
                     f"play-out forbids (Nieminen N14a)")
         return super().explain(reason, point, player)
 
-    def copy(self, game: "Game") -> "NieminenRepetition":
+    def copy(self, game: "GameView") -> "NieminenRepetition":
         other = object.__new__(NieminenRepetition)
         other.game, other.left = game, list(self.left)
         other._boards = dict(self._boards)
-        other.hot_hashes = other.positions = other._boards
+        other.hot_hashes = other.situations = other._boards
         other._more = dict(self._more)
         other._left_here = [set(s) for s in self._left_here]
         other.no_result_at = self.no_result_at

@@ -16,7 +16,7 @@ from ..position import Probe
 from .rule import RepetitionRule
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..view import GameView
 
 # Situational keys: the position's hash xor a key for the player to move.
 TURN_KEYS = [random.Random(7 + seat).getrandbits(64) for seat in range(64)]
@@ -29,25 +29,25 @@ class Superko(RepetitionRule):
 
     def reset(self) -> None:
         # every position of the history -> the live index of its last appearance (-1: the
-        # initial position); the quick path stores a plain play's there itself (``positions``)
-        self._seen: dict[int, int] = {self.game._pos.hash: -1}
-        self.hot_hashes = self.positions = self._seen
+        # initial position); the quick path stores a quiet play's there itself
+        self._seen: dict[int, int] = {self.game.position.hash: -1}
+        self.hot_hashes = self.appearances = self._seen
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
         return Reason.SUPERKO if probe.hash in self._seen else None
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
-        self._seen[self.game._pos.hash] = index
+        self._seen[self.game.position.hash] = index
 
     def explain(self, reason: Reason, point: str, player: str) -> str:
         if reason is Reason.SUPERKO:
             return f"{point} would repeat an earlier position (superko)"
         return super().explain(reason, point, player)
 
-    def copy(self, game: "Game") -> "Superko":
+    def copy(self, game: "GameView") -> "Superko":
         other = object.__new__(Superko)
         other.game, other._seen = game, dict(self._seen)
-        other.hot_hashes = other.positions = other._seen
+        other.hot_hashes = other.appearances = other._seen
         return other
 
 
@@ -55,19 +55,17 @@ class SituationalSuperko(Superko):
     """The same with the player to move in the key: a situation (board, player to move) may not
     stand twice."""
 
-    positions_by_turn = True
-
     def reset(self) -> None:
         game = self.game
         # every board of the history -> the seat to move when it first stood; the quick path
-        # stores a plain play's there itself (``positions``), a board that comes back with
+        # stores a quiet play's there itself, a board that comes back with
         # another seat to move adds that situation to ``_again``
-        self._boards: dict[int, int] = {game._pos.hash: game._turn}
+        self._boards: dict[int, int] = {game.position.hash: game.turn}
         self._again: set[int] = set()
-        self.hot_hashes = self.positions = self._boards
+        self.hot_hashes = self.situations = self._boards
 
     def refuse(self, seat: int, p: int, probe: Probe) -> Reason | None:
-        to_move = self.game._turn_after_stone(seat)
+        to_move = self.game.seat_after_stone(seat)
         board = probe.hash
         if self._boards.get(board) == to_move or board ^ TURN_KEYS[to_move] in self._again:
             return Reason.SUPERKO
@@ -75,12 +73,12 @@ class SituationalSuperko(Superko):
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         game = self.game
-        board, to_move = game._pos.hash, game._turn
+        board, to_move = game.position.hash, game.turn
         if self._boards.setdefault(board, to_move) != to_move:
             self._again.add(board ^ TURN_KEYS[to_move])
 
-    def copy(self, game: "Game") -> "SituationalSuperko":
+    def copy(self, game: "GameView") -> "SituationalSuperko":
         other = object.__new__(SituationalSuperko)
         other.game, other._boards, other._again = game, dict(self._boards), set(self._again)
-        other.hot_hashes = other.positions = other._boards
+        other.hot_hashes = other.situations = other._boards
         return other

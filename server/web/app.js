@@ -7,6 +7,7 @@ import { Room } from "./room.js";
 import { gamesPage, replayPage } from "./replay.js";
 import { lobbyPage } from "./lobby.js";
 import { TurnAlert } from "./alerts.js";
+import { TurnWatch } from "./turns.js";
 
 class App {
   constructor() {
@@ -17,8 +18,9 @@ class App {
     this.room = null;
     this.view = null;           // the page shown, when it has something to stop (the lobby's polling)
     this.alert = new TurnAlert();
+    this.turns = new TurnWatch(this);
     this.conn = new Connection({
-      onEvent: (ev) => { if (this.room && ev.room === this.room.id) this.room.onEvent(ev); },
+      onEvent: (ev) => { if (this.room && ev.room === this.room.id) this.room.onEvent(ev); this.turns.changed(ev); },
       onStatus: (status, attempt) => this.setStatus(status, attempt),
       onReconnect: () => { if (this.room) this.room.reconnected(); },
       onWelcome: (w) => { this.welcome = w; this.who.textContent = w.name; },
@@ -37,6 +39,7 @@ class App {
   async start() {
     window.addEventListener("hashchange", () => this.route());
     await this.conn.start();
+    this.turns.start();
     this.route();
   }
 

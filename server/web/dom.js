@@ -52,6 +52,7 @@ export function clockText(c, s) {
     return `${fmt(s.period_left ?? 0)} /${s.stones_left}`;
   }
   if (c.kind === "fischer") return `${fmt(main)} +${c.increment}s`;
+  if (c.kind === "corr" && main >= 86400) return `${Math.floor(main / 86400)}d ${fmt(main % 86400)}`;
   return fmt(main);
 }
 

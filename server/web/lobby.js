@@ -15,6 +15,7 @@ const CLOCKS = [
   ["byoyomi:60+3x10", "Blitz: 1 min, then 3 × 10 s byo-yomi"],
   ["canadian:600+300/25", "Canadian: 10 min, then 25 stones in 5 min"],
   ["absolute:1800", "Sudden death: 30 min for the game"],
+  ["corr:3d", "Correspondence: 3 days a move"],
   ["custom", "Custom…"],
 ];
 
@@ -34,6 +35,7 @@ export function lobbyPage(app) {
   const timer = setInterval(refresh, 2000);
   const node = h("div.lobby", {},
     youPanel(app),
+    app.turns.panel(),
     h("section.panel.open-rooms", {}, h("h2", {}, "Open rooms and games in progress"), filters.node, list,
       h("p", {}, h("a#finished", { href: "#/games" }, "Finished games →"))),
     joinPanel(),
@@ -148,7 +150,7 @@ function createPanel(app) {
   f.players = h("input#players", { type: "number", min: 2, max: 8, value: 3 });
   f.clockPreset = h("select#clock-preset", {}, CLOCKS.map(([v, t]) => h("option", { value: v }, t)));
   f.clock = h("input#clock", { placeholder: "byoyomi:600+5x30", "aria-label": "clock (custom)" });
-  const clockHelp = h("p.hint#clock-help", {}, "main time, then byo-yomi periods (byoyomi:600+5x30), an increment (fischer:300+10), stones in a period (canadian:600+300/25) or none (absolute:600); times in seconds");
+  const clockHelp = h("p.hint#clock-help", {}, "main time, then byo-yomi periods (byoyomi:600+5x30), an increment (fischer:300+10), stones in a period (canadian:600+300/25) or none (absolute:600); times in seconds; or days a move (corr:3d, corr:3d/10d with a bank)");
   const clockCustom = h("div.clock-custom", { hidden: true }, f.clock, clockHelp);
   f.clockPreset.addEventListener("change", () => {
     clockCustom.hidden = f.clockPreset.value !== "custom";

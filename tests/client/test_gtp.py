@@ -1,6 +1,7 @@
 """The GTP engine client against a scripted fake engine and against the real GNU Go."""
 
 import asyncio
+import sys
 
 import pytest
 
@@ -193,5 +194,6 @@ async def test_every_gtp_line_is_logged_at_debug(fake_engine, caplog):
         await engine.boardsize(9)
         assert await engine.genmove("b") == "D4"
     lines = [r.getMessage() for r in caplog.records if r.name == "polygo.gtp.engine"]
-    assert "python <- 1 boardsize 9" in lines and "python -> =1" in lines
-    assert "python <- 2 genmove b" in lines and "python -> =2 D4" in lines
+    program = sys.executable.rsplit("/", 1)[-1]   # the fake engine runs on this interpreter
+    assert f"{program} <- 1 boardsize 9" in lines and f"{program} -> =1" in lines
+    assert f"{program} <- 2 genmove b" in lines and f"{program} -> =2 D4" in lines

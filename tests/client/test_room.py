@@ -38,6 +38,10 @@ def test_every_clock_kind_reads_as_players_expect():
     fischer = Clocks(running=0, seats=[{"main": 298.2, "periods": 0, "period_left": 0, "stones_left": 0}],
                      at=0.0, settings={"kind": "fischer", "main": 300, "increment": 10, "cap": 0})
     assert fischer.describe(0, 1.0) == "4:58 +10s"
+    corr = Clocks(running=0, seats=[{"main": 3 * 86400.0, "periods": 0, "period_left": 0.0, "stones_left": 0}],
+                  at=0.0, settings={"kind": "corr", "period": 3 * 86400, "cap": 3 * 86400})
+    assert corr.describe(0, 60.0) == "2d 23h 59m"
+    assert corr.describe(0, 2 * 86400 + 1.0) == "23:59:59"
     none = Clocks(running=0, seats=[{"main": None, "periods": 0, "period_left": None, "stones_left": 0}], at=0.0)
     assert none.describe(0, 5.0) == ""
 
@@ -53,6 +57,21 @@ def test_the_mirror_asks_for_a_snapshot_when_it_disagrees(make_view):
     assert not view.apply_event(Event(room="R1", version=v + 2, kind="move",
                                       data={"seat": 1, "move": "C3", "to_move": 0}), 0.0)
     assert view.needs_snapshot  # the server accepted what the mirror cannot play: take a snapshot
+
+
+def test_presence_never_takes_the_version_of_an_event_the_mirror_missed(make_view):
+    """Presence carries the room's latest version. Arriving before a resync's reply (which held a
+    move), it was applied as that version's event: the mirror skipped the move and waited for ever
+    for a turn it already had."""
+    game = Game(Board.grid(5, 5), rules="kee", players=2)
+    view = make_view(game, ["ann", "bob"])
+    v = view.version
+    assert view.apply_event(Event(room="R1", version=v, kind="presence", data={"online": [0, 1]}), 0.0)
+    assert not view.apply_event(Event(room="R1", version=v + 1, kind="presence", data={"online": [0]}), 0.0)
+    assert view.version == v                  # behind: the caller resyncs
+    assert view.apply_event(Event(room="R1", version=v + 1, kind="move",
+                                  data={"seat": 0, "move": "C3", "to_move": 1}), 0.0)
+    assert view.version == v + 1 and [p.move for p in view.game.history] == ["C3"]
 
 
 def test_the_captures_column_counts_what_each_player_captured(make_view):

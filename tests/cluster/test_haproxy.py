@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import urllib.error
+import urllib.request
 from typing import Any
 
 import pytest
@@ -195,3 +197,23 @@ async def test_a_node_paused_past_its_lease_is_fenced_when_it_wakes(cluster, pos
     assert [h[1] for h in snapshot["game"]["history"]] == ["E5", "C3", "D4"]
     assert postgres.psql(f"SELECT count(*) FROM moves WHERE room_id = '{room}' AND move = 'G7'",
                          database).strip() == "0"
+
+
+async def test_metrics_are_refused_on_every_path_through_haproxy(cluster):
+    """The deny rule once judged the path before HAProxy took `/n/<node>/` off it, so
+    /n/a/metrics reached node a's /metrics."""
+    base = f"http://127.0.0.1:{cluster.port}"
+    for path in ("/metrics", "/metrics?x=1", "/n/a/metrics", "/n/b/metrics?format=text", "/n/c/metrics"):
+        status, body = await asyncio.to_thread(http_get, base + path)
+        assert status == 404 and "polygo_" not in body, (path, status)
+    status, body = await asyncio.to_thread(http_get, f"http://127.0.0.1:{cluster.ports['a']}/metrics")
+    assert status == 200 and "polygo_database_up 1.0" in body      # the operator's, at the node itself
+    assert (await asyncio.to_thread(http_get, base + "/n/a/readyz"))[0] == 200
+
+
+def http_get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()

@@ -5,6 +5,7 @@ import dataclasses
 import pytest
 
 from gorules import PRESETS, Board, Game, IllegalMove, Ruleset, RulesetError, preset
+from gorules.repetition.rule import QUICK_PATH_ATTRIBUTES
 
 
 def test_players_as_a_number_or_names():
@@ -213,33 +214,26 @@ def test_a_two_player_repetition_rule_refuses_a_third_seat_without_the_presets_l
 
 @pytest.mark.parametrize("rules", ["japanese", "kee", "lasker-maas", "jasiek-nkr", "hansen-sst"])
 def test_a_game_keeps_at_most_29_attributes(rules):
-    """CPython 3.11 keeps the attributes of an instance with at most 29 names in values read by
-    position; with more, each game gets a dict of its own and every attribute read of Game.play's
-    quick path takes the slower hinted lookup (issue 13: docs/speed.md's sixth round, Jasiek's
-    memory). A new attribute means folding or dropping another."""
+    """More than 29 and every attribute read of the quick path gets slower (docs/performance.md):
+    a new attribute means folding or dropping another."""
     g = Game(Board.grid(9, 9), rules=rules)
     for move in ("D4", "E5", "pass", "pass"):
         g.play(move)
     assert len(vars(g)) <= 29
 
 
-QUICK_READS = ("hot_points", "hot_hashes", "watches", "left", "positions", "positions_by_turn", "quiet")
-"""What Game.play's quick path reads of the repetition rule every play."""
-
-
 @pytest.mark.parametrize("rules", sorted(PRESETS))
 def test_what_the_quick_path_reads_is_in_each_rule_instance(rules):
-    """CPython 3.11 specialises an attribute read only when the value is in the instance's own
-    values, and not when a class on the way holds the name as an instance of a Python class
-    (issue 13: docs/speed.md's sixth round): every rule carries the quick path's attributes
-    itself, as the ending carries `watches_stones`, or each play takes the generic lookup."""
+    """The quick path reads these every play; it stays fast only while each is the instance's
+    own value of a builtin type (docs/performance.md)."""
     g = Game(Board.grid(9, 9), rules=rules)
     g.play("D4")
     rule = g._rule
-    assert set(QUICK_READS) <= set(vars(rule)), set(QUICK_READS) - set(vars(rule))
+    assert set(QUICK_PATH_ATTRIBUTES) <= set(vars(rule)), set(QUICK_PATH_ATTRIBUTES) - set(vars(rule))
     assert "watches_stones" in vars(g._ending)
     for cls in type(rule).__mro__:
-        for name in QUICK_READS:
+        for name in QUICK_PATH_ATTRIBUTES:
             if name in vars(cls):
                 kind = type(vars(cls)[name])
                 assert kind.__module__ == "builtins", f"{cls.__name__}.{name} is a {kind.__name__}"
+

@@ -155,7 +155,7 @@ def test_han_05_figure_4_notation() -> None:
               ". . X O . . .",
               ". . . X . . .",
               "O X . . . . ."])
-    chain = g._pos.chain
+    chain = g.position.chain
     libs = {name: len(chain[g.board.index(name)].libs) for name in ("C3", "D3", "D4")}
     assert libs == {"C3": 3, "D3": 1, "D4": 7}
     assert sorted(chain[g.board.index("D4")].stones) == sorted(g.board.index(p) for p in ("D4", "E4", "F4"))
@@ -227,7 +227,7 @@ def moon() -> Game:
 
 def test_han_13_moonshine_life_dies() -> None:
     g = moon()
-    assert len(g._pos.chain[g.board.index("gw")].libs) == 2
+    assert len(g.position.chain[g.board.index("gw")].libs) == 2
     run(g, SIX)
     assert cycle_set(g) == ["x0", "xA", "xB", "y0", "yA", "yB"]
     run(g, [("xB", "cycle-set"), ("x0", "cycle-set"), "pass", "L"])
@@ -357,7 +357,7 @@ def robin(rules: str = "hansen-sst") -> Game:
 
 def test_han_20_round_robin() -> None:
     g = robin()
-    assert all(len(c.libs) == 2 for c in g._pos.chains() if len(c.stones) == 2)
+    assert all(len(c.libs) == 2 for c in g.position.chains() if len(c.stones) == 2)
     run(g, ROBIN_CYCLE + ["y1"])
     assert cycle_set(g) == sorted(["x1", "x2", "x3", "x4", "y1", "y2", "y3", "y4"])
     run(g, [("x2", "cycle-set")])
@@ -387,7 +387,7 @@ def tko(**options: Any) -> Game:
 
 def test_a3_two_kos_one_liberty_cannot_capture_except_as_a_ko_threat() -> None:
     g = tko(a3=True)
-    assert len(g._pos.chain[g.board.index("b")].libs) == 1
+    assert len(g.position.chain[g.board.index("b")].libs) == 1
     run(g, [("y1", "tko"), ("y2", "tko"), "s1", "x3", "y1"])    # after White's ko capture: a ko threat
     with pytest.raises(IllegalMove) as info:
         tko(a3=True).play("y2")

@@ -289,7 +289,7 @@ def test_a_play_away_from_every_ko_classifies_no_ko_position_again() -> None:
     g.ko_analysis()                                 # every type read (a type is worked out when read)
     assert analysis.classified - before == 1
     fresh = Analysis(g._rule.shapes)
-    fresh.rebuild(g._pos, g._rule.had_two)
+    fresh.rebuild(g.position, g._rule.had_two)
     assert (analysis.kos, analysis.kinds) == (fresh.kos, fresh.kinds)
 
 
@@ -322,7 +322,7 @@ def test_stones_taken_off_beside_a_coupling_string_are_watched_as_its_liberties(
     assert g.stones().keys().isdisjoint({"D2", "E2", "E1"})
     g.play("E2")
     fresh = Analysis(g._rule.shapes)
-    fresh.rebuild(g._pos, g._rule.had_two)
+    fresh.rebuild(g.position, g._rule.had_two)
     assert (g._rule.analysis.kos, g._rule.analysis.kinds) == (fresh.kos, fresh.kinds)
 
 # --- single disturbing death (J12) and disturbing it (J16 d) -----------------------------------
@@ -359,7 +359,7 @@ def test_single_disturbing_death_only_the_owner_of_the_dead_string_disturbs_it()
 
 @pytest.mark.parametrize("moves", [
     # a lone stone put in atari first (C4), its breath D3 walled later by plays on the points
-    # watched while quiet (D4, D2: the rule's walls, seen by ``walled``)
+    # watched while asleep (D4, D2: the rule's walls, seen by ``walled``)
     ["B3", "C3", "C2", "E3", "C4", "D4", "G7", "D2"],
     # the same wall made by a capture (D2 takes D1 off: ``_captured_quietly``)
     ["B3", "C3", "C2", "E3", "C4", "D4", "D1", "C1", "G7", "E1", "G6", "D2"],
@@ -377,11 +377,11 @@ def test_a_mouth_made_while_the_rule_is_quiet_is_seen(moves: list[str]) -> None:
     g = Game(Board.standard(9), rules="jasiek-nkr")
     for move in moves[:-1]:
         g.play(move)
-    assert g.ko_analysis() == [] and g._rule.quiet
+    assert g.ko_analysis() == [] and g._rule.mouth_watch is not None
     g.play(moves[-1])
     assert [k["points"] for k in g.ko_analysis()] == [["C3", "D3"]]
     fresh = Analysis(g._rule.shapes)
-    fresh.rebuild(g._pos, g._rule.had_two)
+    fresh.rebuild(g.position, g._rule.had_two)
     assert (g._rule.analysis.kos, g._rule.analysis.class_key) == (fresh.kos, fresh.class_key)
     if g.to_move == 1:
         g.play("pass")

@@ -110,7 +110,7 @@ def check_position(g: Game) -> None:
                     todo.append(q)
         seen |= chain
         assert libs, f"chain {sorted(chain)} has no liberty"
-    live = g._pos  # the incremental chains must agree with the from-scratch ones
+    live = g.position  # the incremental chains must agree with the from-scratch ones
     assert sorted((sorted(c.stones), sorted(c.libs), c.hash) for c in live.chains()) == \
         sorted((sorted(c.stones), sorted(c.libs), c.hash) for c in fresh.chains())
 
@@ -478,12 +478,12 @@ def check_ko_analysis(g: Game) -> None:
     """The analysis kept up to date play by play equals one made from scratch."""
     rule = g._rule
     fresh = Analysis(rule.shapes)
-    fresh.rebuild(g._pos, rule.had_two)
+    fresh.rebuild(g.position, rule.had_two)
     kept = rule.analysis
     assert kept.kos == fresh.kos
     assert kept.kinds == fresh.kinds
-    # while the rule is quiet the kept class key is not moved on: the class is the hash then
-    assert (g._pos.hash if rule.quiet else kept.class_key) == fresh.class_key
+    # while the rule is asleep the kept class key is not moved on: the class is the hash then
+    assert (g.position.hash if rule.mouth_watch is not None else kept.class_key) == fresh.class_key
     assert len(g.ko_analysis()) == len(fresh.kos)
 
 
@@ -686,7 +686,7 @@ def test_a_stone_captures_two_opponents_chains_at_once() -> None:
     board = Board.from_json({"points": ["p0", "p1", "p2", "p3"],
                              "edges": [["p0", "p1"], ["p0", "p3"], ["p1", "p2"], ["p1", "p3"]]})
     g = Game(board, rules="kee", players=3, setup={"p0": 1, "p1": 2, "p2": 2})
-    expected = g._pos.probe(board.index("p3"), 1).hash
+    expected = g.position.probe(board.index("p3"), 1).hash
     play = g.play("p3")
     assert sorted(play.captures) == ["p0", "p1", "p2"]
     assert g.stones() == {"p3": 0}

@@ -62,7 +62,7 @@ def play_and_check(g: Game, rng: random.Random) -> None:
         plays = [m for m in legal if g.board.find(m) is not None]
         if g.over or not plays:
             return
-        captures = [m for m in plays if g._pos.probe(g.board.index(m), g.to_move + 1).captured]
+        captures = [m for m in plays if g.position.probe(g.board.index(m), g.to_move + 1).captured]
         appeals = [m for m in legal if m.startswith("appeal ")]   # Kee's
         r = rng.randrange(10)
         if r == 0:

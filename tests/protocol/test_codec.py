@@ -42,6 +42,7 @@ SAMPLES = [
     protocol.ChallengeReply(challenge="c1", accept=True),
     protocol.ListChallenges(),
     protocol.Arena(pool="arena-9x9", join=False),
+    protocol.ListMyGames(id=3),
 ]
 
 

@@ -1,6 +1,8 @@
 """Client frames as bytes on the socket, written by hand: the server's quick reading of a lone whole
-frame (`server/frames.py`, `QuickReading`) and websockets' parser for everything else must read the
-same messages in the same order, and refuse what websockets refuses, with its close codes."""
+frame (`server/quick_reading.py`, `QuickReading`) and websockets' parser for everything else must read
+the same messages in the same order, and refuse what websockets refuses, with its close codes. The
+quick reading reads websockets' private state: the first test names all of it, so that a release
+of websockets that moves any of it fails here, by name (CI runs on the newest the pin allows)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import json
 import msgpack
 import pytest
 from websockets.frames import apply_mask
+from websockets.protocol import State
 
 from protocol import PROTOCOL_VERSION
 
@@ -35,6 +38,19 @@ def hello(name: str, ref: int) -> bytes:
 async def closed_with(client) -> int:
     await asyncio.wait_for(client.ws.wait_closed(), WAIT)
     return client.ws.close_code
+
+
+async def test_the_private_state_quick_reading_reads_is_where_it_reads_it(server, connect_client):
+    await connect_client("polygo.msgpack")
+    (connection,) = server.connections
+    ws = connection.ws
+    protocol = ws.protocol
+    assert protocol.state is State.OPEN and protocol.debug is False
+    assert protocol.reader.buffer == b"" and protocol.current_size is None
+    assert protocol.max_message_size == server.config.hard_frame
+    assert protocol.max_fragment_size is None or protocol.max_fragment_size >= protocol.max_message_size
+    assert len(ws.recv_messages.frames) == 0 and callable(ws.recv_messages.put)
+    assert ws.loop is asyncio.get_running_loop()
 
 
 async def test_frames_in_pieces_together_and_alone_are_each_one_message_in_order(connect_client):

@@ -192,8 +192,12 @@ async def test_a_failed_commit_is_counted(server, players, seat, monkeypatch):
     writer = server.store._db
     transaction = writer.transaction
 
-    async def disk_error(groups):
-        monkeypatch.setattr(writer, "transaction", transaction)
+    failures = []
+
+    async def disk_error(build, rooms=()):     # the batch fails, and so does its room's part alone
+        failures.append(rooms)
+        if len(failures) == 2:
+            monkeypatch.setattr(writer, "transaction", transaction)
         raise sqlite3.OperationalError("disk I/O error")
 
     monkeypatch.setattr(writer, "transaction", disk_error)

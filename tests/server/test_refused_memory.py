@@ -1,5 +1,5 @@
-"""Issue 16, item 4: a refused request must leave nothing behind. The server raises the collector's
-thresholds (app.GC_THRESHOLDS), so anything a refusal keeps through a reference cycle (an exception's
+"""Issue 16, item 4: a refused request must leave nothing behind. polygo-server raises the
+collector's thresholds (collector.GC_THRESHOLDS), so anything a refusal keeps through a reference cycle (an exception's
 traceback holding the frames that held the request) stays until a rare full collection; a flood of
 refused `create`s with large boards grew a server by hundreds of megabytes."""
 

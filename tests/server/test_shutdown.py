@@ -45,7 +45,7 @@ async def game(black, white, room: str, acked: list[str], going: asyncio.Event) 
         for client, moves in ((black, BLACK), (white, WHITE)):
             reply = await play(client, room, moves[i], i + 1)
             if reply is None or reply["type"] != "ack":
-                assert reply is None or reply["code"] == "internal" and "restarting" in reply["message"], reply
+                assert reply is None or reply["code"] == "unavailable" and "restarting" in reply["message"], reply
                 return
             acked.append(moves[i])
             if len(acked) >= 6:
@@ -132,9 +132,9 @@ async def test_a_request_reaching_a_room_after_the_drain_began_is_refused_with_a
     room = await seat([black, white], {"rules": "chinese", "board": "9"})
     await server.hub.halt()          # the drain's first step, without closing the sockets yet
     reply = await black.move(room, "E5", 1)
-    assert reply["code"] == "internal" and "restarting" in reply["message"]
+    assert reply["code"] == "unavailable" and reply["retry_after"] > 0 and "restarting" in reply["message"]
     refused = await black.request("create", settings={"rules": "chinese", "board": "9"})
-    assert refused["code"] == "internal" and "restarting" in refused["message"]
+    assert refused["code"] == "unavailable" and refused["retry_after"] > 0 and "restarting" in refused["message"]
 
 
 async def test_a_stop_that_overruns_its_deadline_exits_1_at_the_deadline(tmp_path, port, spawn_server, connect_client):

@@ -41,3 +41,29 @@ async def test_a_taken_over_clock_is_charged_only_up_to_the_last_commit(postgres
     assert (await back.move(room, "C3", 1))["type"] == "ack"         # white still has time to play
     timeouts = postgres.psql(f"SELECT count(*) FROM moves WHERE room_id = '{room}' AND move = 'timeout'", database)
     assert timeouts.strip() == "0"
+
+
+async def test_a_correspondence_flag_falls_on_the_node_that_takes_the_orphaned_game(postgres, postgres_url,
+                                                                                     spawn_server, players, seat):
+    """A calendar clock is charged the outage: its deadline, stored with the last commit, passes
+    while no node serves the game (moved back a day here, which is what a day offline looks like);
+    the node that takes the orphan over finds the flag fallen, with nobody connected."""
+    node_a, node_b = free_port(), free_port()
+    a = await spawn_server(postgres_url, node_a, "--node-id", "a", "--lease", "3")
+    black, white = await players(2, port=node_a)
+    room = await seat([black, white], {"rules": "chinese", "board": "9", "clock": "corr:1d"})
+    for client in (black, white):
+        await client.close()
+    a.send_signal(signal.SIGKILL)
+    await asyncio.to_thread(a.wait, 30)
+    database = postgres_url.rsplit("/", 1)[1]
+    postgres.psql(f"UPDATE rooms SET deadline = deadline - 86400 WHERE room_id = '{room}'", database)
+
+    await spawn_server(postgres_url, node_b, "--node-id", "b", "--lease", "3")
+    query = f"SELECT move FROM moves WHERE room_id = '{room}'"
+    for _ in range(300):
+        if postgres.psql(query, database).strip() == "timeout":
+            break
+        await asyncio.sleep(0.05)
+    assert postgres.psql(query, database).strip() == "timeout"
+    assert "timeout" in postgres.psql(f"SELECT body FROM results WHERE room_id = '{room}'", database)

@@ -64,7 +64,7 @@ POISON = {
 }
 
 
-async def test_a_failed_commit_fails_every_caller_in_it_and_the_store_goes_on(raw):
+async def test_a_failed_write_fails_its_own_rooms_callers_and_none_of_its_neighbours(raw):
     store = await Store.open(raw.target, group_window=0.02)
     try:
         ids = await rooms(store, 20)
@@ -72,20 +72,22 @@ async def test_a_failed_commit_fails_every_caller_in_it_and_the_store_goes_on(ra
         # A real failure inside the transaction: a trigger refuses the poison room's event.
         for sql in POISON[raw.dialect]:
             raw.execute(sql)
+        before = store.stats.transactions
         outcomes = await asyncio.gather(*(store.record(r, 1, {"n": 1}, move=(0, "D4", 1))
                                           for r in [*ids, "poison"]), return_exceptions=True)
-        assert all(isinstance(o, StoreError) and o.code == "commit-failed" for o in outcomes), outcomes
-        assert "poisoned" in str(outcomes[0])
-        assert store.stats.failed == 1
+        assert outcomes[:-1] == [None] * len(ids), outcomes
+        assert isinstance(outcomes[-1], StoreError) and outcomes[-1].code == "commit-failed"
+        assert "poisoned" in str(outcomes[-1])
+        assert store.stats.failed >= 1 and store.stats.transactions > before
         for room_id in ids:
-            assert await store.events_since(room_id, 0) == []
-            assert (await store.game(room_id))["moves"] == []
-        # Nothing of the failed batch stuck, so the same versions and move numbers go in now.
-        await asyncio.gather(*(store.record(r, 1, {"n": 1}, move=(0, "D4", 1)) for r in ids))
-        for room_id in ids:
+            assert [e["n"] for e in await store.events_since(room_id, 0)] == [1]
             assert (await store.game(room_id))["moves"] == [[0, "D4", 1, False]]
-        with pytest.raises(StoreError):
-            await store.record("poison", 1, {})
+        assert (await store.game("poison"))["moves"] == []
+        # Nothing of the poison room stuck, so the same version and move number go in once it is cured.
+        raw.execute("DROP TRIGGER refuse" + (" ON events" if raw.dialect == "postgres" else ""))
+        await store.record("poison", 1, {"n": 1}, move=(0, "D4", 1))
+        assert (await store.game("poison"))["moves"] == [[0, "D4", 1, False]]
+        await asyncio.gather(*(store.record(r, 2, {"n": 2}, move=(1, "E5", 2)) for r in ids))
     finally:
         await store.close()
 
@@ -105,13 +107,13 @@ async def test_records_arriving_within_the_window_share_a_transaction(db):
 
 
 async def test_a_lone_room_does_not_wait_for_the_window(db):
-    store = await Store.open(db, group_window=0.5)
+    """A window of an hour: each record of a lone room is committed without waiting for it (the
+    guard only turns a wait for the window into a failure instead of a hang)."""
+    store = await Store.open(db, group_window=3600)
     try:
         await store.create_room("r", {}, owner="t", invite=None)
-        loop = asyncio.get_running_loop()
-        start = loop.time()
         for version in range(1, 11):
-            await store.record("r", version, {})
-        assert loop.time() - start < 0.5
+            await asyncio.wait_for(store.record("r", version, {}), 60)
+        assert store.stats.transactions >= 10
     finally:
         await store.close()

@@ -88,7 +88,7 @@ def schema_2_file(path) -> None:
 
 
 async def test_schema_2_events_move_to_a_rowid_table_and_keep_their_order_and_chat_times(tmp_path):
-    """Schema 3 keeps the events in a rowid table (fewer pages written a move; docs/speed.md): the
+    """Schema 3 keeps the events in a rowid table (fewer pages written a move): the
     rows come over as they were, and the unique index still refuses a version twice."""
     path = tmp_path / "old.db"
     schema_2_file(path)

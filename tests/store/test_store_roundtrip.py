@@ -231,3 +231,22 @@ async def test_held_seats_by_session_and_by_user_with_the_last_seq(store):
     assert [tuple(r) for r in await store.held_seats("tA", "ann")] == [("r1", 0, 7), ("r2", 1, None)]
     assert [tuple(r) for r in await store.held_seats("tA", None)] == [("r1", 0, 7)]
     assert [tuple(r) for r in await store.held_seats("tB", None)] == [("r1", 1, 3)]
+
+
+async def test_unfinished_seats_are_the_players_and_taken_seats_without_the_moves(store):
+    await store.put_session("tA", "ann", user="ann")
+    await store.put_session("tB", "bob")
+    for room_id, players in (("r1", 2), ("r2", 3), ("done", 2)):
+        await store.create_room(room_id, {"players": players}, owner="tA", invite=None)
+    await store.set_seat("r1", 0, "tA")
+    await store.set_seat("r1", 1, "tB")
+    await store.set_seat("r2", 0, "tB")
+    await store.set_seat("r2", 2, "house:1")
+    await store.set_seat("r2", 1, "tA")
+    await store.set_seat("r2", 1, None)                     # ann left that seat
+    await store.record("r1", 1, {}, move=(0, "D4", 7))
+    await store.record("done", 1, {}, result={"reason": "passes"})
+    assert await store.unfinished_seats() == [
+        {"room_id": "r1", "players": 2, "seats": {0: ("tA", "ann"), 1: ("tB", None)}},
+        {"room_id": "r2", "players": 3, "seats": {0: ("tB", None), 2: ("house:1", None)}},
+    ]

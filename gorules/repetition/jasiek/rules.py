@@ -16,20 +16,20 @@ before it) whose stone is a ko stone after it; K is known by its point set (J-A1
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...errors import Reason
-from ...position import EMPTY, Probe
+from ...position import EMPTY, Chain, Probe
 from ...ruleset import KoShapes
-from ..rule import WATCHES_CAPTURES, RepetitionRule
+from ..rule import RepetitionRule
 from .analysis import Analysis
 from .kinds import KoPosition, classify, disturbing
 from .shapes import Scratch, Shapes, shapes_for, string
 
 if TYPE_CHECKING:
-    from ...game import Game
+    from ...view import GameView
 
 Ko = frozenset  # a ko position, known by its points
 
@@ -69,9 +69,8 @@ class Unclassified:
     until the next play's facts or ``ko_analysis`` read them (:meth:`NewKoRules._decide`); the
     next play or pass drops them, as it drops the state itself. Made only where the type cannot
     change the move's own verdict: R1 and R2 refuse it not, the player has no R4 action in the
-    class, the ko has no disturber. On the 19x19 records each of the 9 ko captures of a replay
-    worked out a type nothing read: 25,388 -> 23,670 instructions a move (issue 13's eighth
-    round, docs/speed.md)."""
+    class, the ko has no disturber. Most ko captures would otherwise work out a type nothing
+    reads (docs/performance.md)."""
 
     __slots__ = ("seat", "p", "ko", "position", "before", "changes", "had_two", "config", "first", "_decided")
 
@@ -97,7 +96,7 @@ class Unclassified:
 
 
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
-# hot_points while quiet, and walls with no lone stone in atari (see _sleep)
+# hot_points while asleep, and walls with no lone stone in atari (see _sleep)
 _NOWHERE: frozenset[int] = frozenset()
 
 
@@ -107,11 +106,11 @@ class NewKoRules(RepetitionRule):
     # back), R4 plays on the points of its actions in the class of the position: hot_points (see
     # _heat). Elsewhere the quick path makes the play: a capture is shown to before_stone first
     # (the points it changed move the analysis on), a plain play reaches stone_played alone, or
-    # not at all while the rule is quiet (see _sleep)
+    # only walled and alone while the rule is asleep (see _sleep)
     watches_before_stone = True
-    watches = WATCHES_CAPTURES
+    sees_captures = True
 
-    def __init__(self, game: "Game"):
+    def __init__(self, game: "GameView"):
         super().__init__(game)
         self.shapes = shapes_for(game.board, game.rules.ko_shapes is KoShapes.RECONSTRUCTED)
         self._rows = self.shapes.rows4
@@ -120,7 +119,7 @@ class NewKoRules(RepetitionRule):
     def reset(self) -> None:
         self.had_two: set[frozenset[int]] = set()
         self.analysis = Analysis(self.shapes)
-        self.analysis.rebuild(self.game._pos, self.had_two)
+        self.analysis.rebuild(self.game.position, self.had_two)
         if self._rows:
             self._note_row4()   # the set-up position counts as one "after a move" (J8)
         self._basic: tuple[int, int] | None = None        # R1: (capturing stone, captured point)
@@ -133,7 +132,7 @@ class NewKoRules(RepetitionRule):
         # R4, by class key (Analysis.class_key: an int)
         self._done: dict[Any, tuple[set, set]] = {}       # class -> actions per seat
         # point -> the record of the plain play on it not yet in _done, or None (_defer)
-        self._deferred: list[Any] = [None] * len(self.game._pos.stones)
+        self._deferred: list[Any] = [None] * len(self.game.position.stones)
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._unread: set[Any] = set()                   # classes whose record holds an Unclassified
         self._memo: dict[tuple[int, int], Facts] = {}
@@ -141,14 +140,15 @@ class NewKoRules(RepetitionRule):
         # chains captured, -1) for _captured_quietly
         self._pending: tuple[int, Facts | None, Any, int] | None = None
         self.hot_hashes = self._done   # (see _sleep)
-        pos = self.game._pos
-        # lone stones that may be in atari (see _sleep): more are noted as plays make them (the
-        # look over the points is skipped on an empty board: 4 us of a new 19x19 game's 40)
+        pos = self.game.position
+        # lone stones that may be in atari (see _sleep): more are noted as plays make them (no
+        # look over the points on an empty board: a tenth of a new game's cost)
         self._alone = {q for q, c in enumerate(pos.chain) if c is not None and len(c.stones) == 1
                        and len(c.libs) == 1} if any(pos.stones) else set()
-        self._walls: set[int] | None = None   # walls while quiet, None until worked out again
-        self.walls: Container[int] = _NOWHERE   # read by the quick path only while quiet (see _sleep)
-        self.quiet = False
+        self._walls: set[int] | None = None   # walls while asleep, None until worked out again
+        self.walls: Container[int] = _NOWHERE   # read only while asleep (see _sleep)
+        self.mouth_watch: list[Any] | None = None   # asleep: the quick path's store (see _sleep)
+        self.after_quiet_play = NewKoRules.stone_played
         self._settle()
 
     def _heat(self) -> None:
@@ -178,7 +178,7 @@ class NewKoRules(RepetitionRule):
         return facts
 
     def _work_out(self, seat: int, p: int, probe: Probe) -> Facts:
-        pos, a, shapes = self.game._pos, self.analysis, self.shapes
+        pos, a, shapes = self.game.position, self.analysis, self.shapes
         colour = seat + 1
         changes = {p: colour}
         for chain in probe.captured:
@@ -237,14 +237,14 @@ class NewKoRules(RepetitionRule):
     # --- what happened --------------------------------------------------------------------
 
     def before_stone(self, seat: int, p: int, probe: Probe) -> None:
-        if self.quiet:
+        if self.mouth_watch is not None:
             self._wake()
             if probe.captured and not probe.suicide:   # (see _captured_quietly)
                 self._pending = (p, None, probe.captured, -1)
                 return
         if p not in self.analysis.ko_at and not probe.captured and not probe.suicide:
             # a plain play on R4's points, or to a class R4 has actions in, or on walls to watch:
-            # stone_played's quick branch records it as it records the quick path's (R4's record
+            # stone_played's first branch records it as it records a quiet play (R4's record
             # deferred, see _defer), with the lone stones it puts in atari noted there
             return
         # a play outside every ko position is no ko stone move in one: its facts are plain
@@ -260,47 +260,22 @@ class NewKoRules(RepetitionRule):
         pending, a, done = self._pending, self.analysis, self._done
         if pending is None:
             # a play outside the ko positions that captured nothing (most plays, but while the
-            # rule is quiet they do not come here: see _sleep). R4 records its point (deferred,
+            # rule is asleep they do not come here: see _sleep). R4 records its point (deferred,
             # see _defer); it is no ko stone move, so R1-R3 bar nothing after it
-            pos = self.game._pos
+            pos = self.game.position
             board = pos.stones
             colour = board[p]
             # the class key moved on by the stone's key: R4's deferred record (see _defer), and
             # the class after the play where the analysis moves on by that alone (below)
             self._deferred[p] = moved = a.class_key ^ pos._z[colour][p]
             if self._pairs_only:
-                made = None
-                chain, nbrs = pos.chain, self._nbrs
-                # the mouths the stone made (Analysis._made_by, written out here: most plays make
-                # none on a board with none, and then Analysis.placed is not called at all;
-                # 30,850 -> 30,172 instructions a move on the 19x19 records, 25,871 -> 25,013 on
-                # 9x9, docs/speed.md's sixth round; calling _made_by and placed instead measured
-                # 31,250 against 29,923 on 19x19 and 26,158 against 24,619 on 9x9 later)
-                for q in nbrs[p]:
-                    v = board[q]
-                    if v == EMPTY:
-                        for r in nbrs[q]:
-                            if board[r] != colour:
-                                break
-                        else:   # q is walled by the player's stones: is one of them a lone stone in atari?
-                            for r in nbrs[q]:
-                                c = chain[r]
-                                if len(c.libs) == 1 and len(c.stones) == 1:
-                                    made = [self._pairs[r][q]] if made is None else [*made, self._pairs[r][q]]
-                    elif v != colour:
-                        c = chain[q]
-                        if len(c.libs) == 1 and len(c.stones) == 1:
-                            self._alone.add(q)   # a lone stone in atari (see _sleep)
-                            self._walls = None
-                            for e in c.libs:
-                                for r in nbrs[e]:
-                                    if board[r] != v:
-                                        break
-                                else:
-                                    made = [self._pairs[q][e]] if made is None else [*made, self._pairs[q][e]]
-                c = chain[p]
-                if len(c.libs) == 1 and len(c.stones) == 1:   # a lone stone in atari (see _sleep)
-                    self._alone.add(p)
+                lone: list[int] = []   # the lone stones in atari beside p or on it (see _sleep)
+                made = a.made_by(pos, p, lone)
+                c = pos.chain[p]
+                if len(c.libs) == 1 and len(c.stones) == 1:
+                    lone.append(p)
+                if lone:
+                    self._alone.update(lone)
                     self._walls = None
                 if made is not None or p in a._read:
                     a.placed(pos, p, self.had_two, made)
@@ -308,8 +283,7 @@ class NewKoRules(RepetitionRule):
                     # no mouth before the play nor after it (the class is the position's hash),
                     # or a ko on the board and the play away from its points, the grouping's
                     # guard and the cached types' reads (two-point mouths: no 4-in-a-row clause):
-                    # Analysis.placed's first and last cases written out (207 plays of the 19x19
-                    # records in the last; 25,700 -> 25,388 instructions a move)
+                    # Analysis.placed's first and last cases, written out for speed
                     a.class_key = moved
                 else:
                     a.placed(pos, p, self.had_two, None)
@@ -336,7 +310,7 @@ class NewKoRules(RepetitionRule):
 
     def _settle(self) -> None:
         """After a play (or a reset): R4's actions in the class of the position, ``hot_points``,
-        and quiet where it may be (see :meth:`_sleep`)."""
+        and asleep where it may be (see :meth:`_sleep`)."""
         a = self.analysis
         self._now = now = self._done.get(a.class_key, _UNPLAYED)
         if now is not _UNPLAYED:
@@ -347,31 +321,30 @@ class NewKoRules(RepetitionRule):
             self._sleep()
 
     def _sleep(self) -> None:
-        """Quiet: no mouth on the board (so no ko position and no R1-R3 state), no cached ko
+        """Asleep: no mouth on the board (so no ko position and no R1-R3 state), no cached ko
         type, no R4 action in the class of the position, two-point mouths alone. Then a plain
         play that makes no mouth leaves stone_played only R4's deferred record (the class of the
         position it was played from is that position's hash: the record is the hash after the
-        play, which the quick path stores in ``quiet``, our ``_deferred``, while quiet, see
-        _defer) and the class key (the new hash: the analysis's is not moved on while quiet,
+        play, which the quick path stores in ``_deferred``, our ``mouth_watch`` while asleep, see
+        _defer) and the class key (the new hash: the analysis's is not moved on while asleep,
         see _wake). Each play that may make a mouth reaches the rule:
 
-        - a capture (:meth:`_captured_quietly`), any careful play (a suicide; one that makes a
+        - a capture (:meth:`_captured_quietly`), any play on the readable path (a suicide; one that makes a
           position whose class R4 has actions in: ``hot_hashes`` is ``_done``, whose keys are
           hashes where there is no ko position; ``hot_points`` is empty): :meth:`before_stone`;
         - a lone stone placed in atari or an opponent's lone stone put in atari, the mouth's
           stone S (:meth:`alone`, after the play): the rule wakes only if S's breath E is
           walled already;
         - a stone beside E, the breath of a lone stone S in atari, when E's other neighbours are
-          S's colour or empty: it may wall E. These points are ``walls`` while quiet: the quick
+          S's colour or empty: it may wall E. These points are ``walls`` while asleep: the quick
           path calls :meth:`walled` after a play on one, which wakes the rule if it made a mouth.
 
         (A two-point mouth is a lone stone S in atari at E, every other neighbour of E S's
-        colour: Analysis._made_by.) Most plays of a game are made quiet: 1,073 of the 1,341
-        stone plays of the 19x19 records, 256 of the 260 on 9x9 (docs/speed.md, issue 13's
-        seventh round)."""
-        self.quiet = self._deferred
+        colour: Analysis.made_by.) Most plays of a game are quiet: four in five of the
+        stone plays of the 19x19 records."""
+        self.mouth_watch = self._deferred
         walls = self._walls
-        if walls is None:   # a lone stone noted in atari, or a careful play, since they were worked out
+        if walls is None:   # a lone stone noted in atari, or a readable-path play, since they were worked out
             walls = self._walls = self._walling() if self._alone else _NOWHERE
         self.hot_points, self.walls = _NOWHERE, walls
 
@@ -379,9 +352,9 @@ class NewKoRules(RepetitionRule):
         """The empty points beside the breath E of each lone stone S in atari whose E has no
         neighbour of the other colour: a stone there may wall E (the lone stones no longer in
         atari are forgotten; a stone placed alone in atari or put in atari is noted again).
-        Worked out again only after a lone stone is noted or a careful play: a quick play
+        Worked out again only after a lone stone is noted or a readable-path play: a quiet play
         between them puts no lone stone in atari, takes no stone off, and leaves a superset."""
-        alone, pos, nbrs = self._alone, self.game._pos, self._nbrs
+        alone, pos, nbrs = self._alone, self.game.position, self._nbrs
         chain, stones = pos.chain, pos.stones
         watch: set[int] = set()
         for s in list(alone):
@@ -390,7 +363,7 @@ class NewKoRules(RepetitionRule):
                 alone.discard(s)
                 continue
             other = 3 - stones[s]
-            for e in c.libs:   # plain loops: a generator is a call (CPython 3.11)
+            for e in c.libs:
                 empty = []
                 for r in nbrs[e]:
                     v = stones[r]
@@ -403,23 +376,22 @@ class NewKoRules(RepetitionRule):
         return watch
 
     def _wake(self) -> None:
-        """No longer quiet: before a play that may make a mouth; the class key of the position
+        """Awake again: before a play that may make a mouth; the class key of the position
         (no ko position: its hash) is moved on again."""
-        self.quiet = False
-        self.analysis.class_key = self.game._pos.hash
+        self.mouth_watch = None
+        self.analysis.class_key = self.game.position.hash
 
     def alone(self, index: int, seat: int, p: int, s: int) -> None:
         """After a quiet play on ``p``: ``s`` is a lone stone in atari at its breath E, so a
-        mouth's stone now or later (see _sleep). Noted; while still quiet, if E is walled by
+        mouth's stone now or later (see _sleep). Noted; while still asleep, if E is walled by
         ``s``'s colour the play made a mouth and stone_played does its work after all, else E's
-        empty neighbours are walls to watch when it has no neighbour of the other colour: 62 of
-        the 70 plays of the 19x19 records that put a lone stone in atari while quiet make no
-        mouth, and all 13 on 9x9."""
+        empty neighbours are walls to watch when it has no neighbour of the other colour (most
+        plays that put a lone stone in atari while asleep make no mouth)."""
         self._alone.add(s)
-        if not self.quiet:   # woken by another stone of this play: stone_played has seen it
+        if self.mouth_watch is None:   # woken by another stone of this play: stone_played has seen it
             self._walls = None
             return
-        pos = self.game._pos
+        pos = self.game.position
         stones, colour = pos.stones, pos.stones[s]
         watch = []
         for e in pos.chain[s].libs:
@@ -436,28 +408,27 @@ class NewKoRules(RepetitionRule):
 
     def walled(self, index: int, seat: int, p: int) -> None:
         """After a quiet play on one of ``walls`` (the quick path calls it before any
-        :meth:`alone` of the play, so still quiet): if the stone made a mouth (walled a lone
+        :meth:`alone` of the play, so still asleep): if the stone made a mouth (walled a lone
         stone's breath, or is a mouth's stone S or beside it), stone_played does its work after
         all, as in :meth:`alone`; else the play was quiet as any other (the walls are still a
-        superset of those to watch, see :meth:`_walling`). Instead of the careful path for every
-        play on a wall: 12 of the 13 on the 19x19 records made no mouth, none of the 3 on 9x9
-        (docs/speed.md, issue 13's ninth round)."""
-        pos = self.game._pos
-        if self.analysis._made_by(pos, p) is not None:
+        superset of those to watch, see :meth:`_walling`). Instead of the readable path for every
+        play on a wall: most make no mouth."""
+        pos = self.game.position
+        if self.analysis.made_by(pos, p) is not None:
             self._made_mouth(index, seat, p)
 
     def _made_mouth(self, index: int, seat: int, p: int) -> None:
         """The quiet play on ``p`` made a mouth (:meth:`alone`, :meth:`walled`): the rule wakes,
-        its class key the position played from's (while quiet it was not moved on, see
+        its class key the position played from's (while asleep it was not moved on, see
         :meth:`_wake`), and stone_played does its work after all."""
-        pos = self.game._pos
-        self.quiet = False
+        pos = self.game.position
+        self.mouth_watch = None
         self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]
         self.stone_played(index, seat, p)
 
     def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
-        a, pos = self.analysis, self.game._pos
+        a, pos = self.analysis, self.game.position
         if len(changed) > 1:   # stones taken off: their deferred classes may come back
             # the stones taken off are the opponent's, or the player's own in a suicide
             self._defer(changed, seat if pos.stones[p] == EMPTY else 1 - seat)
@@ -502,17 +473,15 @@ class NewKoRules(RepetitionRule):
         self._disturbers = disturbers
 
     def _captured_quietly(self, seat: int, p: int, captured: list[Any]) -> None:
-        """After a capture (no suicide) made while the rule was quiet: what :meth:`_moved_on`
-        does with a plain play's facts, less what is empty while quiet (see :meth:`_sleep`: no
+        """After a capture (no suicide) made while the rule was asleep: what :meth:`_moved_on`
+        does with a plain play's facts, less what is empty while asleep (see :meth:`_sleep`: no
         mouth, no cached type, no R1-R3 state, no R4 action in the class, two-point templates
         alone; so no ko stone, no basic ko, no fighting ko, no disturber after it either).
         R4's record of the play is deferred as the quick path's plain plays' are (its stone
         stands: see :meth:`_defer`); the class it was played from is the hash before the play
-        (``class_key``, see :meth:`_wake`). The analysis: :meth:`Analysis.took_quietly`. On
-        9x9 the records' one such capture ran 1,750 bytecodes (chinese 509) through
-        :meth:`before_stone`'s probe of the facts and :meth:`_moved_on` (docs/speed.md, issue
-        13's ninth round)."""
-        pos, a = self.game._pos, self.analysis
+        (``class_key``, see :meth:`_wake`). The analysis: :meth:`Analysis.took_quietly`.
+        Cheaper than :meth:`before_stone`'s probe of the facts and :meth:`_moved_on`."""
+        pos, a = self.game.position, self.analysis
         for chain in captured:   # the opponent's stones taken off: their deferred classes may come back
             self._defer(chain.stones, 1 - seat)
         self._deferred[p] = a.class_key ^ pos._z[seat + 1][p]   # (see _defer: the stone's key put in)
@@ -523,7 +492,7 @@ class NewKoRules(RepetitionRule):
         """After a play the quick path did not make: the lone stones in atari it left beside
         ``p`` or on it (see _sleep; the quick path's plays are noted by stone_played and
         alone)."""
-        chain = self.game._pos.chain
+        chain = self.game.position.chain
         for q in (p, *self._nbrs[p]):
             c = chain[q]
             if c is not None and len(c.stones) == 1 and len(c.libs) == 1:
@@ -538,13 +507,13 @@ class NewKoRules(RepetitionRule):
         that stone stands. Most plays of a game are recorded this way, with a store in a list
         kept per point instead of a lookup and two sets, and most never: their stones are never
         taken off. The record is the class alone: the stone's colour says whose play it was,
-        and the stones a play takes off are all one player's (issue 13's sixth round: no tuple
-        and no dict entry a play). The record is K's key with the stone's key put in (as the
+        and the stones a play takes off are all one player's (so no tuple and no dict entry a
+        play). The record is K's key with the stone's key put in (as the
         analysis moves the class key on by a play outside the ko positions, Analysis._class),
         so K's key is that less the stone's key: where there is no ko position it is the hash
-        after the play, which the quick path stores while the rule is quiet without working out
-        the hash before (issue 13's seventh round; ninth round: every class key an int)."""
-        done, deferred, keys = self._done, self._deferred, self.game._pos._z[owner + 1]
+        after the play, which the quick path stores while the rule is asleep without
+        working out the hash before (every class key is an int)."""
+        done, deferred, keys = self._done, self._deferred, self.game.position._z[owner + 1]
         for q in changed:
             key = deferred[q]
             if key is not None:
@@ -579,7 +548,7 @@ class NewKoRules(RepetitionRule):
         a = self.analysis
         if becomes and a.kinds[ko].disturbing:
             current = Disturber(u.seat, {u.config})
-            config = a.config(self.game._pos, ko)
+            config = a.config(self.game.position, ko)
             current.barred = config in current.seen
             current.seen.add(config)
             self._disturbers = {ko: current}
@@ -593,7 +562,7 @@ class NewKoRules(RepetitionRule):
     def _note_row4(self) -> None:
         """J8: a 4-in-a-row mouth that has had two ko strings on it after a move (only where the
         catalogue has 4-in-a-row templates)."""
-        pos, nbrs = self.game._pos, self.shapes.nbrs
+        pos, nbrs = self.game.position, self.shapes.nbrs
         board = Scratch(pos.stones)
         for m, t in self.analysis.mouths().items():
             if not t.row4 or m in self.had_two:
@@ -651,12 +620,12 @@ class NewKoRules(RepetitionRule):
                 and self._fights() else None
         return out
 
-    def copy(self, game: "Game") -> "NewKoRules":
+    def copy(self, game: "GameView") -> "NewKoRules":
         other = object.__new__(NewKoRules)
         other.__dict__.update(self.__dict__)
         other.game = game
         other.had_two = set(self.had_two)
-        other.analysis = self.analysis.copy(game._pos, other.had_two)
+        other.analysis = self.analysis.copy(game.position, other.had_two)
         other._disturbers = {k: Disturber(d.seat, set(d.seen), d.barred) for k, d in self._disturbers.items()}
         other._done = {k: (set(v[0]), set(v[1])) for k, v in self._done.items()}
         other._deferred = list(self._deferred)
@@ -665,8 +634,9 @@ class NewKoRules(RepetitionRule):
         other._memo = dict(self._memo)
         other._alone = set(self._alone)
         other.hot_hashes = other._done
-        if self.quiet:   # the class key was not moved on: the position's hash (see _wake)
-            other.analysis.class_key = game._pos.hash
-        other.quiet = False   # quiet again (with its own list) by _settle
+        if self.mouth_watch is not None:   # asleep: the class key was not moved on (see _wake)
+            other.analysis.class_key = game.position.hash
+        other.mouth_watch = None   # asleep again, with its own list, by _settle
         other._settle()
         return other
+

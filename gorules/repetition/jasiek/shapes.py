@@ -198,8 +198,7 @@ class Shapes:
         """:meth:`in_mouth` with two-point templates alone, read off the neighbours instead of
         matching the templates through ``p``: a two-point mouth is a stone S whose other
         neighbours are all the other colour and an empty E whose other neighbours are all S's
-        colour (the careful path of a play in a ko position and the type analyses ask it:
-        37.6k -> 37.3k instructions a move over the 19x19 records, callgrind)."""
+        colour (the readable path of a play in a ko position and the type analyses ask it)."""
         nbrs = self.nbrs
         v = board[p]
         if v == EMPTY:   # p as E: beside a stone S, and the rest of its neighbours S's colour
@@ -336,8 +335,7 @@ def graph_templates(nbrs: Sequence[Sequence[int]]) -> list[Template]:
 _cache: dict[tuple, Shapes] = {}
 _CACHED_BOARDS = 64   # a server with many custom graph boards keeps only the recent ones
 # the same, by the Board object itself: the key above hashes every point's name and neighbours
-# (1.3 us of a new 9x9 game's 16, 5.5 us of a 19x19 game's 32); an entry holds its board, so
-# its id is not reused while it is here
+# (a sixth of a new game's cost); an entry holds its board, so its id is not reused meanwhile
 _by_board: dict[tuple[int, bool], tuple[object, Shapes]] = {}
 
 
