@@ -5,6 +5,8 @@
     polygo watch ROOM | polygo rooms | polygo export GAME --format sgf
     polygo my-games                                   your unfinished games, those where it is your turn first
     polygo bot --builtin --room ROOM | polygo bot --gtp "gnugo --mode gtp --level 1"
+    polygo play --seek chinese-9x9 --user ann         a rated game with whoever seeks it too
+    polygo bot --builtin --arena arena-9x9 --user mybot     the server pairs it with the arena's bots
 
 Errors print one line with a code and exit with status 2 (bad usage) or 1 (anything else).
 """
@@ -19,16 +21,18 @@ import json
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from gorules import Board, Game, GoRulesError
-from protocol import JSON, MSGPACK, RoomSettings, engine_options
+from protocol import JSON, MSGPACK, ChallengeState, Matched, RoomSettings, engine_options
 
 from client_cli.bot_config import BotConfig, read_config
 from client_cli.bot_service import serve
 from client_cli.bots import BuiltinBot
 from client_cli.errors import ClientError, ServerRefused, UsageError
+from client_cli.finding import Finding, find_games
 from client_cli.gtp_bridge import GtpBot
 from client_cli.local_server import local_server
 from client_cli.my_games import my_games, notice, table
@@ -64,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where session tokens are kept (default $POLYGO_HOME/sessions.json)")
         p.add_argument("--json-frames", action="store_true", help="JSON text frames instead of msgpack")
 
+    def login(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--user", help="log in as this registered user (its password in POLYGO_PASSWORD; "
+                                      "registered on first use): rated pools and arenas need one")
+
     def room_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--rules", help="ruleset: kee, lasker-maas, tromp-taylor, chinese, ...")
         p.add_argument("--board", help="19, 9x9, 7x5, torus:9x9, a shipped graph (hex5) or a JSON file")
@@ -91,6 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
     play.add_argument("--no-local-server", action="store_true",
                       help="never start a local server when none answers")
+    play.add_argument("--seek", metavar="POOL", help="wait for a game of this pool (polygo pools lists them)")
+    play.add_argument("--challenge", metavar="NAME", action="append", default=[],
+                      help="invite this registered player (repeat for each other seat) to a game of --pool, "
+                           "or of the room options (unrated); the game starts when all accept")
+    play.add_argument("--pool", help="with --challenge: the pool of the game (rated if the pool is)")
+    play.add_argument("--accept", metavar="CHALLENGE", help="accept this challenge (polygo challenges lists them) "
+                                                            "and play its game")
+    login(play)
 
     watch = sub.add_parser("watch", help="watch a room as a spectator")
     common(watch)
@@ -126,6 +142,19 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--seed", type=int, default=None, help="seed of the built-in bot's choices")
     bot.add_argument("--engine-timeout", type=float, default=60.0, help="seconds a GTP engine may think")
     bot.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    bot.add_argument("--arena", metavar="POOL", help="join this pool's arena: the server pairs its bots continuously")
+    bot.add_argument("--seek", metavar="POOL", action="append", default=[],
+                     help="seek games of this pool, one at a time (repeat for several pools, sought in turn)")
+    bot.add_argument("--challenges", action="store_true", help="accept challenges (by the config's filters)")
+    login(bot)
+
+    pools = sub.add_parser("pools", help="list the server's pools (what --seek and --arena name)")
+    common(pools)
+
+    challenges = sub.add_parser("challenges", help="list the standing challenges to and from you")
+    common(challenges)
+    login(challenges)
+    challenges.add_argument("--decline", metavar="CHALLENGE", help="decline this challenge (or withdraw your own)")
     return parser
 
 
@@ -173,8 +202,20 @@ def settings_from(args: argparse.Namespace, players: int | None = None) -> RoomS
 
 def client_for(args: argparse.Namespace, *, remember: bool = True, reconnect_for: float = RECONNECT_FOR) -> Client:
     tokens = TokenStore(args.token_file or default_token_file()) if remember else None
-    return Client(args.server, name=args.name or _user(), tokens=tokens, codec=JSON if args.json_frames else MSGPACK,
-                  reconnect_for=reconnect_for)
+    user = getattr(args, "user", None)
+    return Client(args.server, name=args.name or user or _user(), tokens=tokens,
+                  codec=JSON if args.json_frames else MSGPACK, reconnect_for=reconnect_for, **_login(user))
+
+
+def _login(user: str | None, variable: str = "POLYGO_PASSWORD") -> dict[str, str]:
+    """The Client's login for `user`, its password from the environment (never a flag: a command
+    line is visible to every user of the machine)."""
+    if user is None:
+        return {}
+    password = os.environ.get(variable)
+    if not password:
+        raise UsageError(f"logging in as {user!r} needs its password in the environment variable {variable}")
+    return {"user": user, "password": password}
 
 
 def style_for(args: argparse.Namespace) -> Style:
@@ -186,17 +227,32 @@ async def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError("--bots takes 0 to 7")
     if args.join and args.bots:
         raise UsageError("--bots fills the seats of a room you create; it cannot be used with --join")
+    finding = [flag for flag, value in (("--seek", args.seek), ("--challenge", args.challenge),
+                                        ("--accept", args.accept)) if value]
+    if len(finding) > 1 or (finding and (args.join or args.bots)):
+        raise UsageError(f"{' and '.join(finding) or '--seek'} wait for a room the server starts: use one, "
+                         f"without --join or --bots")
+    if args.pool and not args.challenge:
+        raise UsageError("--pool names the pool of a --challenge")
     if args.players is not None and args.bots and args.players < args.bots + 1:
         raise UsageError(f"--players {args.players} leaves no seat for you beside {args.bots} bots")
     # Read the settings (and any board file) first: a bad flag must not start a local server.
-    settings = None if args.join else settings_from(args, players=1 + args.bots if args.bots else None)
+    found = args.seek or args.accept or (args.challenge and args.pool)
+    seats = 1 + args.bots if args.bots else 1 + len(args.challenge) if args.challenge else None
+    settings = None if args.join or found else settings_from(args, players=seats)
     if settings is not None and args.seat is not None and not 0 <= args.seat < settings.players - settings.bots:
         raise UsageError(f"--seat {args.seat}: the bots sit in the last {settings.bots} seats; "
                          f"take one of 0 to {settings.players - settings.bots - 1}")
     async with _local_server(args, print):
         async with client_for(args, reconnect_for=PLAY_RECONNECT_FOR) as client:
-            line, my_turn = await _my_turn(client)
-            room = await _choose_room(client, args, settings, my_turn)
+            line = None
+            if args.seek:
+                room = await _sought_room(client, args.seek)
+            elif args.challenge or args.accept:
+                room = await _challenge_room(client, args, settings)
+            else:
+                line, my_turn = await _my_turn(client)
+                room = await _choose_room(client, args, settings, my_turn)
             await client.recent_chat(room)
             app = TerminalApp(client, room, style=style_for(args))
             if line:
@@ -204,6 +260,43 @@ async def cmd_play(args: argparse.Namespace) -> int:
             result = await app.run()
             print(_result_line(client, room, result, app.left_for_good))
     return 0
+
+
+async def _sought_room(client: Client, pool: str) -> str:
+    """Seek a game of `pool` and wait for the room the server starts; seated there."""
+    seeking = await client.seek(pool=pool)
+    mark = "?" if seeking.provisional else ""
+    rating = f" (your rating {seeking.rating}{mark})" if seeking.rating is not None else ""
+    print(f"seeking a{' rated' if seeking.rated else 'n unrated'} game of {pool}{rating}; Ctrl-C stops")
+    while True:
+        notice = await client.notices.get()
+        if isinstance(notice, Matched) and notice.via == "seek":
+            await client.sit(notice.room, notice.seat)
+            print(f"room {notice.room}: you play seat {notice.seat}")
+            return notice.room
+
+
+async def _challenge_room(client: Client, args: argparse.Namespace, settings: RoomSettings | None) -> str:
+    """Challenge (or accept a challenge) and wait for the room it starts; seated there."""
+    if args.accept:
+        ident = args.accept
+        await client.challenges()              # this connection hears how the challenge goes
+        await client.challenge_reply(ident, True)
+        print(f"challenge {ident} accepted; waiting for the others' answers")
+    else:
+        made = await client.challenge(args.challenge, pool=args.pool, settings=None if args.pool else settings)
+        ident = made["id"]
+        kind = f"a{' rated' if made['rated'] else 'n unrated'} game" + (f" of {made['pool']}" if made["pool"] else "")
+        print(f"challenged {', '.join(args.challenge)} to {kind} (challenge {ident}); waiting for their answers")
+    while True:
+        notice = await client.notices.get()
+        if isinstance(notice, Matched) and notice.challenge == ident:
+            await client.sit(notice.room, notice.seat)
+            print(f"room {notice.room}: you play seat {notice.seat}")
+            return notice.room
+        if isinstance(notice, ChallengeState) and notice.challenge["id"] == ident \
+                and notice.challenge["status"] not in ("open", "started"):
+            raise ServerRefused(f"challenge {ident} is {notice.challenge['status']}", code="challenge-closed")
 
 
 async def _my_turn(client: Client) -> tuple[str | None, list[str]]:
@@ -340,8 +433,18 @@ async def cmd_bot(args: argparse.Namespace) -> int:
     program = f"polygo-bot/{info or bot.name}"[:64]
     token_file = config.token_file or args.token_file
     tokens = TokenStore(token_file) if token_file else None
-    async with Client(config.server or args.server, name=name, tokens=tokens, program=program) as client:
+    user = args.user or config.user
+    finding = Finding(seek=tuple(args.seek) or config.seek, arena=args.arena or config.arena,
+                      challenges=args.challenges or config.challenges)
+    async with Client(config.server or args.server, name=user or name, tokens=tokens, program=program,
+                      **_login(user, config.password_env)) as client:
         runner = BotRunner(bot, client)
+        if finding.seek or finding.arena or finding.challenges:
+            if args.room:
+                raise UsageError("--room plays one room; --seek, --arena and --challenges find games")
+            await find_games(runner, finding, accept=config.accept, max_games=config.max_games,
+                             total=config.total_games)
+            return 0
         if args.room:
             view = await client.watch(args.room, args.invite)
             reason = config.accept.refusal(view.settings) or await bot.check_room(view.settings)
@@ -372,7 +475,37 @@ def bot_from(config: BotConfig) -> Bot:
     return bot
 
 
-COMMANDS = {"play": cmd_play, "watch": cmd_watch, "rooms": cmd_rooms, "my-games": cmd_my_games, "export": cmd_export, "bot": cmd_bot}
+async def cmd_pools(args: argparse.Namespace) -> int:
+    async with client_for(args, remember=False) as client:
+        pools = await client.pools()
+    print(f"{'pool':<16} {'rules':<10} {'players':>7} {'board':<8} {'clock':<20} {'rated':<6} seeking  arena")
+    for pool in pools:
+        print(f"{pool['name']:<16} {pool['rules']:<10} {pool['players']:>7} {pool['board']:<8} {pool['clock']:<20} "
+              f"{'yes' if pool['rated'] else 'no':<6} {pool['seeking']:>7}  "
+              f"{pool['in_arena'] if pool['arena'] else '-'}")
+    return 0
+
+
+async def cmd_challenges(args: argparse.Namespace) -> int:
+    async with client_for(args) as client:
+        if args.decline:
+            await client.challenge_reply(args.decline, False)
+            print(f"challenge {args.decline} declined")
+            return 0
+        standing = await client.challenges()
+    if not standing:
+        print("no standing challenges")
+    for challenge in standing:
+        game = challenge["pool"] or f"{challenge['settings']['rules']} {challenge['settings']['board']}"
+        answers = ", ".join(f"{p['name']}{' (accepted)' if p['accepted'] else ''}" for p in challenge["players"])
+        left = max(0, round(challenge["expires"] - time.time()))
+        print(f"{challenge['id']}  from {challenge['by']} to {answers}: {game}, "
+              f"{'rated' if challenge['rated'] else 'unrated'}, {left} s left")
+    return 0
+
+
+COMMANDS = {"play": cmd_play, "watch": cmd_watch, "rooms": cmd_rooms, "my-games": cmd_my_games, "export": cmd_export,
+            "bot": cmd_bot, "pools": cmd_pools, "challenges": cmd_challenges}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,9 +38,18 @@ class Accept:
     clocks: tuple[str, ...] = ()
     main_time: tuple[float, float] | None = None
     overtime: tuple[float, float] | None = None
+    pools: tuple[str, ...] = ()
+    """Pools whose games (seeks, challenges, the arena) the bot plays; rooms of no pool pass this filter."""
+    rated: str = "both"
+    """"rated", "unrated" or "both": which games the bot plays, by whether they change ratings."""
 
     def refusal(self, settings: dict[str, Any]) -> str | None:
         """Why a room with these settings is not for this bot (None: it is)."""
+        pool, rated = settings.get("pool"), bool(settings.get("rated"))
+        if self.pools and pool is not None and pool not in self.pools:
+            return f"pool {pool} is not one of {', '.join(self.pools)}"
+        if self.rated != "both" and rated != (self.rated == "rated"):
+            return f"only {self.rated} games"
         board = settings.get("board")
         dims = grid_dims(settings)
         names = {str(board)} | ({f"{dims[0]}x{dims[1]}"} if dims else set())
@@ -102,6 +111,11 @@ class BotConfig:
     undo: str = "refuse"
     resign: str = "engine"
     max_resumes: int | None = 2
+    seek: tuple[str, ...] = ()
+    arena: str | None = None
+    challenges: bool = False
+    user: str | None = None
+    password_env: str = "POLYGO_PASSWORD"
 
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -191,9 +205,13 @@ def parse_config(data: dict[str, Any], path: Path = Path("bot.toml")) -> BotConf
     token_file = top.take("token_file", str, None)
     values["token_file"] = None if token_file is None else Path(token_file).expanduser()
     tables = {name: _Reader(top.take(name, dict, {}, hint="a table"), f"{name}.", problems)
-              for name in ("engine", "accept", "games", "chat", "policy")}
+              for name in ("engine", "accept", "games", "chat", "policy", "find")}
+    values["user"] = top.take("user", str, None,
+                              check=lambda v: None if 1 <= len(v) <= 32 else "expected 1 to 32 characters")
+    values["password_env"] = top.take("password_env", str, "POLYGO_PASSWORD")
     top.finish()
-    engine, accept, games, chat, policy = (tables[n] for n in ("engine", "accept", "games", "chat", "policy"))
+    engine, accept, games, chat, policy, find = (tables[n] for n in ("engine", "accept", "games", "chat", "policy",
+                                                                     "find"))
     values["gtp"] = engine.take("command", str, None, check=lambda v: None if v.strip() else "is empty")
     values["builtin"] = engine.take("builtin", bool, False)
     values["seed"] = engine.take("seed", int, None)
@@ -209,7 +227,12 @@ def parse_config(data: dict[str, Any], path: Path = Path("bot.toml")) -> BotConf
                                   else f"expected counts of 2 to 8, got {v!r}")),
         komi=accept.span("komi", None), handicap=accept.span("handicap", (0, 9), whole=True),
         clocks=accept.strings("clocks", CLOCK_KINDS), main_time=accept.span("main_time", None),
-        overtime=accept.span("overtime", None))
+        overtime=accept.span("overtime", None), pools=accept.strings("pools"),
+        rated=accept.take("rated", str, "both", check=lambda v: None if v in ("both", "rated", "unrated")
+                          else 'expected "both", "rated" or "unrated"'))
+    values["seek"] = find.strings("seek")
+    values["arena"] = find.take("arena", str, None)
+    values["challenges"] = find.take("challenges", bool, False)
     values["max_games"] = games.count("max_concurrent", 1, low=1)
     values["total_games"] = games.count("total", 0)
     values["idle_timeout"] = games.number("idle_timeout", 300.0, above=True)

@@ -57,14 +57,17 @@ async def serve(runner: BotRunner, *, accept: Accept = Accept(), max_games: int 
 
 
 async def find_room(runner: BotRunner, accept: Accept, refused: set[str]) -> str | None:
-    """A listed waiting room with a free seat that the config and the bot accept, sat in; else None.
+    """A listed waiting room where someone waits for players, with a free seat that the config and
+    the bot accept, sat in; else None. An empty room is nobody's invitation: a bot that took it
+    would wait there alone (players find bots by seeks, challenges and the arena, docs/pools.md).
 
     Rooms refused once are remembered in `refused` and not asked about again."""
     client, bot = runner.client, runner.bot
     for room in await client.list_rooms():
         room_id = room.get("room")
-        if room.get("status") != "waiting" or None not in room.get("seats", []) or room_id in refused \
-                or client.seats_in(room_id):
+        seats = room.get("seats", [])
+        if room.get("status") != "waiting" or None not in seats or room_id in refused \
+                or client.seats_in(room_id) or not any(seats):   # nobody waits there for a game
             continue
         reason = await _refusal(bot, accept, room.get("settings", {}))
         if reason is not None:

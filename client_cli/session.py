@@ -26,6 +26,8 @@ import os
 import random
 import time
 from pathlib import Path
+
+import msgspec
 from typing import Any
 from urllib.parse import urljoin
 
@@ -55,6 +57,8 @@ from protocol import (
     Watch,
     Welcome,
 )
+from protocol import (Arena, Challenge, Register, ChallengeReply, Challenges, ChallengeState, ListChallenges, ListPools,
+                      Matched, Pools, Seek, Seeking, Unseek)
 
 from client_cli.connection import Connection
 from client_cli.errors import ConnectionFailed, ServerRefused
@@ -75,6 +79,9 @@ NODE_ATTEMPTS = 3
 """Tries at a node's path (backing off) before its rooms are asked for at home again."""
 
 CLUSTER_CODES = ("moved", "unavailable")
+
+FINDING = (Seek, Unseek, Challenge, ChallengeReply, ListChallenges, Arena)
+"""Requests a cluster serves at the node that finds games (a `moved` names it), not at a room's."""
 """Refusals that say where or when to ask again, not that the request was wrong (protocol 3)."""
 
 MOVE_RETRIES = 5
@@ -142,8 +149,11 @@ class Client:
 
     def __init__(self, url: str = DEFAULT_URL, *, name: str = "player", token: str | None = None,
                  tokens: TokenStore | None = None, profile: str | None = None, codec: str = MSGPACK,
-                 program: str = "polygo", reconnect_for: float = RECONNECT_FOR) -> None:
+                 program: str = "polygo", reconnect_for: float = RECONNECT_FOR,
+                 user: str | None = None, password: str | None = None) -> None:
         self.home = url                # where requests go that no `moved` sent elsewhere
+        self.login = None if user is None or password is None else (user, password)
+        """A registered account to log in as (registered on first use), for rated pools and the arena."""
         self.name = name
         self.codec = codec
         self.program = program
@@ -154,6 +164,13 @@ class Client:
         self.welcome: Welcome | None = None
         self.rooms: dict[str, RoomView] = {}
         self.changes: asyncio.Queue[str | None] = asyncio.Queue()
+        self.notices: asyncio.Queue[Matched | ChallengeState] = asyncio.Queue()
+        """What the server sends unasked about finding games: a room started for a seek, a
+        challenge or the arena (`Matched`), a challenge's change (`ChallengeState`)."""
+        self.generation = 0
+        """Grows with every hello and with the loss of the finder's connection: seeks and arena
+        membership end with a connection, so a client that sees this grow says them again."""
+        self._finder: str | None = None   # cluster: the node that finds games, after a `moved` to it
         self._links: dict[str, Link] = {}
         self._where: dict[str, str] = {}     # room -> the url of the node serving it, after a `moved`
         self._closing = False
@@ -217,10 +234,13 @@ class Client:
                 if exc.code != "bad-token":
                     raise
                 self.token = None
-        if not self.token:
+        if not self.token and self.login is not None:
+            reply = await self._log_in(conn, *self.login)
+        elif not self.token:
             reply = await conn.request(Hello(protocol=PROTOCOL_VERSION, name=self.name, client=self.program))
         assert isinstance(reply, Welcome)
         self.welcome = reply
+        self.generation += 1
         self.held.update((entry["room"], entry["seat"]) for entry in reply.seats)
         self.token = reply.token
         self.name = reply.name
@@ -228,15 +248,36 @@ class Client:
             self.tokens.put(self._token_key, reply.token)
         return reply
 
+    async def _log_in(self, conn: Connection, user: str, password: str) -> ServerMessage:
+        """Hello as the registered `user`; an unknown user is registered (a bot's account is made
+        on its first run), a wrong password stays an error."""
+        try:
+            return await conn.request(Hello(protocol=PROTOCOL_VERSION, user=user, password=password,
+                                            client=self.program))
+        except ServerRefused as exc:
+            if exc.code != "bad-login":
+                raise
+        reply = await conn.request(Hello(protocol=PROTOCOL_VERSION, name=user, client=self.program))
+        try:
+            await conn.request(Register(user=user, password=password))
+        except ServerRefused as exc:
+            if exc.code == "name-taken":
+                raise ServerRefused(f"cannot log in as {user!r}: the name is registered and the password is not "
+                                    f"its own", code="bad-login") from None
+            raise
+        assert isinstance(reply, Welcome)
+        return msgspec.structs.replace(reply, user=user, name=user)
+
     async def request(self, message: Any) -> ServerMessage:
         """Send a request where its room is served, once connected there; waits out a reconnection
         and follows `moved` and `unavailable` instead of failing at once."""
         deadline = time.monotonic() + self.reconnect_for
         room = getattr(message, "room", None)
+        finding = isinstance(message, FINDING)
         while True:
             if self._closing:                # no connection is opened for a closed client
                 raise ConnectionFailed("the client is closed")
-            url = self.url_of(room) if room else self.home
+            url = self.url_of(room) if room else (self._finder or self.home) if finding else self.home
             link = await self._link(url, deadline)
             if link.failed:                  # that node's path is gone: its rooms are asked at home
                 continue
@@ -250,6 +291,10 @@ class Client:
             except ServerRefused as refused:
                 if refused.code not in CLUSTER_CODES or self._closing or time.monotonic() > deadline:
                     raise
+                if finding and refused.code == "moved":
+                    finder = urljoin(self.home, refused.url or "/")
+                    self._finder = None if finder == self.home else finder
+                    continue
                 await self._follow(refused, room)
 
     async def _follow(self, refused: ServerRefused, room: str | None) -> None:
@@ -298,6 +343,9 @@ class Client:
         link.ready.set()                 # wakes its waiters, who ask home instead
         if self._links.get(link.url) is link:
             del self._links[link.url]
+        if link.url == self._finder:     # its seeks and arena membership are gone with it
+            self._finder = None
+            self.generation += 1
         rooms = [room for room, url in self._where.items() if url == link.url]
         for room in rooms:
             del self._where[room]
@@ -357,6 +405,41 @@ class Client:
         reply = await self.request(GetGame(room=room, format=format))
         assert isinstance(reply, GameRecord)
         return reply.record
+
+    # --- finding games: pools, seeks, challenges, the arena (docs/pools.md) -------------------
+
+    async def pools(self) -> list[dict[str, Any]]:
+        reply = await self.request(ListPools())
+        assert isinstance(reply, Pools)
+        return reply.pools
+
+    async def seek(self, pool: str | None = None, settings: RoomSettings | None = None) -> Seeking:
+        """Wait for a game of `pool` (or of custom `settings`); the room comes as a `Matched` notice."""
+        reply = await self.request(Seek(pool=pool, settings=settings))
+        assert isinstance(reply, Seeking)
+        return reply
+
+    async def unseek(self) -> None:
+        await self.request(Unseek())
+
+    async def challenge(self, players: list[str], pool: str | None = None,
+                        settings: RoomSettings | None = None) -> dict[str, Any]:
+        """Invite registered `players` to a game; the challenge as it stands (changes come as notices)."""
+        reply = await self.request(Challenge(players=players, pool=pool, settings=settings))
+        assert isinstance(reply, ChallengeState)
+        return reply.challenge
+
+    async def challenge_reply(self, challenge: str, accept: bool) -> None:
+        await self.request(ChallengeReply(challenge=challenge, accept=accept))
+
+    async def challenges(self) -> list[dict[str, Any]]:
+        """The standing challenges to and from this session; their changes come as notices from now on."""
+        reply = await self.request(ListChallenges())
+        assert isinstance(reply, Challenges)
+        return reply.challenges
+
+    async def arena(self, pool: str, join: bool = True) -> None:
+        await self.request(Arena(pool=pool, join=join))
 
     def _take_snapshot(self, reply: ServerMessage) -> RoomView:
         assert isinstance(reply, Snapshot)
@@ -436,6 +519,9 @@ class Client:
                     self._forget(link)
                     return
                 await self._reconnect(link)
+                continue
+            if isinstance(message, (Matched, ChallengeState)):
+                self.notices.put_nowait(message)
                 continue
             if isinstance(message, Event):
                 view = self.rooms.get(message.room)

@@ -11,8 +11,10 @@ from .codec import (JSON, MAX_FRAME, MSGPACK, SUBPROTOCOLS, client_to_wire, deco
 from .errors import ErrorCode, ProtocolError
 from .messages import (CLIENT_MESSAGES, SERVER_MESSAGES, Ack, Analysis, Chat, SeatName, ClientMessage, Create, Created,
                        Error, Event, Events, GameRecord, Games, GetGame, Hello, Leave, ListGames,
-                       ListMyGames, ListRooms, Logout, Move, MyGames, Ok, Register, Rooms, RoomSettings, ServerMessage, Sit,
-                       Snapshot, Undo, UndoReply, Watch, Welcome, engine_options, unportable)
+                       ListMyGames, ListRooms, Logout, Move, MyGames, Ok, Register, Rooms, RoomSettings,
+                       ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, engine_options, unportable,
+                       Arena, Challenge, ChallengeReply, ChallengeState, Challenges, ListChallenges, ListPools,
+                       Matched, Pools, Seek, Seeking, Unseek)
 
 PROTOCOL_VERSION = 3
 """The version this package speaks; a hello with another version is refused."""
@@ -24,5 +26,6 @@ __all__ = [
     "ClientMessage", "ServerMessage", "RoomSettings", "engine_options", "unportable", "Hello", "Register",
     "Logout", "ListRooms", "Create", "Sit", "Watch", "Leave", "Move", "Undo", "UndoReply", "Chat", "Analysis", "SeatName", "ListGames", "GetGame", "Welcome",
     "Error", "Ok", "Ack", "Created", "Rooms", "Snapshot", "Events", "Event", "Games", "GameRecord",
-    "ListMyGames", "MyGames",
+    "ListPools", "Seek", "Unseek", "Challenge", "ChallengeReply", "ListChallenges", "Arena", "Pools", "Seeking",
+    "Matched", "ChallengeState", "Challenges", "ListMyGames", "MyGames",
 ]

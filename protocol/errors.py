@@ -54,6 +54,15 @@ class ErrorCode(str, Enum):
     # records
     NO_SUCH_GAME = "no-such-game"
     NOT_EXPORTABLE = "not-exportable"        # SGF asked for a game SGF cannot hold
+    # finding games
+    NO_SUCH_POOL = "no-such-pool"
+    NOT_REGISTERED = "not-registered"        # a rated pool (seek, challenge, arena) needs a registered account
+    ALREADY_SEEKING = "already-seeking"      # the session has a seek already
+    NOT_SEEKING = "not-seeking"              # unseek without a seek
+    NO_SUCH_PLAYER = "no-such-player"        # a challenge names a name that is not registered
+    BAD_CHALLENGE = "bad-challenge"          # challenging oneself, a player twice, the wrong number of players
+    NO_SUCH_CHALLENGE = "no-such-challenge"  # unknown, or not addressed to the session's user
+    CHALLENGE_CLOSED = "challenge-closed"    # answered after it expired, was withdrawn, declined or started
     # the server
     INTERNAL = "internal"                    # the server failed; the message was not applied
     MOVED = "moved"                          # cluster: another node serves the room ("node", "url")

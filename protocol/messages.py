@@ -310,6 +310,58 @@ class ListMyGames(ClientMessage, tag="my_games"):
     turn first (correspondence players keep many games going at once)."""
 
 
+# finding games: pools, seeks, challenges, the arena (docs/pools.md)
+
+PoolName = text(32, about="a pool's name, e.g. chinese-9x9")
+ChallengeId = text(ROOM_MAX, about="a challenge's id")
+
+
+class ListPools(ClientMessage, tag="pools"):
+    """Ask for the server's pools: what a seek, a challenge or the arena may name."""
+
+
+class Seek(ClientMessage, tag="seek"):
+    """Wait for a game: of a pool (rated if the pool is), or with custom settings (unrated).
+    Exactly one of `pool` and `settings`. The reply is `seeking`; `matched` follows when a room
+    with every seat filled has started. The seek ends with the connection, or with `unseek`."""
+
+    pool: PoolName | None = None
+    settings: RoomSettings | None = None
+
+
+class Unseek(ClientMessage, tag="unseek"):
+    """Stop the session's seek."""
+
+
+class Challenge(ClientMessage, tag="challenge"):
+    """Invite named registered players to a game: of a pool (rated if the pool is), or with
+    custom settings (unrated); `players` are the other seats' players. The reply is `challenge`."""
+
+    players: Annotated[list[Name], Meta(min_length=1, max_length=PLAYERS_MAX - 1)]
+    pool: PoolName | None = None
+    settings: RoomSettings | None = None
+
+
+class ChallengeReply(ClientMessage, tag="challenge_reply"):
+    """Accept or decline a challenge one was invited to (a challenger's decline withdraws it)."""
+
+    challenge: ChallengeId
+    accept: bool
+
+
+class ListChallenges(ClientMessage, tag="challenges"):
+    """Ask for the standing challenges to and from the session's user; from now on this connection
+    is also sent each challenge's changes (`challenge`) as they happen."""
+
+
+class Arena(ClientMessage, tag="arena"):
+    """Join (or, with `join` false, leave) a pool's arena: the server pairs its free players
+    continuously; each game comes as `matched`. Membership ends with the connection."""
+
+    pool: PoolName
+    join: bool = True
+
+
 def _by_tag(*classes: type) -> dict[str, Any]:
     """The classes by their tag, each given its tag as `TYPE` (handlers and replies name it)."""
     for cls in classes:
@@ -319,7 +371,7 @@ def _by_tag(*classes: type) -> dict[str, Any]:
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _by_tag(
     Hello, Register, Logout, ListRooms, Create, Sit, Watch, Leave, Move, Undo, UndoReply, Chat, Analysis, SeatName,
-    ListGames, GetGame, ListMyGames)
+    ListGames, GetGame, ListMyGames, ListPools, Seek, Unseek, Challenge, ChallengeReply, ListChallenges, Arena)
 
 
 # ---------------------------------------------------------------------------------- server -> client
@@ -454,5 +506,44 @@ class MyGames(ServerMessage, tag="my_games"):
     your_turn: int = 0
 
 
+class Pools(ServerMessage, tag="pools"):
+    """Reply to pools: every pool, with how many seek it now and how many are in its arena."""
+
+    pools: list[dict[str, Any]] = []
+
+
+class Seeking(ServerMessage, tag="seeking"):
+    """Reply to seek: the seek stands (its pool, or null for custom settings, and whether rated)."""
+
+    pool: str | None = None
+    rated: bool = False
+    rating: int | None = None
+    provisional: bool | None = None
+
+
+class Matched(ServerMessage, tag="matched"):
+    """A room was started for a seek, a challenge or the arena (`via`), every seat filled: the
+    receiver holds `seat` there (sit or watch it to follow the game)."""
+
+    room: str
+    seat: int
+    via: str
+    pool: str | None = None
+    challenge: str | None = None
+
+
+class ChallengeState(ServerMessage, tag="challenge"):
+    """A challenge as it stands: the reply to challenge, and each change sent to its parties."""
+
+    challenge: dict[str, Any]
+
+
+class Challenges(ServerMessage, tag="challenges"):
+    """Reply to challenges: the standing challenges to and from the session's user."""
+
+    challenges: list[dict[str, Any]] = []
+
+
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = _by_tag(
-    Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, Event, Games, GameRecord, MyGames)
+    Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, Event, Games, GameRecord, MyGames, Pools, Seeking,
+    Matched, ChallengeState, Challenges)

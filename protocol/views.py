@@ -98,6 +98,9 @@ class Settings(View, kw_only=True):
     private: bool
     title: str
     bots: int = 0
+    pool: str | None = None
+    """The pool of a room the server started for a seek, a challenge or the arena."""
+    rated: bool = False
 
 
 class SeatView(View, kw_only=True):
@@ -450,7 +453,75 @@ class MyGames(Message, tag="my_games", kw_only=True):
     your_turn: int
 
 
-MESSAGES = (Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, EventHead, Games, GameRecord, MyGames)
+class PoolView(View, kw_only=True):
+    """A pool (docs/pools.md): a room's settings by name; `seeking` and `arena` players now."""
+
+    name: str
+    title: str
+    rules: str
+    players: int
+    board: str
+    clock: str
+    komi: float | None = None
+    rated: bool
+    arena: bool
+    options: dict[str, Any] | None = None
+    seeking: int
+    in_arena: int
+
+
+class Pools(Message, tag="pools", kw_only=True):
+    pools: list[PoolView]
+
+
+class Seeking(Message, tag="seeking", kw_only=True):
+    """`rating`: the seeker's displayed rating in the pool, `provisional` while it is uncertain."""
+
+    pool: str | None = None
+    rated: bool
+    rating: int | None = None
+    provisional: bool | None = None
+
+
+class Matched(Message, tag="matched", kw_only=True):
+    room: str
+    seat: Seat
+    via: str
+    pool: str | None = None
+    challenge: str | None = None
+
+
+class Invitee(View, kw_only=True):
+    """An invited player and the answer so far (null: none yet)."""
+
+    name: str
+    accepted: bool | None
+
+
+class ChallengeView(View, kw_only=True):
+    """`status`: open, started (see `room`), declined, withdrawn or expired; `expires` is a Unix time."""
+
+    id: str
+    by: str
+    players: list[Invitee]
+    pool: str | None
+    rated: bool
+    settings: Settings
+    status: str
+    expires: float
+    room: str | None = None
+
+
+class ChallengeState(Message, tag="challenge", kw_only=True):
+    challenge: ChallengeView
+
+
+class Challenges(Message, tag="challenges", kw_only=True):
+    challenges: list[ChallengeView]
+
+
+MESSAGES = (Welcome, Error, Ok, Ack, Created, Rooms, Snapshot, Events, EventHead, Games, GameRecord, MyGames, Pools,
+            Seeking, Matched, ChallengeState, Challenges)
 AnyMessage = Union[tuple(m for m in MESSAGES if m is not EventHead)]
 _HEAD = ("type", "room", "version", "kind", "id")
 

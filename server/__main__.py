@@ -1,7 +1,8 @@
 """`polygo-server` / `python -m server`: the game server from the command line.
 
 `polygo-server [options]` serves; `polygo-server backup PATH` copies the database (`backup.py`);
-`polygo-server admin COMMAND` asks the running server to act for its operator (`admin.py`).
+`polygo-server admin COMMAND` asks the running server to act for its operator (`admin.py`);
+`polygo-server ratings --rebuild` recomputes the ratings from the rated games (`ratings_command.py`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sqlite3
 import sys
 from typing import NoReturn, Sequence
 
-from . import admin, backup
+from . import admin, backup, ratings_command
 from .app import run_sync
 from .collector import tune_for_serving
 from .config import parse_config
@@ -29,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return backup.main(argv[1:])
     if argv[:1] == ["admin"]:
         return admin.main(argv[1:])
+    if argv[:1] == ["ratings"]:
+        return ratings_command.main(argv[1:])
     config = parse_config(argv)
     faulthandler.enable()     # a fatal signal (SIGBUS: the -shm truncated under SQLite) leaves its stacks
     setup_logging(config.log_level, config.log_format)

@@ -21,6 +21,7 @@ from websockets.frames import CloseCode
 from protocol import SUBPROTOCOLS
 
 from .admin import AdminSocket
+from .api import Api
 from .backup import BackupError, before_migration, last_backup
 from .config import Config
 from .connection import Connection
@@ -110,7 +111,7 @@ class Server:
                 self._handler, config.host, config.port,
                 process_request=Endpoints(self._phase, self.metrics, metrics_here=config.metrics_port is None,
                                           web=WebFiles(), trusted=config.trusted_proxies, bans=self.hub.bans,
-                                          full=self.gate.full, origins=config.allowed_origins),
+                                          full=self.gate.full, origins=config.allowed_origins, api=Api(self.hub)),
                 server_header=SERVER_HEADER,
                 subprotocols=list(SUBPROTOCOLS), select_subprotocol=_select_subprotocol,
                 max_size=config.hard_frame, compression=None, max_queue=8, create_connection=gated(self.gate),

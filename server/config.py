@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from protocol import MAX_FRAME
 from protocol.messages import CHAT_MAX, LIST_MAX
 
-from . import VERSION
+from . import VERSION, pools
 from .addresses import Networks, parse_networks
 from .lease import Lease
 from .metrics import MAX_AGE
@@ -85,6 +85,9 @@ class Config:
     node_id: str | None = None            # this node's name in the cluster; None: the host's name
     node_url: str | None = None           # where clients reach this node; None: /n/<node_id>/
     lease: float = 10.0                   # seconds a renewal of the node's lease holds
+    # finding games (docs/pools.md)
+    pools_file: str | None = None         # the operator's pools (TOML), beside the shipped ones
+    challenge_expiry: float = 300.0       # seconds a challenge waits for its answers
 
     def lease_of_node(self) -> Lease:
         """The node's lease in cluster mode: its id, the path clients are sent to, its length."""
@@ -126,7 +129,8 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     parser = argparse.ArgumentParser(
         prog="polygo-server", description="The polygo game server.",
         epilog="polygo-server backup PATH copies the database while the server runs "
-               "(polygo-server backup --help).")
+               "(polygo-server backup --help); polygo-server ratings --rebuild recomputes every rating "
+               "from the rated games (polygo-server ratings --help).")
     parser.add_argument("--version", action="version", version=f"polygo-server {VERSION}")
     parser.add_argument("--host", default=env.get("POLYGO_HOST", default.host),
                         help="address to listen on (POLYGO_HOST, default %(default)s)")
@@ -164,6 +168,9 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
                         default=env.get("POLYGO_LEASE", str(default.lease)),
                         help="cluster mode: seconds a renewal of this node's lease holds; a paused node's rooms "
                              "wait this long, a killed node's none (POLYGO_LEASE, default %(default)s)")
+    parser.add_argument("--pools", metavar="FILE", default=env.get("POLYGO_POOLS") or None,
+                        help="a TOML file of pools to add to, change or turn off the shipped ones "
+                             "(docs/server.md, Pools) (POLYGO_POOLS, default none)")
     parser.add_argument("--trusted-proxies", type=_networks, metavar="ADDRESSES",
                         default=env.get("POLYGO_TRUSTED_PROXIES", ""),
                         help="reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For "
@@ -200,7 +207,12 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
         parser.error("--metrics-host needs --metrics-port (without it /metrics is on the game port)")
     if args.node_id is not None and not NODE_ID.fullmatch(args.node_id):
         parser.error(f"a node id is 1 to 63 letters, digits, '-' or '_' (it is a path in URLs), not {args.node_id!r}")
-    return Config(host=args.host, port=args.port, db=args.db, log_level=args.log_level,
+    if args.pools is not None:
+        try:
+            pools.load(args.pools)
+        except pools.PoolError as exc:
+            parser.error(str(exc))
+    return Config(host=args.host, port=args.port, db=args.db, log_level=args.log_level, pools_file=args.pools,
                   node_id=args.node_id, node_url=args.node_url, lease=args.lease,
                   evict_after=args.evict_after, log_format=args.log_format, drain_timeout=args.drain_timeout,
                   metrics_host=args.metrics_host, metrics_port=args.metrics_port,

@@ -21,10 +21,10 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request
 
-from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Chat, ClientMessage, Create, Error, ErrorCode,
-                      Events, GetGame, Hello, Leave, ListGames, ListMyGames, ListRooms, Logout, Move, Ok, ProtocolError,
-                      Register, SeatName, ServerMessage, Sit, Snapshot, Undo, UndoReply, Watch, Welcome, decode_client,
-                      encode)
+from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Arena, Challenge, ChallengeReply, Challenges, Chat,
+                      ClientMessage, Create, Error, ErrorCode, Events, GetGame, Hello, Leave, ListChallenges, ListGames,
+                      ListMyGames, ListPools, ListRooms, Logout, Move, Ok, Pools, ProtocolError, Register, SeatName, Seek,
+                      ServerMessage, Sit, Snapshot, Undo, UndoReply, Unseek, Watch, Welcome, decode_client, encode)
 from protocol.names import clean_name
 
 from . import VERSION
@@ -51,6 +51,8 @@ HANDLERS: dict[type[ClientMessage], str] = {
     Sit: "_sit", Watch: "_watch", Leave: "_leave", Move: "_move", Undo: "_undo", UndoReply: "_undo_reply",
     Chat: "_chat", Analysis: "_analysis", SeatName: "_seat_name", ListGames: "_games", GetGame: "_game",
     ListMyGames: "_my_games",
+    ListPools: "_pools", Seek: "_seek", Unseek: "_unseek", Challenge: "_challenge", ChallengeReply: "_challenge_reply",
+    ListChallenges: "_challenges", Arena: "_arena",
 }
 """The method that answers each client message (one table for all connections, to keep them small)."""
 
@@ -94,6 +96,9 @@ class Connection:
             deadline.cancel()
             self.closed = True
             self._unwatch_all()
+            self.hub.seeks.dropped(self)
+            self.hub.arena.dropped(self)
+            self.hub.challenges.dropped(self)
             session = self.session
             event("connection-closed", conn=self.id, address=self.address, code=self.ws.close_code,
                   seconds=round(_now() - self.opened, 3), name=session.name if session else None,
@@ -350,6 +355,41 @@ class Connection:
 
     async def _my_games(self, m: ListMyGames) -> ServerMessage:
         return await my_games(self.hub, self.session)
+
+    # -- finding games (server/seeks.py, challenges.py, arena.py; docs/pools.md) ---------------------------
+
+    async def _pools(self, m: ListPools) -> ServerMessage:
+        return Pools(pools=self.hub.pool_list())
+
+    async def _seek(self, m: Seek) -> ServerMessage:
+        self.hub.finding_here()
+        return await self.hub.seeks.seek(self, self.session, m.pool, m.settings)
+
+    async def _unseek(self, m: Unseek) -> ServerMessage:
+        self.hub.finding_here()
+        self.hub.seeks.cancel(self.session)
+        return Ok(ref="unseek")
+
+    async def _challenge(self, m: Challenge) -> ServerMessage:
+        self.hub.finding_here()
+        return await self.hub.challenges.create(self, self.session, m.players, m.pool, m.settings)
+
+    async def _challenge_reply(self, m: ChallengeReply) -> ServerMessage:
+        self.hub.finding_here()
+        self.hub.challenges.reply(self, self.session, m.challenge, m.accept)
+        return Ok(ref="challenge_reply")
+
+    async def _challenges(self, m: ListChallenges) -> ServerMessage:
+        self.hub.finding_here()
+        return Challenges(challenges=self.hub.challenges.listen(self, self.session))
+
+    async def _arena(self, m: Arena) -> ServerMessage:
+        self.hub.finding_here()
+        if m.join:
+            self.hub.arena.join(self, self.session, m.pool)
+        else:
+            self.hub.arena.leave(self.session, m.pool)
+        return Ok(ref="arena")
 
 
 _IDS = itertools.count(1)

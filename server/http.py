@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from enum import Enum
 from http import HTTPStatus
-from typing import Callable
+from typing import Awaitable, Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
@@ -61,28 +61,33 @@ class Endpoints:
     def __init__(self, phase: Callable[[], Phase], metrics: NullMetrics, *, metrics_here: bool,
                  game_port: bool = True, web: WebFiles | None = None, trusted: Networks = (),
                  bans: Bans | None = None, full: Callable[[], bool] = lambda: False,
-                 origins: tuple[str, ...] = ()) -> None:
+                 origins: tuple[str, ...] = (),
+                 api: Callable[[Request], Awaitable[Response]] | None = None) -> None:
         self._phase = phase
         self._full = full
         """Whether the server holds its connection limit (then /readyz says it is not ready)."""
         self._origins = origins
         self._trusted = trusted
         self._bans = bans
+        self._api = api
         self._metrics = metrics
         self._metrics_here = metrics_here
         self._game_port = game_port
         self._web = web
 
-    def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+    def __call__(self, connection: ServerConnection,
+                 request: Request) -> Response | Awaitable[Response] | None:
         if request.method not in ("GET", "HEAD"):
             return response(HTTPStatus.METHOD_NOT_ALLOWED, f"this server answers {METHODS} only\n".encode(),
                             Allow=METHODS)
         answer = self._answer(connection, request)
-        if answer is not None and request.method == "HEAD":
+        if answer is None or request.method != "HEAD":
+            return answer
+        if isinstance(answer, Response):
             return dataclasses.replace(answer, body=b"")     # Content-Length stays the GET's
-        return answer
+        return _headless(answer)
 
-    def _answer(self, connection: ServerConnection, request: Request) -> Response | None:
+    def _answer(self, connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return response(HTTPStatus.OK, b"ok\n")
@@ -115,6 +120,10 @@ class Endpoints:
         if refusal is not None:
             self._refused(connection, request, "limit")
             return response(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusal}\n".encode(), Retry_After=RETRY_AFTER)
+        if self._api is not None and path.startswith("/api/") and not _upgrade(request):
+            if self._phase() is not Phase.READY:
+                return response(HTTPStatus.SERVICE_UNAVAILABLE, b"the server is not ready\n", Retry_After=RETRY_AFTER)
+            return self._api(request)
         if self._web is not None and self._web.wants(request):
             return self._web.respond(request)
         refused = origin_refusal(request, self._origins)
@@ -141,6 +150,16 @@ class Endpoints:
         peer = connection.remote_address
         event("handshake-refused", reason=reason, status=status.value, peer=str(peer[0]) if peer else "",
               address=self._client(connection, request))
+
+
+async def _headless(answer: Awaitable[Response]) -> Response:
+    """A HEAD of an /api/ path: the GET's answer without its body (Content-Length stays the GET's)."""
+    return dataclasses.replace(await answer, body=b"")
+
+
+def _upgrade(request: Request) -> bool:
+    """Whether the request asks for a websocket (such a request goes on to the handshake)."""
+    return "websocket" in request.headers.get("Upgrade", "").lower()
 
 
 def origin_refusal(request: Request, allowed: tuple[str, ...]) -> str | None:

@@ -22,8 +22,11 @@ from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
                       encode, unportable)
 
+from .arena import Arena
+from .challenges import Challenges
 from .bans import Bans
 from .cluster import Cluster
+from .finder import Finder
 from .config import Config
 from .frames import frame
 from .games import SettingsError, board_points, effective_options, effective_settings, normalize, replay
@@ -32,8 +35,12 @@ from .intake import Intake
 from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
+from .pool_store import PoolQueries
+from .pools import Pool, load as load_pools
+from .ratings import Step, rated_game, update_step
 from .ratelimit import Buckets, Tally
 from .room import CHAT_BURST, CHAT_TAIL, RESTART_RETRY, RESTARTING, Room, Seat
+from .seeks import Seeks
 from .sessions import Session, Sessions
 from .store import Store
 
@@ -89,6 +96,12 @@ class Hub:
         self.house_bots = HouseBots()
         self.bans = Bans()
         self.cluster: Cluster | None = None if store.lease is None else Cluster(self)
+        self.pools: dict[str, Pool] = load_pools(config.pools_file)
+        self.pool_queries = PoolQueries(store)
+        self.seeks = Seeks(self)
+        self.challenges = Challenges(self, lambda: code(10))
+        self.arena = Arena(self)
+        self.finder: Finder | None = None if self.cluster is None else Finder(self)
 
     # -- start and stop ----------------------------------------------------------------------------
 
@@ -101,6 +114,8 @@ class Hub:
         if self.cluster is not None:
             await self.cluster.sweep()
             self.cluster.start()
+            await self.finder.ask()
+            self.finder.start()
             return len(self.rooms)
         waiting = []            # every seat taken is what makes a room's game started (`Room`)
         for row in await self.store.unfinished_seats():
@@ -162,10 +177,14 @@ class Hub:
     async def close(self) -> None:
         if self.cluster is not None:
             self.cluster.stop()
+            self.finder.stop()
         for timer in [*self._evictions.values(), *self._expiries.values()]:
             timer.cancel()
         self._evictions.clear()
         self._expiries.clear()
+        await self.seeks.close()
+        self.challenges.close()
+        await self.arena.close()
         await self.house_bots.close()
         for room in list(self.rooms.values()):
             await room.close()
@@ -232,6 +251,57 @@ class Hub:
                 self._index(seat.token, seat.user, room.id, i, add=False)
         self.lobby.changed()
         self._schedule_eviction(room.id)
+        self.arena.ended(room.id)
+
+    # -- pools, ratings and rooms the server starts (seeks, challenges, the arena) -----------------------
+
+    def finding_here(self) -> None:
+        """Nothing on a single server, or on the node that finds games for a cluster; else the
+        refusal (`moved`, `unavailable`) that sends the client to it (finder.py)."""
+        if self.finder is not None:
+            self.finder.check()
+
+    def pool(self, name: str) -> Pool:
+        """The pool named `name`, or the error a client gets for an unknown one."""
+        pool = self.pools.get(name)
+        if pool is None:
+            raise ProtocolError(ErrorCode.NO_SUCH_POOL, f"no pool {name!r}; the pools are "
+                                                        f"{', '.join(sorted(self.pools))}", field="pool")
+        return pool
+
+    def pool_list(self) -> list[dict[str, Any]]:
+        """The pools as the wire and /api/pools list them."""
+        return [dict(pool.to_json(), title=pool.title or pool.name, seeking=self.seeks.waiting(name),
+                     in_arena=self.arena.members(name))
+                for name, pool in sorted(self.pools.items())]
+
+    def rating_step(self, room: Room, result: dict[str, Any]) -> Step | None:
+        """The rating update of a game that just ended, for the transaction storing its result;
+        None if the game is not rated (ratings.rated_game)."""
+        game = rated_game(room.id, room.settings, [seat.user if seat else None for seat in room.seats],
+                          [(p.seat, p.move, p.rescinded) for p in room.game.history], result)
+        return None if game is None else update_step(game, time.time())
+
+    async def start_matched(self, settings: dict[str, Any], sessions: list[Session],
+                            payer: tuple[str, Session] | None = None) -> str:
+        """Create a room with stored `settings`, seat `sessions` in order and start its game; the
+        room id. The room is public (spectators find it in the lobby). A room of custom settings
+        (a seek's or a challenge's) is charged to `payer`, an address and the session that chose
+        them (holdings.py); a pool's board is the operator's choice, charged to nobody."""
+        if self.draining:
+            raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
+        if len(self.rooms) >= self.config.max_rooms:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
+                                f"the server holds {len(self.rooms)} rooms, its limit; try again later")
+        room_id = code(8)
+        await self.store.create_room(room_id, settings, owner=sessions[0].token, invite=None)
+        room = self.rooms[room_id] = Room(self, room_id, settings, owner=sessions[0].token, invite=None)
+        if payer is not None:
+            address, chooser = payer
+            self.holdings.charge(room_id, address, chooser.token, chooser.user, weight(board_points(settings)))
+        self.lobby.changed()
+        await room.call(room.fill, sessions)
+        return room_id
 
     def _schedule_eviction(self, room_id: str) -> None:
         """Look at the ended room again in `evict_after` seconds (its watchers may keep it then)."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
-from typing import Callable, Collection, Sequence
+from typing import Any, Callable, Collection, Generator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 try:
@@ -38,10 +38,14 @@ except ImportError:  # pragma: no cover -- the message below is the point
 
 from . import lease as lease_sql
 from .lease import Fenced, Lease, OwnedElsewhere
+from .ratings import Step
 from .schema import POSTGRES_MIGRATIONS, SCHEMA_VERSION, SchemaTooNew
 from .store_errors import StoreError, Unavailable
 
 MIGRATION_LOCK = 0x706F6C79676F  # "polygo": the advisory lock held while one node migrates
+STEPS_LOCK = 0x706F6C79676F01
+"""The advisory lock a transaction with steps holds (rating updates): the steps of all nodes read and
+write shared rows one transaction at a time, in one order, so none is lost and none deadlocks."""
 READERS = 4
 """Reading connections: the lobby, resyncs and records of one node rarely need more at once."""
 
@@ -144,13 +148,15 @@ class PostgresDatabase:
             raise
         return cls(url, settings, writer, readers, lease, epoch, claimer)
 
-    async def transaction(self, build: Callable[[set[str]], Parts], rooms: Collection[str] = ()
+    async def transaction(self, build: Callable[[set[str]], Parts], rooms: Collection[str] = (),
+                          steps: Callable[[set[str]], list[Step]] | None = None
                           ) -> tuple[set[str], list[BaseException | None]]:
         """One transaction: in cluster mode the lease renewed first (Fenced, nothing committed, if
         it is gone) and the ``rooms`` the batch writes locked, those this node owns at this epoch;
         then the parts ``build(refused)`` returns for the others, each (sql, rows) with
-        executemany. Returns the refused rooms and, per part, the exception that rolled it back
-        to its savepoint (with one part, none: its failure fails the transaction). Unavailable if
+        executemany; then the steps ``steps(refused)`` returns (generators that yield a statement
+        and receive its rows) under `STEPS_LOCK`. Returns the refused rooms and, per part, the
+        exception that rolled it back to its savepoint (with one part, none: its failure fails the transaction). Unavailable if
         the connection is lost; a lost writer is replaced at the next transaction."""
         writer = await self._writing()
         try:
@@ -165,8 +171,15 @@ class PostgresDatabase:
                 if len(parts) == 1:
                     for sql_text, rows in parts[0]:
                         await writer.executemany(numbered(sql_text), rows)
-                    return refused, [None]
-                return refused, [await _savepoint(writer, part) for part in parts]
+                    errors: list[BaseException | None] = [None]
+                else:
+                    errors = [await _savepoint(writer, part) for part in parts]
+                ready = steps(refused) if steps else []
+                if ready:
+                    await writer.execute("SELECT pg_advisory_xact_lock($1)", STEPS_LOCK)
+                for step in ready:
+                    await _drive(writer, step)
+                return refused, errors
         except Exception as exc:
             if not lost(exc):
                 raise
@@ -379,3 +392,14 @@ async def _migrate(db: "asyncpg.Connection") -> None:
         raise StoreError("no-privilege", f"The PostgreSQL role {role} may not create polygo's tables in "
                                          f"database {database} ({exc}): make it the database's owner, "
                                          f"CREATE DATABASE {database} OWNER {role} (docs/cluster.md).") from None
+
+
+async def _drive(writer: asyncpg.Connection, step: Generator[tuple[str, tuple], list[tuple], Any]) -> None:
+    """Run a step's statements in order, sending each one's rows back to it."""
+    try:
+        sql_text, params = next(step)
+        while True:
+            rows = await writer.fetch(numbered(sql_text), *params)
+            sql_text, params = step.send([tuple(row) for row in rows])
+    except StopIteration:
+        pass

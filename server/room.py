@@ -294,6 +294,16 @@ class Room:
         self._subscribe(conn)
         return self.snapshot(session)
 
+    async def fill(self, sessions: Sequence[Session]) -> None:
+        """Seat `sessions` at seats 0, 1, ... and start the game: a room the server made for a
+        seek, a challenge or the arena, whose players all asked for it."""
+        for seat, session in enumerate(sessions):
+            await self.hub.store.set_seat(self.id, seat, session.token)
+            self.seats[seat] = Seat(session.token, session.name, session.user)
+            self.hub.seated(session.token, session.user, self.id, seat)
+            await self._commit("seat", {"seat": seat, "name": session.name, "user": session.user})
+        await self._start()
+
     async def _start(self) -> None:
         now = self._now()
         self.status = "playing"
@@ -731,6 +741,9 @@ class Room:
         """Store the change as the next event and, once committed, send it to the watchers; the
         clocks are stored as of `now` (default: the clock now), the time the change was made at.
 
+        A change that ends a rated game carries the rating update, in the same transaction
+        (`Hub.rating_step`, server/ratings.py).
+
         Raises only if the commit failed, or before it, if the event has no msgpack form: callers
         roll back on an exception, and a change that is in the store must stay in the room, so a
         failure to send it is logged (watchers resync).
@@ -754,8 +767,9 @@ class Room:
         if clocks and self.clocks is not None:
             saved = self.clocks.to_json(self._now() if now is None else now)
             deadline = self.wall_deadline()
+        step = None if result is None else self.hub.rating_step(self, result)
         await self.hub.store.record(self.id, version, event, move=move, rescinded=rescinded,
-                                    clocks=saved, deadline=deadline, result=result, plain=plain)
+                                    clocks=saved, deadline=deadline, result=result, plain=plain, step=step)
         self.version = version
         self.events.append((version, packed))
         if result is not None:

@@ -15,7 +15,7 @@ Each migration takes the schema from version i to i + 1; both lists always have 
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -82,6 +82,20 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " WHERE e.room_id = rooms.room_id AND json_type(e.body, '$.to_move') IS NOT NULL"
         " ORDER BY e.version DESC LIMIT 1) WHERE room_id NOT IN (SELECT room_id FROM results)",
     ),
+    (   # 6: ratings per pool (ratings.py): each player's current one, the rated games in the order
+        # they were rated (a rebuild replays them), and each seat's change in each game
+        "CREATE TABLE ratings (pool TEXT NOT NULL, player TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,"
+        " games INTEGER NOT NULL, wins INTEGER NOT NULL, updated_at REAL NOT NULL,"
+        " PRIMARY KEY (pool, player)) WITHOUT ROWID",
+        "CREATE INDEX ratings_by_player ON ratings (player)",
+        "CREATE TABLE rated_games (seq INTEGER PRIMARY KEY, room_id TEXT NOT NULL UNIQUE,"
+        " pool TEXT NOT NULL, finished_at REAL NOT NULL)",
+        "CREATE INDEX rated_games_by_pool ON rated_games (pool, seq)",
+        "CREATE TABLE rating_changes (room_id TEXT NOT NULL, seat INTEGER NOT NULL, pool TEXT NOT NULL,"
+        " player TEXT NOT NULL, rank INTEGER NOT NULL, mu_before REAL NOT NULL, sigma_before REAL NOT NULL,"
+        " mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (room_id, seat)) WITHOUT ROWID",
+        "CREATE INDEX rating_changes_by_player ON rating_changes (player, pool)",
+    ),
 )
 
 POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -133,6 +147,24 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "UPDATE rooms SET turn = (SELECT (e.body::jsonb ->> 'to_move')::bigint FROM events e"
         " WHERE e.room_id = rooms.room_id AND e.body::jsonb -> 'to_move' IS NOT NULL"
         " ORDER BY e.version DESC LIMIT 1) WHERE room_id NOT IN (SELECT room_id FROM results)",
+    ),
+    (   # 6: as SQLite's, and the finder's row (cluster mode)
+        'CREATE TABLE ratings (pool text COLLATE "C" NOT NULL, player text COLLATE "C" NOT NULL,'
+        " mu double precision NOT NULL, sigma double precision NOT NULL, games bigint NOT NULL,"
+        " wins bigint NOT NULL, updated_at double precision NOT NULL, PRIMARY KEY (pool, player))",
+        "CREATE INDEX ratings_by_player ON ratings (player)",
+        "CREATE TABLE rated_games (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+        ' room_id text COLLATE "C" NOT NULL UNIQUE, pool text COLLATE "C" NOT NULL,'
+        " finished_at double precision NOT NULL)",
+        "CREATE INDEX rated_games_by_pool ON rated_games (pool, seq)",
+        'CREATE TABLE rating_changes (room_id text COLLATE "C" NOT NULL, seat bigint NOT NULL,'
+        ' pool text COLLATE "C" NOT NULL, player text COLLATE "C" NOT NULL, rank bigint NOT NULL,'
+        " mu_before double precision NOT NULL, sigma_before double precision NOT NULL,"
+        " mu double precision NOT NULL, sigma double precision NOT NULL, PRIMARY KEY (room_id, seat))",
+        "CREATE INDEX rating_changes_by_player ON rating_changes (player, pool)",
+        # the node that finds games for the cluster (finder.py): one row, a lease like a room's
+        'CREATE TABLE finder (id integer PRIMARY KEY CHECK (id = 1), node_id text COLLATE "C" NOT NULL,'
+        " epoch bigint NOT NULL)",
     ),
 )
 

@@ -11,6 +11,7 @@ from typing import Callable, Collection, Sequence
 
 import aiosqlite
 
+from .ratings import Step
 from .writer import Writer
 
 
@@ -42,10 +43,11 @@ class SqliteDatabase:
         return cls(writer, reader)
 
     async def transaction(self, build: Callable[[set[str]], list[list[tuple[str, Sequence[tuple]]]]],
-                          rooms: Collection[str] = ()) -> tuple[set[str], list[BaseException | None]]:
+                          rooms: Collection[str] = (), steps: Callable[[set[str]], list[Step]] | None = None
+                          ) -> tuple[set[str], list[BaseException | None]]:
         """``PostgresDatabase.transaction``'s shape; one server writes the file, so no room is refused."""
         refused: set[str] = set()
-        return refused, await self._writer.transaction(build(refused))
+        return refused, await self._writer.transaction(build(refused), steps(refused) if steps else ())
 
     async def one(self, sql: str, params: tuple) -> tuple | None:
         async with self._reader.execute(sql, params) as cursor:

@@ -57,6 +57,7 @@ import msgspec
 
 from .lease import Fenced, Lease
 from .postgres_db import PostgresDatabase, is_postgres
+from .ratings import Step
 from .schema import SCHEMA_VERSION, SchemaTooNew
 from .sqlite_db import SqliteDatabase
 from .store_errors import StoreError, Unavailable
@@ -80,7 +81,8 @@ class Database(Protocol):
     dialect: str
 
     async def transaction(self, build: Callable[[set[str]], list[list[tuple[str, Sequence[tuple]]]]],
-                          rooms: Collection[str] = ()) -> tuple[set[str], list[BaseException | None]]: ...
+                          rooms: Collection[str] = (), steps: Callable[[set[str]], list[Step]] | None = None
+                          ) -> tuple[set[str], list[BaseException | None]]: ...
 
     async def one(self, sql: str, params: tuple) -> tuple | None: ...
 
@@ -142,6 +144,7 @@ class _Write:
     statements: list[tuple[str, tuple]]
     future: asyncio.Future
     room: str | None = None
+    step: Step | None = None
 
 
 @dataclass
@@ -216,6 +219,11 @@ class Store:
             raise StoreError("schema-too-new", f"The database has schema version {exc.found}; this polygo "
                                                f"knows up to {SCHEMA_VERSION}. Upgrade polygo.") from None
         return cls(db, group_window, max_batch)
+
+    @property
+    def epoch(self) -> int:
+        """Cluster mode: this node's epoch (the lease's generation its writes are fenced by)."""
+        return self._db.epoch
 
     @property
     def pending(self) -> int:
@@ -407,7 +415,8 @@ class Store:
                      clocks: dict | None = None,
                      deadline: float | None = None,
                      result: dict | None = None,
-                     plain: bool = False) -> None:
+                     plain: bool = False,
+                     step: Step | None = None) -> None:
         """Durably store one change of a room: its event, and the move, rescissions, clocks and
         result that came with it. Returns once the batch holding it is committed.
 
@@ -422,6 +431,9 @@ class Store:
         ``plain``: the caller vouches that ``event`` holds only JSON's own values (str, int, bool,
         None, finite floats, lists, maps with str keys), so its text reads back as the same value
         by construction and is stored without `_dumps`' read-back (``_plain_dumps``).
+
+        ``step`` runs in the same transaction, after the batch's statements: the rating update of
+        the game this record ends (``ratings.update_step``).
         """
         room = self._rooms.get(room_id)
         if room is None or self._closing:   # a room in memory without `_room`'s coroutine
@@ -457,7 +469,9 @@ class Store:
                                             "to_move" in event, event.get("to_move"), room_id)))
         if result is not None:
             statements.append(("result", (room_id, _dumps(result, "the result"), now)))
-        written = self._write(statements, room_id)     # raises, reserving nothing, while it cannot be written
+        # raises, reserving nothing, while it cannot be written; the benches stand in for `_write`
+        # with (statements, room)
+        written = self._write(statements, room_id) if step is None else self._write(statements, room_id, step)
         room.version, room.moves = version, moves
         await written
 
@@ -721,15 +735,26 @@ class Store:
             "created_at": created_at, "finished_at": finished_at,
         }
 
+    async def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """Rows of a read-only query (SQLite's ``?`` placeholders) for the modules that own their
+        tables' queries (``pool_store.py``); like every read here, it never sees an uncommitted batch."""
+        return await self._all(sql, params)
+
+    async def run_step(self, step: Step) -> None:
+        """Run a step (``ratings.Step``: statements that depend on rows read in the same
+        transaction) in the next group commit; returns once it is committed."""
+        await self._write([], None, step)
+
     # -- the writer --------------------------------------------------------------------------------
 
-    def _write(self, statements: list[tuple[str, tuple]], room: str | None = None) -> asyncio.Future:
+    def _write(self, statements: list[tuple[str, tuple]], room: str | None = None,
+               step: Step | None = None) -> asyncio.Future:
         """Queue a write for the next batch; its future is resolved once the batch is committed.
         Not a coroutine: the caller awaits the future itself, a coroutine fewer made, run and freed a
         move."""
         self._check_writable()
         future = self._loop.create_future()
-        self._pending.append(_Write(statements, future, room))
+        self._pending.append(_Write(statements, future, room, step))
         self._wake.set()
         return future
 
@@ -780,7 +805,8 @@ class Store:
         rooms = self._guarded(batch) if self.lease is not None else ()
         try:
             refused, _ = await self._db.transaction(
-                lambda refused: [_groups([w for w in batch if w.room not in refused] if refused else batch)], rooms)
+                lambda refused: [_groups([w for w in batch if w.room not in refused] if refused else batch)], rooms,
+                lambda refused: [w.step for w in batch if w.step is not None and w.room not in refused])
         except Unavailable:
             raise
         except Exception as exc:  # noqa: BLE001 -- tried again room by room
@@ -789,7 +815,12 @@ class Store:
 
     async def _commit_apart(self, batch: list[_Write], rooms: Collection[str], cause: Exception) -> dict[int, Exception]:
         """The batch failed as a whole: commit it again with each room's writes (and each write
-        of no room) under a savepoint of its own, so that one room's failure fails only its own."""
+        of no room) under a savepoint of its own, so that one room's failure fails only its own.
+        A write with a step (a rating update, the finder's claim) is not tried again: its step
+        already ran in the failed transaction, and it fails with the batch's error."""
+        stepped = {id(w): StoreError("commit-failed", f"The store could not commit: {cause}.")
+                   for w in batch if w.step is not None}
+        batch = [w for w in batch if w.step is None]
         parts: dict[Any, list[_Write]] = {}
 
         def build(refused: set[str]) -> list[list[tuple[str, Sequence[tuple]]]]:
@@ -801,6 +832,7 @@ class Store:
 
         refused, errors = await self._db.transaction(build, rooms)
         failed = self._refused(batch, refused) if refused else {}
+        failed.update(stepped)
         broken: set[str] = set()
         for writes, error in zip(parts.values(), errors):
             if error is None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
+from typing import Any, Generator, Sequence
 
 from protocol.names import skeleton
 
@@ -49,11 +49,14 @@ class Writer:
             raise
         return cls(executor, connection)
 
-    async def transaction(self, parts: list[list[tuple[str, Sequence[tuple]]]]) -> list[BaseException | None]:
+    async def transaction(self, parts: list[list[tuple[str, Sequence[tuple]]]],
+                          steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]] = ()
+                          ) -> list[BaseException | None]:
         """Run each part's (sql, rows) with executemany inside one IMMEDIATE transaction, here,
-        between its BEGIN and its COMMIT on the writer's thread. One part is all or nothing; with
-        several, each runs under a savepoint of its own, and a part that fails is rolled back
-        alone: returns, per part, its exception or None."""
+        between its BEGIN and its COMMIT on the writer's thread, then each step (a generator that
+        yields a statement and receives its rows, `ratings.update_step`). One part is all or
+        nothing; with several, each runs under a savepoint of its own, and a part that fails is
+        rolled back alone: returns, per part, its exception or None. A failing step fails all."""
         db = self._connection
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._executor, db.execute, "BEGIN IMMEDIATE")
@@ -64,6 +67,8 @@ class Writer:
                 errors: list[BaseException | None] = [None]
             else:
                 errors = [_savepoint(db, part) for part in parts]
+            for step in steps:
+                _drive(db, step)
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -83,6 +88,16 @@ class Writer:
     async def close(self) -> None:
         await asyncio.get_running_loop().run_in_executor(self._executor, self._connection.close)
         self._executor.shutdown(wait=False)
+
+
+def _drive(db: sqlite3.Connection, step: Generator[tuple[str, tuple], list[tuple], Any]) -> None:
+    """Run a step's statements in order, sending each one's rows back to it."""
+    try:
+        sql, params = next(step)
+        while True:
+            sql, params = step.send(db.execute(sql, params).fetchall())
+    except StopIteration:
+        pass
 
 
 def _savepoint(db: sqlite3.Connection, part: list[tuple[str, Sequence[tuple]]]) -> BaseException | None:

@@ -52,9 +52,9 @@ class LocalServer:
     def url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/"
 
-    def start(self, port: int = 0) -> None:
+    def start(self, port: int = 0, *args: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "server", "--port", str(port), "--db", str(self.db), "--log-level", "INFO"],
+            [sys.executable, "-m", "server", "--port", str(port), "--db", str(self.db), "--log-level", "INFO", *args],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )
         assert self.process.stderr is not None

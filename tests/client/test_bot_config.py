@@ -208,3 +208,38 @@ async def test_serve_keeps_within_the_limit(server):
         results = await asyncio.wait_for(asyncio.gather(*opponents), GUARD)
     assert played == 3 and bot.most == 1
     assert [r[room]["reason"] for r, room in zip(results, rooms)] == ["passes"] * 3
+
+
+async def test_serve_leaves_empty_rooms_alone(server):
+    from client_cli.bot_service import serve
+
+    class Passer(Bot):
+        name = "passer"
+
+        def choose_move(self, turn):
+            return "pass"
+
+    async with Client(server.url, name="host") as host:
+        empty = (await host.create(RoomSettings(rules="tromp-taylor", board="5x5"))).room
+        waiting = (await host.create(RoomSettings(rules="tromp-taylor", board="5x5"))).room
+        opponent = BotRunner(Passer(), host)
+        await opponent.join(waiting, 0)
+        playing = asyncio.create_task(opponent.run())
+        async with Client(server.url, name="picky") as client:
+            played = await asyncio.wait_for(serve(BotRunner(Passer(), client), total=1, poll=0.1), GUARD)
+        await asyncio.wait_for(playing, GUARD)
+        listed = {room["room"]: room for room in await host.list_rooms()}
+    assert played == 1 and listed[empty]["seats"] == [None, None]
+
+
+def test_the_find_table_and_the_pool_filters():
+    config = parse_config({"engine": {"builtin": True}, "user": "mybot", "find": {"seek": ["chinese-9x9"],
+                           "arena": "arena-9x9", "challenges": True},
+                           "accept": {"pools": ["chinese-9x9"], "rated": "rated"}})
+    assert (config.seek, config.arena, config.challenges, config.user) == (("chinese-9x9",), "arena-9x9", True, "mybot")
+    assert config.accept.refusal({"pool": "chinese-9x9", "rated": True, "board": "9x9"}) is None
+    assert "pool kee-3p-hex5 is not one of" in config.accept.refusal({"pool": "kee-3p-hex5", "rated": True})
+    assert "only rated games" in config.accept.refusal({"pool": "chinese-9x9", "rated": False})
+    with pytest.raises(BotConfigError) as refused:
+        parse_config({"engine": {"builtin": True}, "find": {"arena": 3, "odd": 1}, "accept": {"rated": "maybe"}})
+    assert {p.split(":")[0] for p in refused.value.problems} == {"find.arena", "find.odd", "accept.rated"}

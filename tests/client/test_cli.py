@@ -37,8 +37,9 @@ def test_bad_flags_are_clear_errors():
     for args in (["play", "--bots", "9"], ["play", "--join", "R", "--bots", "1"], ["export", "G", "--format", "png"],
                  ["bot", "--room", "R"], ["frobnicate"], ["play", "--players", "2", "--bots", "2"],
                  ["bot", "--gtp", ""], ["bot", "--gtp", 'gnugo "--mode gtp'], ["bot", "--builtin", "--games", "-1"],
-                 ["bot", "--gtp", "gnugo", "--engine-timeout", "0"]):
-        done = polygo(*args)
+                 ["bot", "--gtp", "gnugo", "--engine-timeout", "0"], ["play", "--seek", "chinese-9x9", "--join", "R"],
+                 ["bot", "--builtin", "--arena", "arena-9x9", "--user", "nopassword"]):
+        done = polygo(*args, env={k: v for k, v in os.environ.items() if k != "POLYGO_PASSWORD"})
         assert done.returncode == 2, args
         assert "[bad-usage]" in done.stderr, (args, done.stderr)
 

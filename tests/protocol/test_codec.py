@@ -34,6 +34,14 @@ SAMPLES = [
     protocol.SeatName(room="r1", name="gnugo (built-in bot)"),
     protocol.ListGames(limit=10, offset=20),
     protocol.GetGame(room="r1", format="sgf"),
+    protocol.ListPools(),
+    protocol.Seek(pool="chinese-9x9"),
+    protocol.Seek(settings=RoomSettings(rules="kee", board="hex5", players=3)),
+    protocol.Unseek(),
+    protocol.Challenge(players=["bob", "cy"], pool="kee-3p-hex5"),
+    protocol.ChallengeReply(challenge="c1", accept=True),
+    protocol.ListChallenges(),
+    protocol.Arena(pool="arena-9x9", join=False),
     protocol.ListMyGames(id=3),
 ]
 

@@ -194,7 +194,7 @@ async def test_a_failed_commit_is_counted(server, players, seat, monkeypatch):
 
     failures = []
 
-    async def disk_error(build, rooms=()):     # the batch fails, and so does its room's part alone
+    async def disk_error(build, rooms=(), steps=None):     # the batch fails, and so does its room's part alone
         failures.append(rooms)
         if len(failures) == 2:
             monkeypatch.setattr(writer, "transaction", transaction)

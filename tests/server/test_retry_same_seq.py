@@ -21,7 +21,7 @@ async def test_the_house_bot_plays_again_after_its_move_failed_to_commit(server,
     real = database.transaction
     refused = []
 
-    async def failing(build, rooms=()):
+    async def failing(build, rooms=(), steps=None):
         refused.append(rooms)
         if len(refused) == 4:       # the bot's move: its batch and the batch's room by room, twice
             monkeypatch.setattr(database, "transaction", real)
@@ -45,7 +45,7 @@ async def test_the_sdk_sends_a_move_refused_internal_again_with_its_seq(server, 
     real = database.transaction
     refused = []
 
-    async def failing(build, rooms=()):
+    async def failing(build, rooms=(), steps=None):
         refused.append(rooms)
         if len(refused) == 2:       # the move's batch, and the batch room by room
             monkeypatch.setattr(database, "transaction", real)

@@ -26,11 +26,11 @@ class Gate:
         self._open = asyncio.Event()
         real = store._db.transaction
 
-        async def held(build, rooms=()):
+        async def held(build, rooms=(), steps=None):
             monkeypatch.setattr(store._db, "transaction", real)
             self.entered.set()
             await self._open.wait()
-            return await real(build, rooms)
+            return await real(build, rooms, steps)
 
         monkeypatch.setattr(store._db, "transaction", held)
 

@@ -9,7 +9,8 @@ import pytest
 from server.schema import SQLITE_MIGRATIONS
 from server.store import SCHEMA_VERSION, Store, StoreError
 
-TABLES = {"schema_version", "users", "sessions", "rooms", "seats", "moves", "events", "results", "bans"}
+TABLES = {"schema_version", "users", "sessions", "rooms", "seats", "moves", "events", "results", "bans",
+          "ratings", "rated_games", "rating_changes"}
 
 
 def tables(raw) -> set[str]:
@@ -32,7 +33,7 @@ async def test_an_empty_file_gets_the_whole_schema(tmp_path):
 async def test_an_empty_database_gets_the_whole_schema(raw):
     store = await Store.open(raw.target)
     await store.close()
-    assert tables(raw) == (TABLES if raw.dialect == "sqlite" else TABLES | {"nodes"})
+    assert tables(raw) == (TABLES if raw.dialect == "sqlite" else TABLES | {"nodes", "finder"})
     assert raw.values("SELECT version FROM schema_version") == [str(SCHEMA_VERSION)]
 
 
