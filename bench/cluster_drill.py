@@ -109,14 +109,7 @@ class Player(FailoverPlayer):
 
     async def setup(self) -> None:
         await self.open()
-        while True:         # creates from one address are rate-limited (5 a second after 20)
-            created = await self.request({"type": "create", "settings": {"rules": "chinese", "board": "19",
-                                                                          "bots": 1}})
-            if created.get("code") != "rate-limited":
-                break
-            await asyncio.sleep(0.25)
-        self.room = created["room"]
-        await self.request({"type": "sit", "room": self.room, "seat": 0})
+        await self.create_and_sit()
 
     async def play(self, stop: asyncio.Event) -> None:
         move = None

@@ -119,6 +119,10 @@ class Player:
 
     async def setup(self) -> None:
         await self.open("a")
+        await self.create_and_sit()
+
+    async def create_and_sit(self) -> None:
+        """A room against the house bot, created (waiting out the create rate) and sat in."""
         while True:         # creates from one address are rate-limited (5 a second after 20)
             created = await self.request({"type": "create", "settings": {"rules": "chinese", "board": "19",
                                                                           "bots": 1}})
