@@ -41,7 +41,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Collection, Iterable, Protocol, Sequence
+from typing import Any, Awaitable, Callable, ClassVar, Collection, Iterable, Protocol, Sequence
 
 from .lease import Fenced, Lease
 from .ratings import Step
@@ -278,9 +278,7 @@ class GroupCommit:
                 broken.add(writes[0].room)
         if broken:
             self._forget_rooms(broken, StoreError("commit-failed", f"An earlier write of the room failed: {cause}."))
-            self.stats.failed += 1
-            if self.observer is not None:
-                self.observer.commit_failed()
+            self._count_failed((), cause)
         return failed
 
     def _groups(self, writes: Iterable[_Write]) -> list[tuple[str, list[tuple]]]:
@@ -324,12 +322,7 @@ class GroupCommit:
         error = StoreError("commit-failed", f"The store could not commit: {exc}.")
         error.__cause__ = exc
         self._forget_rooms({w.room for w in batch if w.room is not None}, error)
-        self.stats.failed += 1
-        if self.observer is not None:
-            self.observer.commit_failed()
-        for write in batch:
-            if not write.future.done():
-                write.future.set_exception(error)
+        self._count_failed(batch, error)
 
     def _unreachable(self, batch: list[_Write], exc: Unavailable) -> None:
         """The database cannot be reached: nothing of the batch committed, and nothing queued can
@@ -338,13 +331,17 @@ class GroupCommit:
         for write in doomed:
             if write.room is not None:
                 self._rooms.pop(write.room, None)
+        self._count_failed(doomed, exc)
+        self._went_down(exc)
+
+    def _count_failed(self, writes: Iterable[_Write], error: Exception) -> None:
+        """A commit failed: count it (the metrics), and fail the writes' callers still waiting."""
         self.stats.failed += 1
         if self.observer is not None:
             self.observer.commit_failed()
-        for write in doomed:
+        for write in writes:
             if not write.future.done():
-                write.future.set_exception(exc)
-        self._went_down(exc)
+                write.future.set_exception(error)
 
     def _went_down(self, exc: Unavailable) -> None:
         """An operation found the database unreachable: refuse writes at once until ``_heal`` has
@@ -457,17 +454,18 @@ class GroupCommit:
             await asyncio.gather(*waiting, return_exceptions=True)
 
     async def _one(self, sql: str, params: tuple) -> tuple | None:
-        self._check_open()
-        try:
-            return await self._db.one(sql, params)
-        except Unavailable as exc:
-            self._went_down(exc)
-            raise
+        """The first row of a read, or None."""
+        return await self._read(self._db.one, sql, params)
 
     async def _all(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """Every row of a read."""
+        return await self._read(self._db.all, sql, params)
+
+    async def _read(self, read: Callable[[str, tuple], Awaitable[Any]], sql: str, params: tuple) -> Any:
+        """A read on the database's reading connections; one that finds it unreachable starts healing."""
         self._check_open()
         try:
-            return await self._db.all(sql, params)
+            return await read(sql, params)
         except Unavailable as exc:
             self._went_down(exc)
             raise
