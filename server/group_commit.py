@@ -36,7 +36,6 @@ uncommitted batch) and ``_room`` (a room's counters); ``store.py`` composes them
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import random
 import time
@@ -283,10 +282,14 @@ class GroupCommit:
 
     def _groups(self, writes: Iterable[_Write]) -> list[tuple[str, list[tuple]]]:
         """The writes' statements as (sql, rows) in a batch's order, one executemany a kind."""
-        order = self._order
-        statements = sorted((s for w in writes for s in w.statements), key=lambda s: order[s[0]])
-        return [(self.WRITES[kind], [params for _, params in group])
-                for kind, group in itertools.groupby(statements, key=lambda s: s[0])]
+        rows: dict[str, list[tuple]] = {}
+        for write in writes:
+            for kind, params in write.statements:
+                if kind in rows:
+                    rows[kind].append(params)
+                else:
+                    rows[kind] = [params]
+        return [(self.WRITES[kind], rows[kind]) for kind in sorted(rows, key=self._order.__getitem__)]
 
     @staticmethod
     def _guarded(batch: list[_Write]) -> set[str]:
