@@ -52,18 +52,14 @@ class Writer:
     async def transaction(self, parts: list[list[tuple[str, Sequence[tuple]]]],
                           steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]] = ()
                           ) -> list[BaseException | None]:
-        """Run each part's (sql, rows) with executemany inside one IMMEDIATE transaction, then each
-        step (a generator that yields a statement and receives its rows, `ratings.update_step`),
-        and COMMIT: all of it in one call on the writer's thread. One part is all or nothing; with
-        several, each runs under a savepoint of its own, and a part that fails is rolled back
-        alone: returns, per part, its exception or None. A failing step fails all."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, self._transaction, parts, steps)
-
-    def _transaction(self, parts: list[list[tuple[str, Sequence[tuple]]]],
-                     steps: Sequence[Generator[tuple[str, tuple], list[tuple], Any]]) -> list[BaseException | None]:
-        """`transaction`'s work, on the writer's thread."""
+        """Run each part's (sql, rows) with executemany inside one IMMEDIATE transaction, here,
+        between its BEGIN and its COMMIT on the writer's thread, then each step (a generator that
+        yields a statement and receives its rows, `ratings.update_step`). One part is all or
+        nothing; with several, each runs under a savepoint of its own, and a part that fails is
+        rolled back alone: returns, per part, its exception or None. A failing step fails all."""
         db = self._connection
-        db.execute("BEGIN IMMEDIATE")
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, db.execute, "BEGIN IMMEDIATE")
         try:
             if len(parts) == 1:
                 for sql, rows in parts[0]:
@@ -73,12 +69,21 @@ class Writer:
                 errors = [_savepoint(db, part) for part in parts]
             for step in steps:
                 _drive(db, step)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        await loop.run_in_executor(self._executor, self._commit)
+        return errors
+
+    def _commit(self) -> None:
+        """On the writer's thread: the disk's sync is a wait the loop must not share."""
+        db = self._connection
+        try:
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
-        return errors
 
     async def close(self) -> None:
         await asyncio.get_running_loop().run_in_executor(self._executor, self._connection.close)
@@ -110,7 +115,8 @@ def _savepoint(db: sqlite3.Connection, part: list[tuple[str, Sequence[tuple]]]) 
 
 
 def _connect(path: str, synchronous: str) -> sqlite3.Connection:
-    db = sqlite3.connect(path, isolation_level=None)
+    # Used from two threads, never at once: the rows on the loop's, COMMIT on the writer's.
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     db.create_function("name_skeleton", 1, skeleton, deterministic=True)
     try:
         db.execute("PRAGMA journal_mode = WAL")
