@@ -87,7 +87,9 @@ def stable_life(board: Scratch, shapes: Shapes, ko: KoPosition) -> bool:
         return False
     for x in (1, 2):
         targets = [r for r, c, _ in strings if c == 3 - x]
-        attacks = sorted({p for r, c, libs in strings if c == 3 - x for p in libs})
+        # a play takes one breath at most from a string of the other colour, the one it is
+        # played on: only a play on a breath of a two-breath string leaves it with one
+        attacks = sorted({p for r, c, libs in strings if c == 3 - x and len(libs) == 2 for p in libs})
         for m in attacks:
             after = play(board, nbrs, m, x)
             if after is None:

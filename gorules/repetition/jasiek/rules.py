@@ -281,11 +281,12 @@ class NewKoRules(RepetitionRule):
                     self._walls = None
                 if made is not None or p in a._read:
                     a.placed(pos, p, self.had_two, made)
-                elif not a.matched or p not in a._guard:   # (the guard holds the points of the ko positions)
+                elif not a.matched or (p not in a.union and (c.stones[-1] == p or not a._beside)):
                     # no mouth before the play nor after it (the class is the position's hash),
-                    # or a ko on the board and the play away from its points, the grouping's
-                    # guard and the cached types' reads (two-point mouths: no 4-in-a-row clause):
-                    # Analysis.placed's first and last cases, written out for speed
+                    # or a ko on the board and the play away from its points, joining no strings
+                    # kept beside the mouths (see Analysis._rejoin) and away from the cached
+                    # types' reads (two-point mouths: no 4-in-a-row clause): Analysis.placed's
+                    # first and last cases, written out for speed
                     a.class_key = moved
                 else:
                     a.placed(pos, p, self.had_two, None)
