@@ -444,7 +444,7 @@ class Analysis:
         if hit is not None:
             return hit[0]
         reads: set[int] = set()
-        kind = classify(Scratch(pos.stones, reads=reads), self.shapes, ko, frozenset(had_two))
+        kind = classify(Scratch(pos.stones, reads=reads, chains=pos.chain), self.shapes, ko, frozenset(had_two))
         self._cache[key] = (kind, reads)
         self._read |= reads
         self.classified += 1
