@@ -14,8 +14,9 @@ from typing import Any
 from gorules import Board, Game
 from gorules.ruleset import Repetition, preset
 from protocol import RoomSettings, engine_options, unportable
+from protocol.clock_settings import ClockSettings
 
-from .clock import ClockSettings, Clocks
+from .clock import Clocks
 
 UNDO = "undo"
 """The move row of an accepted undo request."""
