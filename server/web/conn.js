@@ -12,8 +12,9 @@ const TOKEN_KEY = "polygo.token";
 const NAME_KEY = "polygo.name";
 
 export class Connection {
-  constructor({ onEvent, onStatus, onReconnect, onWelcome }) {
+  constructor({ onEvent, onStatus, onReconnect, onWelcome, onPush }) {
     this.onEvent = onEvent;
+    this.onPush = onPush;
     this.onStatus = onStatus;
     this.onReconnect = onReconnect;
     this.onWelcome = onWelcome;
@@ -139,6 +140,8 @@ export class Connection {
       const { resolve, reject } = this.waiting.get(message.id);
       this.waiting.delete(message.id);
       if (message.type === "error") reject(message); else resolve(message);
+    } else if (message.id === undefined && this.onPush) {
+      this.onPush(message);     // sent unasked: `matched`, a `challenge` that changed
     }
   }
 

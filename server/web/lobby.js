@@ -36,6 +36,7 @@ export function lobbyPage(app) {
   const node = h("div.lobby", {},
     youPanel(app),
     app.turns.panel(),
+    app.finding.panel(),
     h("section.panel.open-rooms", {}, h("h2", {}, "Open rooms and games in progress"), filters.node, list,
       h("p", {}, h("a#finished", { href: "#/games" }, "Finished games →"))),
     joinPanel(),
@@ -92,9 +93,10 @@ function accountForm(app) {
     } catch (err) { note.textContent = err.message || err.code; }
   };
   const registered = app.welcome && app.welcome.user;
-  return h("details.account", {}, h("summary", {}, registered ? `registered as ${registered}` : "Log in or register a name"),
+  const profile = registered ? h("p", {}, h("a#my-profile", { href: `#/player/${encodeURIComponent(registered)}` }, "Your profile and ratings →")) : null;
+  return h("div", {}, profile, h("details.account", {}, h("summary", {}, registered ? `registered as ${registered}` : "Log in or register a name"),
     h("form#account-form", { onsubmit: act("login") }, h("label", {}, "User ", user), h("label", {}, "Password ", password),
-      h("button#login", { type: "submit" }, "Log in"), h("button#register", { type: "button", onclick: act("register") }, "Register"), note));
+      h("button#login", { type: "submit" }, "Log in"), h("button#register", { type: "button", onclick: act("register") }, "Register"), note)));
 }
 
 function joinPanel() {
