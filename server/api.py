@@ -93,14 +93,21 @@ class Api:
             return await self._pool_games(match[1], query)
         return _missing(f"no such resource {path!r}; see /api/pools")
 
-    async def _standings(self, pool: str, query: dict[str, list[str]]) -> Response:
+    def _pool_page(self, pool: str, query: dict[str, list[str]]) -> tuple[int, int] | Response:
+        """A pool's listing's limit (at most 200) and offset, or the answer refusing them."""
         if pool not in self.hub.pools:
             return _missing(f"no pool {pool!r}")
         try:
-            limit, offset = _bounded(query, "limit", 50, 200), _bounded(query, "offset", 0, 10**9)
+            return _bounded(query, "limit", 50, 200), _bounded(query, "offset", 0, 10**9)
         except ValueError:
             return _json({"error": "bad-field", "message": "limit and offset are whole numbers"},
                          HTTPStatus.BAD_REQUEST)
+
+    async def _standings(self, pool: str, query: dict[str, list[str]]) -> Response:
+        page = self._pool_page(pool, query)
+        if isinstance(page, Response):
+            return page
+        limit, offset = page
         online = self.hub.arena.online(pool)
         rows = await self.hub.pool_queries.standings(pool, limit, offset)
         for row in rows:
@@ -110,13 +117,10 @@ class Api:
     async def _pool_games(self, pool: str, query: dict[str, list[str]]) -> Response:
         """The pool's latest rated games, each with its players, places and record URLs (SGF for
         two-player grids only, as `/api/games/<room>.sgf` answers)."""
-        if pool not in self.hub.pools:
-            return _missing(f"no pool {pool!r}")
-        try:
-            limit, offset = _bounded(query, "limit", 50, 200), _bounded(query, "offset", 0, 10**9)
-        except ValueError:
-            return _json({"error": "bad-field", "message": "limit and offset are whole numbers"},
-                         HTTPStatus.BAD_REQUEST)
+        page = self._pool_page(pool, query)
+        if isinstance(page, Response):
+            return page
+        limit, offset = page
         found = self.hub.pools[pool]
         sgf = found.players == 2 and GRID.fullmatch(str(found.board)) is not None
         games = await self.hub.pool_queries.pool_game_list(pool, limit, offset)
