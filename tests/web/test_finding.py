@@ -1,6 +1,6 @@
 """Finding games from the page: three browsers seek kee-3p-hex5 and land in one started room; a
 challenge sent from the page and accepted by a program starts the room, a declined one is shown
-to the challenger; the rated game's rating change on a profile, the pool's leaderboard with its
+to the challenger, one received is shown live and after a reload, and declined from the page; the rated game's rating change on a profile, the pool's leaderboard with its
 downloads, and an arena's standings from a game two programs played there."""
 
 from __future__ import annotations
@@ -134,6 +134,15 @@ def test_challenges_profiles_leaderboard_and_arena_standings(open_page, web_serv
         bob.request("challenge_reply", challenge=second["id"], accept=False)
         expect(ann.locator(f'li.challenge[data-challenge="{second["id"]}"]')).to_contain_text("declined")
         shot(ann, "challenges")
+
+        cy.request("challenges")                          # one to the page: standing at a reload, declined there
+        offered = cy.request("challenge", players=["ann"], settings={"rules": "chinese", "board": "9"})["challenge"]
+        incoming = ann.locator(f'li.challenge[data-challenge="{offered["id"]}"]')
+        expect(incoming).to_contain_text("cy challenges you: Chinese 9, unrated")
+        ann.reload()
+        incoming.locator("button.decline").click()
+        expect(incoming).to_contain_text("declined")
+        assert cy.notice("challenge", id=offered["id"])["challenge"]["status"] == "declined"
 
         ann.goto(web_server.url + f"#/room/{room}")      # a name in the room opens its profile
         ann.click('.seat-row .player-link:text("bob")')
