@@ -14,6 +14,7 @@ export class Finding {
     this.app = app;
     this.pools = [];
     this.seek = null;            // {pool, rating, provisional} while a seek stands
+    this.arena = null;           // the arena pool this page joined, while it is in it
     this.error = "";
     this.challenges = new Map(); // id -> the challenge as last told
     this.panels = new Set();     // {node, draw} of the lobby's panels being shown
@@ -30,12 +31,25 @@ export class Finding {
     this.redraw();
   }
 
-  // The connection was lost and is back: the server forgot the seek with the old connection.
+  // The connection was lost and is back: the server forgot the seek and the arena membership
+  // with the old connection.
   async reconnected() {
+    if (this.arena) await this.join(this.arena, true);
     if (!this.seek) return;
     const pool = this.seek.pool;
     this.seek = null;
     await this.start(pool);
+  }
+
+  // Join (or leave) a pool's arena: the server then pairs this page's player game after game.
+  async join(pool, join) {
+    this.error = "";
+    try {
+      await this.app.conn.request("arena", { pool, join });
+      this.arena = join ? pool : null;
+    } catch (e) { this.error = e.message || e.code; }
+    await this.loadPools();     // the counts as they are now
+    this.redraw();
   }
 
   notice(m) {
@@ -104,6 +118,9 @@ export class Finding {
     if (!this.pools.length) return [h("p", {}, "loading…")];
     const rows = this.pools.map((p) => {
       const mine = this.seek && this.seek.pool === p.name;
+      const inArena = this.arena === p.name;
+      const arena = p.arena ? h("button.arena", { "data-pool": p.name, "aria-pressed": inArena ? "true" : "false",
+        disabled: guest && p.rated, onclick: () => this.join(p.name, !inArena) }, inArena ? "Leave arena" : "Join arena") : null;
       const action = mine
         ? h("span.waiting", { role: "status" }, `waiting for ${p.players - 1} opponent${p.players > 2 ? "s" : ""}…`,
           this.seek.rating !== null && this.seek.rating !== undefined ? ` (your rating ${this.seek.rating}${this.seek.provisional ? "?" : ""})` : "",
@@ -114,7 +131,7 @@ export class Finding {
         h("td", {}, h("a.pool-link", { href: `#/pool/${p.name}` }, p.title || p.name)),
         h("td", {}, `${ruleName(p.rules)}, ${p.players} players, ${p.board}`), h("td", {}, p.clock || "no clock"),
         h("td", {}, [p.rated ? "rated" : "unrated", p.arena ? "arena" : null].filter(Boolean).join(", ")),
-        h("td.seeking", {}, `${p.seeking} seeking`), h("td", {}, action));
+        h("td.seeking", {}, `${p.seeking} seeking` + (p.arena ? `, ${p.in_arena} in the arena` : "")), h("td", {}, action, arena ? [" ", arena] : null));
     });
     return [note, h("table.list.pool-table", {}, h("tbody", {}, rows)),
       h("p.error#seek-error", { role: "alert" }, this.error)];

@@ -75,6 +75,7 @@ function youPanel(app) {
       if (name) { await app.conn.rename(name); app.route(); }
     } }, h("label", {}, "Name ", nameInput), h("button", { type: "submit" }, "Play as this name")),
     h("p.hint", {}, "A new name is a new guest session; this browser keeps its token, so a reload keeps your seats."),
+    app.welcome && app.welcome.user ? h("p", {}, h("a#my-profile", { href: `#/player/${encodeURIComponent(app.welcome.user)}` }, "Your profile")) : null,
     accountForm(app), prefsPanel(),
     mine.length ? h("div", {}, h("h3", {}, "Your games"), h("ul", {}, mine)) : null);
 }

@@ -102,6 +102,12 @@ def test_challenges_profiles_leaderboard_and_arena_standings(open_page, web_serv
     bob = Program(web_server.url, "bob")
     cy = Program(web_server.url, "cy")
     try:
+        arena = ann.locator('button.arena[data-pool="arena-9x9"]')
+        arena.click()
+        expect(arena).to_have_text("Leave arena")
+        expect(ann.locator('tr[data-pool="arena-9x9"] .seeking')).to_contain_text("1 in the arena")
+        arena.click()
+        expect(arena).to_have_text("Join arena")
         bob.request("challenges")
         ann.fill("#challenge-players", "bob")
         ann.select_option("#challenge-pool", "chinese-9x9")
