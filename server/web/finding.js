@@ -1,8 +1,8 @@
 // Finding a game (docs/pools.md): the lobby's pools with a seek button each, and challenges sent
 // and received. One `Finding` lives as long as the page: it keeps the seek and the challenges
-// across views, asks for `challenges` at each welcome (the server then sends every change on this
-// connection, and the standing ones now), seeks again after a reconnection (a seek belongs to its
-// connection), and goes to the room at once when `matched` arrives.
+// across views, asks for `challenges` while the lobby shows them (the server then sends every
+// change on this connection, and the standing ones now), seeks again after a reconnection (a
+// seek belongs to its connection), and goes to the room at once when `matched` arrives.
 
 import { h } from "./dom.js";
 import { RULES, ruleName } from "./rulesets.js";
@@ -23,7 +23,15 @@ export class Finding {
   get user() { return this.app.welcome ? this.app.welcome.user : null; }
   get me() { return this.user || (this.app.welcome ? this.app.welcome.name : null); }
 
+  // Each hello (a reconnection, a login) starts a new list on the server's side: ask again, but
+  // only while the lobby shows the challenges. In a cluster `challenges` is answered `moved` to
+  // the finder's node (docs/cluster.md), so a room's page does not ask it.
   async welcomed() {
+    if (![...this.panels].some((p) => p.node.isConnected && p.challenges)) return;
+    await this.follow();
+  }
+
+  async follow() {
     try {
       const reply = await this.app.conn.request("challenges");
       this.challenges = new Map(reply.challenges.map((c) => [c.id, c]));
@@ -97,8 +105,8 @@ export class Finding {
     }
   }
 
-  keep(node, draw) {
-    const panel = { node, draw };
+  keep(node, draw, challenges = false) {
+    const panel = { node, draw, challenges };
     this.panels.add(panel);
     draw();
     return node;
@@ -141,7 +149,9 @@ export class Finding {
   challengesPanel() {
     const list = h("div.challenge-list", { "aria-live": "polite" });
     const node = h("section.panel.challenges", {}, h("h2", {}, "Challenges"), list, this.challengeForm());
-    return this.keep(node, () => list.replaceChildren(...this.challengeItems()));
+    this.keep(node, () => list.replaceChildren(...this.challengeItems()), true);
+    this.follow();
+    return node;
   }
 
   challengeItems() {
