@@ -12,9 +12,9 @@ const TOKEN_KEY = "polygo.token";
 const NAME_KEY = "polygo.name";
 
 export class Connection {
-  constructor({ onEvent, onStatus, onReconnect, onWelcome, onPush }) {
+  constructor({ onEvent, onStatus, onReconnect, onWelcome, onNotice }) {
     this.onEvent = onEvent;
-    this.onPush = onPush;
+    this.onNotice = onNotice;   // server messages sent unasked: `matched`, `challenge`
     this.onStatus = onStatus;
     this.onReconnect = onReconnect;
     this.onWelcome = onWelcome;
@@ -136,12 +136,14 @@ export class Connection {
       this._elsewhere(message);
       return;
     }
+    if (message.id === undefined && (message.type === "matched" || message.type === "challenge")) {
+      if (this.onNotice) this.onNotice(message);
+      return;
+    }
     if (message.id !== undefined && this.waiting.has(message.id)) {
       const { resolve, reject } = this.waiting.get(message.id);
       this.waiting.delete(message.id);
       if (message.type === "error") reject(message); else resolve(message);
-    } else if (message.id === undefined && this.onPush) {
-      this.onPush(message);     // sent unasked: `matched`, a `challenge` that changed
     }
   }
 

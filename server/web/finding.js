@@ -1,188 +1,214 @@
-// Finding games on the page: the pools with a seek button each, challenges sent and received, a
-// pool's leaderboard (#/pool/NAME, its arena's standings and archive) and a player's profile
-// (#/player/NAME). Seeks and challenges go over the websocket (docs/pools.md); the leaderboard
-// and the profile are read from the server's HTTP JSON (/api/...).
+// Finding a game (docs/pools.md): the lobby's pools with a seek button each, and challenges sent
+// and received. One `Finding` lives as long as the page: it keeps the seek and the challenges
+// across views, asks for `challenges` while the lobby shows them (the server then sends every
+// change on this connection, and the standing ones now), seeks again after a reconnection (a
+// seek belongs to its connection), and goes to the room at once when `matched` arrives.
 
 import { h } from "./dom.js";
-import { ruleName } from "./rulesets.js";
+import { RULES, ruleName } from "./rulesets.js";
 
-// The server pushes `matched` (a room was started for you) and `challenge` (one of yours changed)
-// at any time: the first opens the room, the second redraws the challenges' list.
+const CLOSED = { declined: "declined", withdrawn: "withdrawn", expired: "expired", failed: "could not start", started: "started" };
+
 export class Finding {
   constructor(app) {
     this.app = app;
-    this.seeking = null;            // the pool (or "custom") this page seeks, while it does
-    this.challenges = new Map();    // id -> the challenge as it stands
-    this.redraw = () => {};
+    this.pools = [];
+    this.seek = null;            // {pool, rating, provisional} while a seek stands
+    this.arena = null;           // the arena pool this page joined, while it is in it
+    this.error = "";
+    this.challenges = new Map(); // id -> the challenge as last told
+    this.panels = new Set();     // {node, draw} of the lobby's panels being shown
   }
 
-  pushed(message) {
-    if (message.type === "matched") {
-      this.seeking = null;
-      location.hash = `#/room/${message.room}`;
-    } else if (message.type === "challenge") {
-      this.challenges.set(message.challenge.id, message.challenge);
-      this.redraw();
-    }
+  get user() { return this.app.welcome ? this.app.welcome.user : null; }
+  get me() { return this.user || (this.app.welcome ? this.app.welcome.name : null); }
+
+  // Each hello (a reconnection, a login) starts a new list on the server's side: ask again, but
+  // only while the lobby shows the challenges. In a cluster `challenges` is answered `moved` to
+  // the finder's node (docs/cluster.md), so a room's page does not ask it.
+  async welcomed() {
+    if (![...this.panels].some((p) => p.node.isConnected && p.challenges)) return;
+    await this.follow();
   }
 
   async follow() {
     try {
-      for (const c of (await this.app.conn.request("challenges")).challenges) this.challenges.set(c.id, c);
-    } catch (e) { /* reconnecting: asked again when the lobby is next shown */ }
+      const reply = await this.app.conn.request("challenges");
+      this.challenges = new Map(reply.challenges.map((c) => [c.id, c]));
+    } catch (e) { /* reconnecting: asked again at the next welcome */ }
     this.redraw();
   }
 
-  // The lobby's panel: one row per pool, a seek button each, and the challenge form and list.
-  panel() {
-    const pools = h("div#pools", {}, h("p", {}, "loading…"));
-    const challenges = h("div#challenges");
-    const note = h("p.notice#finding-note", { role: "status" });
-    const form = challengeForm(this, note);
-    this.redraw = () => challenges.replaceChildren(challengeList(this, note));
-    getJSON("/api/pools").then((data) => {
-      pools.replaceChildren(poolTable(this, data.pools, note));
-      form.setPools(data.pools);
-    }).catch(() => pools.replaceChildren(h("p", {}, "The pools could not be read.")));
-    this.follow();
-    return h("section.panel.finding", {}, h("h2", {}, "Find a game"),
-      h("p.hint", {}, "Seek a pool and the server starts a game as soon as enough players seek it; rated pools need a registered name."),
-      pools, note, h("h3", {}, "Challenges"), challenges, form.node);
+  // The connection was lost and is back: the server forgot the seek and the arena membership
+  // with the old connection.
+  async reconnected() {
+    if (this.arena) await this.join(this.arena, true);
+    if (!this.seek) return;
+    const pool = this.seek.pool;
+    this.seek = null;
+    await this.start(pool);
   }
-}
 
-function poolTable(finding, pools, note) {
-  if (!pools.length) return h("p", {}, "This server has no pools.");
-  return h("table.list.pools", {}, h("thead", {}, h("tr", {}, ["pool", "game", "seeking", ""].map((t) => h("th", {}, t)))),
-    h("tbody", {}, pools.map((p) => {
-      const button = h("button.seek", { type: "button", "data-pool": p.name });
-      const show = () => {
-        const mine = finding.seeking === p.name;
-        button.textContent = mine ? "Cancel seek" : p.arena ? "Join arena" : "Seek";
-        button.setAttribute("aria-pressed", mine ? "true" : "false");
-      };
-      button.addEventListener("click", async () => {
-        note.textContent = "";
-        try {
-          if (finding.seeking === p.name) {
-            await finding.app.conn.request(p.arena ? "arena" : "unseek", p.arena ? { pool: p.name, join: false } : {});
-            finding.seeking = null;
-          } else {
-            await finding.app.conn.request(p.arena ? "arena" : "seek", p.arena ? { pool: p.name, join: true } : { pool: p.name });
-            finding.seeking = p.name;
-            note.textContent = `Seeking ${p.title || p.name}: the game opens here when it starts.`;
-          }
-        } catch (err) { note.textContent = err.message || err.code; }
-        for (const b of button.closest("tbody").querySelectorAll("button.seek")) b.dispatchEvent(new Event("redraw"));
-      });
-      button.addEventListener("redraw", show);
-      show();
-      return h("tr", { "data-pool": p.name },
-        h("td", {}, h("a.pool-link", { href: `#/pool/${encodeURIComponent(p.name)}` }, p.title || p.name)),
-        h("td", {}, `${ruleName(p.rules)}, ${p.players || 2} players, ${p.board}, ${p.clock || "no clock"}${p.rated === false ? ", unrated" : ", rated"}`),
-        h("td", {}, p.arena ? `${p.in_arena} in the arena` : String(p.seeking)), h("td", {}, button));
-    })));
-}
-
-function challengeForm(finding, note) {
-  const players = h("input#challenge-players", { placeholder: "names, separated by commas", "aria-label": "players to challenge" });
-  const pool = h("select#challenge-pool", { "aria-label": "pool of the challenge" });
-  const node = h("form#challenge-form", { onsubmit: async (e) => {
-    e.preventDefault();
-    note.textContent = "";
-    const names = players.value.split(",").map((s) => s.trim()).filter(Boolean);
+  // Join (or leave) a pool's arena: the server then pairs this page's player game after game.
+  async join(pool, join) {
+    this.error = "";
     try {
-      const reply = await finding.app.conn.request("challenge", { players: names, pool: pool.value });
-      finding.challenges.set(reply.challenge.id, reply.challenge);
-      finding.redraw();
-      players.value = "";
-    } catch (err) { note.textContent = err.message || err.code; }
-  } }, h("label", {}, "Challenge ", players), h("label", {}, "to ", pool), h("button", { type: "submit" }, "Send challenge"));
-  const setPools = (pools) => pool.replaceChildren(...pools.filter((p) => !p.arena)
-    .map((p) => h("option", { value: p.name }, p.title || p.name)));
-  return { node, setPools };
-}
+      await this.app.conn.request("arena", { pool, join });
+      this.arena = join ? pool : null;
+    } catch (e) { this.error = e.message || e.code; }
+    await this.loadPools();     // the counts as they are now
+    this.redraw();
+  }
 
-function challengeList(finding, note) {
-  const me = finding.app.welcome ? finding.app.welcome.user || finding.app.welcome.name : null;
-  const shown = [...finding.challenges.values()].sort((a, b) => b.expires - a.expires);
-  if (!shown.length) return h("p", {}, "No challenge to you or from you.");
-  return h("ul.challenges", {}, shown.map((c) => {
-    const invited = c.players.some((p) => p.name === me);
-    const answer = (accept) => async () => {
-      note.textContent = "";
-      try { await finding.app.conn.request("challenge_reply", { challenge: c.id, accept }); }
-      catch (err) { note.textContent = err.message || err.code; }
+  notice(m) {
+    if (m.type === "matched") {
+      this.seek = null;
+      location.hash = `#/room/${m.room}`;
+    } else if (m.type === "challenge") {
+      this.challenges.set(m.challenge.id, m.challenge);
+    }
+    this.redraw();
+  }
+
+  async loadPools() {
+    try { this.pools = (await this.app.conn.request("pools")).pools; } catch (e) { return; }
+    this.redraw();
+  }
+
+  async start(pool) {
+    this.error = "";
+    try {
+      const r = await this.app.conn.request("seek", { pool });
+      this.seek = { pool, rating: r.rating, provisional: r.provisional };
+    } catch (e) { this.error = e.message || e.code; }
+    this.redraw();
+  }
+
+  async cancel() {
+    this.seek = null;
+    try { await this.app.conn.request("unseek"); } catch (e) { /* the seek ended with the connection */ }
+    this.redraw();
+  }
+
+  async answer(id, accept) {
+    try { await this.app.conn.request("challenge_reply", { challenge: id, accept }); } catch (e) {
+      const c = this.challenges.get(id);
+      if (c) this.challenges.set(id, { ...c, problem: e.message });
+    }
+    this.redraw();
+  }
+
+  redraw() {
+    for (const panel of this.panels) {
+      if (panel.node.isConnected) panel.draw();
+      else this.panels.delete(panel);
+    }
+  }
+
+  keep(node, draw, challenges = false) {
+    const panel = { node, draw, challenges };
+    this.panels.add(panel);
+    draw();
+    return node;
+  }
+
+  // The lobby's pools: one row each, its Seek button, the leaderboard a click away.
+  poolsPanel() {
+    const body = h("div.pools-body");
+    const node = h("section.panel.pools", {}, h("h2", {}, "Play a rated game"), body);
+    this.loadPools();
+    return this.keep(node, () => body.replaceChildren(...this.poolRows()));
+  }
+
+  poolRows() {
+    const guest = !this.user;
+    const note = guest ? h("p.hint#guest-note", {}, "Rated pools need an account: register or log in under “You” to seek them. Unrated pools are open to guests.") : null;
+    if (!this.pools.length) return [h("p", {}, "loading…")];
+    const rows = this.pools.map((p) => {
+      const mine = this.seek && this.seek.pool === p.name;
+      const inArena = this.arena === p.name;
+      const arena = p.arena ? h("button.arena", { "data-pool": p.name, "aria-pressed": inArena ? "true" : "false",
+        disabled: guest && p.rated, onclick: () => this.join(p.name, !inArena) }, inArena ? "Leave arena" : "Join arena") : null;
+      const action = mine
+        ? h("span.waiting", { role: "status" }, `waiting for ${p.players - 1} opponent${p.players > 2 ? "s" : ""}…`,
+          this.seek.rating !== null && this.seek.rating !== undefined ? ` (your rating ${this.seek.rating}${this.seek.provisional ? "?" : ""})` : "",
+          " ", h("button.unseek", { onclick: () => this.cancel() }, "Cancel"))
+        : h("button.seek", { "data-pool": p.name, disabled: !!this.seek || (guest && p.rated),
+          title: guest && p.rated ? "rated: register or log in first" : null, onclick: () => this.start(p.name) }, "Seek");
+      return h("tr", { "data-pool": p.name },
+        h("td", {}, h("a.pool-link", { href: `#/pool/${p.name}` }, p.title || p.name)),
+        h("td", {}, `${ruleName(p.rules)}, ${p.players} players, ${p.board}`), h("td", {}, p.clock || "no clock"),
+        h("td", {}, [p.rated ? "rated" : "unrated", p.arena ? "arena" : null].filter(Boolean).join(", ")),
+        h("td.seeking", {}, `${p.seeking} seeking` + (p.arena ? `, ${p.in_arena} in the arena` : "")), h("td", {}, action, arena ? [" ", arena] : null));
+    });
+    return [note, h("table.list.pool-table", {}, h("tbody", {}, rows)),
+      h("p.error#seek-error", { role: "alert" }, this.error)];
+  }
+
+  // Challenges to and from you, and the form that sends one.
+  challengesPanel() {
+    const list = h("div.challenge-list", { "aria-live": "polite" });
+    const node = h("section.panel.challenges", {}, h("h2", {}, "Challenges"), list, this.challengeForm());
+    this.keep(node, () => list.replaceChildren(...this.challengeItems()), true);
+    this.follow();
+    return node;
+  }
+
+  challengeItems() {
+    if (!this.challenges.size) return [h("p.none", {}, "No challenge to or from you.")];
+    const items = [...this.challenges.values()].sort((a, b) => b.expires - a.expires).map((c) => {
+      const mineToAnswer = this.user && c.players.some((p) => p.name === this.user && p.accepted === null);
+      const game = c.pool ? `${c.pool}${c.rated ? " (rated)" : ""}` : `${ruleName(c.settings.rules)} ${c.settings.board}, unrated`;
+      const who = c.by === this.me ? `You challenge ${c.players.map((p) => p.name + (p.accepted ? " ✓" : "")).join(", ")}`
+        : `${c.by} challenges you${c.players.length > 1 ? ` and ${c.players.filter((p) => p.name !== this.user).map((p) => p.name).join(", ")}` : ""}`;
+      const status = c.status === "open" ? (mineToAnswer ? null : "waiting for answers") : CLOSED[c.status] || c.status;
+      return h("li.challenge", { "data-challenge": c.id, "data-status": c.status }, `${who}: ${game}`,
+        status ? h("span.status", {}, ` · ${status}`) : null,
+        c.status === "started" && c.room ? h("a.rejoin", { href: `#/room/${c.room}` }, " open the room") : null,
+        c.status === "open" && mineToAnswer ? [" ", h("button.accept", { onclick: () => this.answer(c.id, true) }, "Accept"),
+          " ", h("button.decline", { onclick: () => this.answer(c.id, false) }, "Decline")] : null,
+        c.status === "open" && c.by === this.me ? [" ", h("button.withdraw", { onclick: () => this.answer(c.id, false) }, "Withdraw")] : null,
+        c.problem ? h("span.error", {}, ` ${c.problem}`) : null);
+    });
+    return [h("ul", {}, items)];
+  }
+
+  challengeForm() {
+    const names = h("input#challenge-players", { placeholder: "names, separated by commas", "aria-label": "players to challenge" });
+    const pool = h("select#challenge-pool", { "aria-label": "game" }, h("option", { value: "" }, "custom settings (unrated)"));
+    const rules = h("select#challenge-rules", { "aria-label": "rules" }, RULES.map(([v, n]) => h("option", { value: v }, n)));
+    const board = h("input#challenge-board", { value: "9", "aria-label": "board", size: 6 });
+    const clock = h("input#challenge-clock", { placeholder: "clock, e.g. byoyomi:600+5x30", "aria-label": "clock" });
+    const custom = h("div.challenge-custom", {}, rules, board, clock);
+    const fill = () => {
+      const chosen = pool.value;
+      pool.replaceChildren(h("option", { value: "" }, "custom settings (unrated)"),
+        ...this.pools.map((p) => h("option", { value: p.name }, `${p.title || p.name}${p.rated ? " (rated)" : ""}`)));
+      pool.value = chosen;
+      custom.hidden = !!pool.value;
     };
-    const mineToAnswer = invited && c.status === "open" && !c.players.find((p) => p.name === me).accepted;
-    return h("li.challenge", { "data-challenge": c.id, "data-status": c.status },
-      `${c.by} → ${c.players.map((p) => p.name + (p.accepted ? " ✓" : "")).join(", ")} · ${c.pool || "custom"}${c.rated ? " (rated)" : ""} · `,
-      h("span.challenge-status", {}, c.status),
-      c.room ? h("a", { href: `#/room/${c.room}` }, " open the room") : null,
-      mineToAnswer ? h("button.accept", { type: "button", onclick: answer(true) }, "Accept") : null,
-      mineToAnswer ? h("button.decline", { type: "button", onclick: answer(false) }, "Decline") : null,
-      !invited && c.status === "open" ? h("button.withdraw", { type: "button", onclick: answer(false) }, "Withdraw") : null);
-  }));
-}
-
-async function getJSON(path) {
-  const resp = await fetch(path, { headers: { Accept: "application/json" } });
-  const body = await resp.json();
-  if (!resp.ok) throw body;
-  return body;
-}
-
-// A rating as people read it: the ordinal, with "?" while it is provisional.
-function rating(r) { return `${Math.round(r.rating)}${r.provisional ? "?" : ""}`; }
-
-function playerLink(name) {
-  return name ? h("a.player-link", { href: `#/player/${encodeURIComponent(name)}` }, name) : "·";
-}
-
-function day(seconds) { return seconds ? new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ") : ""; }
-
-// #/pool/NAME: the leaderboard (the arena's standings for an arena pool) and the pool's archive.
-export async function poolPage(app, name) {
-  const back = h("p", {}, h("a", { href: "#/" }, "← lobby"));
-  let standings;
-  try { standings = await getJSON(`/api/pools/${encodeURIComponent(name)}/standings?limit=100`); }
-  catch (err) { return h("div.pool-page", {}, back, h("p.notice", {}, err.message || "The pool could not be read.")); }
-  const rows = standings.standings;
-  return h("div.pool-page", {}, back, h("h2", {}, `Leaderboard of ${name}`),
-    rows.length ? h("table.list.standings", {}, h("thead", {}, h("tr", {},
-      ["#", "player", "rating", "games", "wins", "last played", "in the arena"].map((t) => h("th", {}, t)))),
-    h("tbody", {}, rows.map((r) => h("tr", { "data-player": r.player },
-      h("td", {}, String(r.rank)), h("td", {}, playerLink(r.player)),
-      h("td.rating", { title: `mu ${r.mu.toFixed(2)}, sigma ${r.sigma.toFixed(2)}` }, rating(r)),
-      h("td", {}, String(r.games)), h("td", {}, String(r.wins)), h("td", {}, day(r.last_played)),
-      h("td", {}, r.in_arena ? "yes" : ""))))) : h("p", {}, "No rated game has been played in this pool yet."),
-    h("p.hint", {}, "A rating followed by ? is provisional: it is not sure yet (its sigma is still large)."),
-    h("p", {}, h("a#pool-archive", { href: `/api/pools/${encodeURIComponent(name)}/games.zip`, download: "" },
-      "Download the pool's latest games (zip: JSON, and SGF for two-player grids)")));
-}
-
-// #/player/NAME: ratings per pool, the rating history, and the recent games with their replays.
-export async function playerPage(app, name) {
-  const back = h("p", {}, h("a", { href: "#/" }, "← lobby"));
-  let p;
-  try { p = await getJSON(`/api/players/${encodeURIComponent(name)}`); }
-  catch (err) { return h("div.player-page", {}, back, h("p.notice", {}, err.message || "The player could not be read.")); }
-  const pools = Object.entries(p.ratings);
-  return h("div.player-page", {}, back, h("h2", {}, p.name),
-    h("h3", {}, "Ratings"),
-    pools.length ? h("table.list.ratings", {}, h("thead", {}, h("tr", {}, ["pool", "rating", "mu", "sigma", "games", "wins"].map((t) => h("th", {}, t)))),
-      h("tbody", {}, pools.map(([pool, r]) => h("tr", { "data-pool": pool },
-        h("td", {}, h("a", { href: `#/pool/${encodeURIComponent(pool)}` }, pool)), h("td.rating", {}, rating(r)),
-        h("td", {}, r.mu.toFixed(2)), h("td", {}, r.sigma.toFixed(2)), h("td", {}, String(r.games)), h("td", {}, String(r.wins))))))
-      : h("p", {}, "No rated game yet."),
-    h("h3", {}, "Rating history"),
-    p.history.length ? h("ul.history", {}, p.history.map((e) => h("li", { "data-room": e.room },
-      `${day(e.finished)} · ${e.pool} · place ${e.rank} · ${Math.round(e.before)} → ${Math.round(e.after)} `,
-      h("a", { href: `#/replay/${e.room}` }, "replay")))) : h("p", {}, "None yet."),
-    h("h3", {}, "Recent games"),
-    p.recent.length ? h("ul.recent", {}, p.recent.map((g) => h("li", { "data-room": g.room },
-      `${day(g.finished)} · ${ruleName(g.rules)}${g.pool ? ` (${g.pool})` : ""} · place ${g.place} (${g.reason}) · with `,
-      g.seats.filter((s) => s !== p.name).map((s, i) => [i ? ", " : "", playerLink(s)]), " · ",
-      h("a.replay", { href: `#/replay/${g.room}` }, "replay"), " · ",
-      h("a", { href: g.record, download: "" }, "JSON")))) : h("p", {}, "None yet."));
+    pool.addEventListener("change", () => { custom.hidden = !!pool.value; });
+    pool.addEventListener("focus", fill);
+    fill();
+    const error = h("p.error#challenge-error", { role: "alert" });
+    const submit = async (e) => {
+      e.preventDefault();
+      error.textContent = "";
+      const players = names.value.split(",").map((s) => s.trim()).filter(Boolean);
+      const fields = { players };
+      if (pool.value) fields.pool = pool.value;
+      else {
+        fields.settings = { rules: rules.value, board: board.value.trim(), players: players.length + 1 };
+        if (clock.value.trim()) fields.settings.clock = clock.value.trim();
+      }
+      try {
+        const reply = await this.app.conn.request("challenge", fields);
+        this.challenges.set(reply.challenge.id, reply.challenge);
+        names.value = "";
+        this.redraw();
+      } catch (err) { error.textContent = err.message + (err.field ? ` (${err.field})` : ""); }
+    };
+    return h("form#challenge-form", { onsubmit: submit }, h("label", {}, "Challenge ", names), pool, custom,
+      h("button", { type: "submit" }, "Send"), error);
+  }
 }
