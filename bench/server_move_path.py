@@ -85,6 +85,7 @@ class FakeWebsocket:
     """What `Connection` reads of a websockets ServerConnection on a move's path."""
 
     subprotocol = "polygo.msgpack"
+    state = State.OPEN
     remote_address = ("127.0.0.1", 1)
     request = None
     response = None

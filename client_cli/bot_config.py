@@ -16,6 +16,7 @@ from typing import Any
 
 from client_cli.errors import UsageError
 from client_cli.gtp_game import grid_dims
+from protocol.clock_settings import KINDS as CLOCK_KINDS
 
 
 class BotConfigError(UsageError):
@@ -119,7 +120,6 @@ class BotConfig:
 
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-CLOCK_KINDS = ("none", "absolute", "byoyomi", "canadian", "fischer", "corr")
 
 
 class _Reader:

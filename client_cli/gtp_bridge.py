@@ -28,6 +28,7 @@ import shlex
 from typing import Any
 
 from gorules import Game
+from protocol.clock_settings import ClockSettings
 
 from client_cli.builtin_bot import choose_move as builtin_move
 from client_cli.errors import EngineCommandFailed, EngineError, UsageError
@@ -43,12 +44,12 @@ from client_cli.gtp_game import (
     is_gnugo,
     rules_commands,
 )
-from client_cli.gtp_time import TimeControl, time_left_args, time_settings_command
+from client_cli.gtp_time import time_left_args, time_settings_command, told_clock
 from client_cli.room import RoomView
 from client_cli.sdk import Bot, Turn
 from client_cli.tasks import spawn
 
-__all__ = ["GtpBot", "EngineInfo", "TimeControl", "engine_argv", "engine_plays", "grid_size", "score_for",
+__all__ = ["GtpBot", "EngineInfo", "engine_argv", "engine_plays", "grid_size", "score_for",
            "time_left_args", "time_settings_command"]
 
 log = logging.getLogger("polygo.gtp")
@@ -78,7 +79,7 @@ class _Match:
     told: list[tuple[str, str]]
     rng: random.Random
     commands: frozenset[str] = frozenset()
-    clock: TimeControl | None = None
+    clock: ClockSettings | None = None
     """The time system the engine accepted; None when it has none (no clock, or it refused)."""
     periods_as_stones: bool = False
 
@@ -168,7 +169,7 @@ class GtpBot(Bot):
             for command in rules_commands(game.rules.name, set(match.commands)):
                 await _optional(engine, *command)
             await engine.clear_board()
-            await self._tell_time_settings(match, TimeControl.of(view.settings.get("clock")))
+            await self._tell_time_settings(match, told_clock(view.settings.get("clock")))
         except EngineError as exc:
             await self._drop_engine(match, exc)
 
@@ -244,7 +245,7 @@ class GtpBot(Bot):
         if score is not None:
             await self.send_analysis(room, score=score)
 
-    async def _tell_time_settings(self, match: _Match, clock: TimeControl | None) -> None:
+    async def _tell_time_settings(self, match: _Match, clock: ClockSettings | None) -> None:
         """Tell the engine the room's time system; a refusal is noted (no `time_left` follows)."""
         engine = match.engine
         if clock is None or engine is None:

@@ -8,53 +8,39 @@ what no listed command can say is told approximately (see `time_settings_command
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 from collections.abc import Collection
 from typing import Any
 
 from client_cli.seat_clock import SeatClock
+from protocol.clock_settings import ClockSettings
 
 log = logging.getLogger("polygo.gtp")
 
 
-@dataclasses.dataclass(frozen=True)
-class TimeControl:
-    """A room's clock as the bridge reads it from the settings' map form (see docs/protocol.md)."""
-
-    kind: str
-    main: float = 0
-    period: float = 0
-    periods: int = 0
-    stones: int = 0
-    increment: float = 0
-    cap: float = 0
-
-    @classmethod
-    def of(cls, clock: Any) -> TimeControl | None:
-        """The clock of a room's settings (the server sends its map form), None without one.
-
-        >>> TimeControl.of({"kind": "canadian", "main": 600, "period": 300, "stones": 25})
-        TimeControl(kind='canadian', main=600.0, period=300.0, periods=0, stones=25, increment=0.0, cap=0.0)
-        >>> TimeControl.of(None) is None and TimeControl.of({"kind": "none"}) is None
-        True
-        """
-        kind = clock.get("kind") if isinstance(clock, dict) else clock
-        if kind in (None, "none"):
-            return None
-        try:
-            if kind not in ("absolute", "byoyomi", "fischer", "canadian"):
-                raise ValueError(kind)
-            return cls(kind, float(clock.get("main") or 0), float(clock.get("period") or 0),
-                       int(clock.get("periods") or 0), int(clock.get("stones") or 0),
-                       float(clock.get("increment") or 0), float(clock.get("cap") or 0))
-        except (TypeError, ValueError):
-            log.debug("a clock the bridge cannot read is not told to the engine: %r", clock)
-            return None
+TOLD_KINDS = ("absolute", "byoyomi", "fischer", "canadian")
+"""The clock kinds an engine can be told; a correspondence clock's days are not."""
 
 
-def time_settings_command(clock: TimeControl, commands: Collection[str] = ()) -> tuple[str, ...]:
+def told_clock(clock: Any) -> ClockSettings | None:
+    """The clock of a room's settings (the server sends its map form) if an engine can be told it.
+
+    >>> told_clock({"kind": "canadian", "main": 600, "period": 300, "stones": 25})
+    ClockSettings(kind='canadian', main=600, period=300, periods=0, stones=25, increment=0, cap=0)
+    >>> told_clock(None) is None and told_clock({"kind": "none"}) is None
+    True
+    """
+    if not isinstance(clock, dict) or clock.get("kind") not in TOLD_KINDS:
+        return None
+    try:
+        return ClockSettings.from_json(clock)
+    except (TypeError, ValueError):
+        log.debug("a clock the bridge cannot read is not told to the engine: %r", clock)
+        return None
+
+
+def time_settings_command(clock: ClockSettings, commands: Collection[str] = ()) -> tuple[str, ...]:
     """The command that tells an engine listing `commands` the time system: (name, arguments...).
 
     Byo-yomi: `kgs-time_settings byoyomi` where listed, else `kata-time_settings byoyomi`, else GTP's
@@ -62,15 +48,15 @@ def time_settings_command(clock: TimeControl, commands: Collection[str] = ()) ->
     fischer` (or `fischer-capped` with a cap) where listed, else absolute time, the increments showing
     in each `time_left`. Settings are rounded up to whole seconds.
 
-    >>> time_settings_command(TimeControl("canadian", main=600, period=300, stones=25))
+    >>> time_settings_command(ClockSettings("canadian", main=600, period=300, stones=25))
     ('time_settings', '600', '300', '25')
-    >>> time_settings_command(TimeControl("byoyomi", main=600, period=30, periods=5), ["kgs-time_settings"])
+    >>> time_settings_command(ClockSettings("byoyomi", main=600, period=30, periods=5), ["kgs-time_settings"])
     ('kgs-time_settings', 'byoyomi', '600', '30', '5')
-    >>> time_settings_command(TimeControl("byoyomi", main=600, period=30, periods=5))
+    >>> time_settings_command(ClockSettings("byoyomi", main=600, period=30, periods=5))
     ('time_settings', '600', '30', '1')
-    >>> time_settings_command(TimeControl("fischer", main=300, increment=10), ["kata-time_settings"])
+    >>> time_settings_command(ClockSettings("fischer", main=300, increment=10), ["kata-time_settings"])
     ('kata-time_settings', 'fischer', '300', '10')
-    >>> time_settings_command(TimeControl("fischer", main=300, increment=10))
+    >>> time_settings_command(ClockSettings("fischer", main=300, increment=10))
     ('time_settings', '300', '0', '0')
     """
     main, period = _whole(clock.main), _whole(clock.period)
@@ -90,7 +76,7 @@ def time_settings_command(clock: TimeControl, commands: Collection[str] = ()) ->
     return ("time_settings", main, "0", "0")  # absolute; fischer without its increment
 
 
-def time_left_args(clock: TimeControl, seat: SeatClock, *, periods_as_stones: bool = False,
+def time_left_args(clock: ClockSettings, seat: SeatClock, *, periods_as_stones: bool = False,
                    overhead: float = 0.0) -> tuple[int, int]:
     """`time_left`'s (seconds, stones) for a seat's clock `seat`, `overhead` seconds kept back.
 
@@ -99,10 +85,10 @@ def time_left_args(clock: TimeControl, seat: SeatClock, *, periods_as_stones: bo
     periods left (the current one included) when it was told with a KGS/KataGo command
     (`periods_as_stones`), as KGS and the engines that follow it read them, else 1.
 
-    >>> canadian = TimeControl("canadian", main=0, period=300, stones=25)
+    >>> canadian = ClockSettings("canadian", main=0, period=300, stones=25)
     >>> time_left_args(canadian, SeatClock("canadian", 0, 0, 280.5, 7, 300, 25))
     (280, 7)
-    >>> byoyomi = TimeControl("byoyomi", main=600, period=30, periods=5)
+    >>> byoyomi = ClockSettings("byoyomi", main=600, period=30, periods=5)
     >>> time_left_args(byoyomi, SeatClock("byoyomi", 10.5, 5, 30, 0, 30), overhead=0.5)
     (10, 0)
     >>> time_left_args(byoyomi, SeatClock("byoyomi", 0, 3, 26.2, 0, 30), periods_as_stones=True)

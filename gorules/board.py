@@ -40,7 +40,7 @@ class Board:
     """
 
     __slots__ = ("points", "kind", "width", "height", "coords", "exact_index", "neighbour_indices",
-                 "spec", "__dict__")
+                 "spec", "__dict__", "__weakref__")
 
     def __init__(self, points: Iterable[str], edges: Iterable[tuple[str, str]], *,
                  coords: Mapping[str, tuple[float, float]] | None = None,

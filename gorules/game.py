@@ -696,10 +696,11 @@ class Game:
                 "options": self.rules.options(), "moves": [[play.seat, play.move] for play in self._raw]}
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> "Game":
-        """Replay a record; IllegalMove names the first move that does not replay."""
+    def from_record(cls, record: Mapping[str, Any], board: Board | None = None) -> "Game":
+        """Replay a record; IllegalMove names the first move that does not replay. `board`, when
+        given, is the record's board already built (a server shares one among its games)."""
         try:
-            board = Board.from_spec(record["board"])
+            board = Board.from_spec(record["board"]) if board is None else board
             game = cls(board, rules=record.get("rules", "kee"), players=record.get("players", 2),
                        **dict(record.get("options") or {}))
             moves = record.get("moves", [])

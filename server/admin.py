@@ -30,18 +30,18 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from protocol import ProtocolError
 
 from .bans import KINDS, BanError
+from .connection import Connection
+from .hub import Hub
 from .logs import event
 from .passwords import hash_password
 from .sessions import Session
+from .store import Store
 from .store_errors import StoreError
-
-if TYPE_CHECKING:
-    from .app import Server
 
 log = logging.getLogger("polygo.admin")
 
@@ -56,10 +56,19 @@ class AdminError(Exception):
     """A command that cannot be done; the message is for the operator."""
 
 
+class RunningServer(Protocol):
+    """What the operator's commands act on: the running server's connections, hub and store
+    (app.py)."""
+
+    connections: set[Connection]
+    hub: Hub
+    store: Store
+
+
 class AdminSocket:
     """The server's side: a Unix socket answering one request per connection."""
 
-    def __init__(self, server: Server, path: str) -> None:
+    def __init__(self, server: RunningServer, path: str) -> None:
         self.server = server
         self.path = path
         self._listener: asyncio.AbstractServer | None = None
@@ -121,7 +130,7 @@ def _text(request: dict[str, Any], field: str, default: str | None = None) -> st
     return value
 
 
-async def who(server: Server, request: dict[str, Any]) -> dict[str, Any]:
+async def who(server: RunningServer, request: dict[str, Any]) -> dict[str, Any]:
     now = time.monotonic()
     connections = []
     for conn in sorted(server.connections, key=lambda c: c.id):
@@ -133,7 +142,7 @@ async def who(server: Server, request: dict[str, Any]) -> dict[str, Any]:
     return {"connections": connections}
 
 
-async def close_room(server: Server, request: dict[str, Any]) -> dict[str, Any]:
+async def close_room(server: RunningServer, request: dict[str, Any]) -> dict[str, Any]:
     room_id = _text(request, "room")
     message = _text(request, "message", "the server's operator closed this room")
     room = server.hub.rooms.get(room_id)
@@ -147,7 +156,7 @@ async def close_room(server: Server, request: dict[str, Any]) -> dict[str, Any]:
     return {"room": room_id, "was": was}
 
 
-async def remove_chat(server: Server, request: dict[str, Any]) -> dict[str, Any]:
+async def remove_chat(server: RunningServer, request: dict[str, Any]) -> dict[str, Any]:
     room_id = _text(request, "room")
     version = request.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
@@ -171,7 +180,7 @@ async def remove_chat(server: Server, request: dict[str, Any]) -> dict[str, Any]
     return {"room": room_id, "version": version, "removed": {k: line.get(k) for k in ("name", "user", "text")}}
 
 
-async def ban(server: Server, request: dict[str, Any]) -> dict[str, Any]:
+async def ban(server: RunningServer, request: dict[str, Any]) -> dict[str, Any]:
     kind, target = _text(request, "kind"), _text(request, "target")
     reason = request.get("reason") or ""
     if not isinstance(reason, str):
@@ -189,18 +198,18 @@ async def ban(server: Server, request: dict[str, Any]) -> dict[str, Any]:
     return {"kind": kind, "banned": made.shown, "disconnected": len(cut)}
 
 
-async def unban(server: Server, request: dict[str, Any]) -> dict[str, Any]:
+async def unban(server: RunningServer, request: dict[str, Any]) -> dict[str, Any]:
     kind, target = _text(request, "kind"), _text(request, "target")
     if not await server.hub.bans.remove(server.store, kind, target):
         raise AdminError(f"no ban on the {kind} {target!r}")
     return {"kind": kind, "unbanned": target}
 
 
-async def list_bans(server: Server, request: dict[str, Any]) -> dict[str, Any]:
+async def list_bans(server: RunningServer, request: dict[str, Any]) -> dict[str, Any]:
     return {"bans": [{"kind": b.kind, "target": b.shown, "reason": b.reason} for b in server.hub.bans]}
 
 
-async def reset_password(server: Server, request: dict[str, Any]) -> dict[str, Any]:
+async def reset_password(server: RunningServer, request: dict[str, Any]) -> dict[str, Any]:
     user, password = _text(request, "user"), _text(request, "password")
     if not 1 <= len(password) <= 128:
         raise AdminError("a password has 1 to 128 characters")

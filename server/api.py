@@ -5,6 +5,7 @@
     GET /api/players/<name>             a registered player's ratings, rating history, recent games
     GET /api/games/<room>.json          a game's record as JSON (the wire's `game` reply's record)
     GET /api/games/<room>.sgf           the same as SGF (two-player grids)
+    GET /api/pools/<pool>/games         the pool's latest rated games, with links to their records (?limit=, ?offset=)
     GET /api/pools/<pool>/games.zip     the pool's latest rated games in one archive (?limit=, at most 500)
 
 They read what the wire's listings read (the store and the hub), through `http.Endpoints`' hook
@@ -38,6 +39,8 @@ STANDINGS = re.compile(r"/api/pools/([a-z0-9-]{1,32})/standings")
 PLAYER = re.compile(r"/api/players/([^/]{1,96})")
 GAME = re.compile(r"/api/games/([A-Za-z0-9]{1,32})\.(json|sgf)")
 ARCHIVE = re.compile(r"/api/pools/([a-z0-9-]{1,32})/games\.zip")
+POOL_GAMES = re.compile(r"/api/pools/([a-z0-9-]{1,32})/games")
+GRID = re.compile(r"\d+(x\d+)?")
 FINISHED_MAX_AGE = 86400
 ARCHIVE_MAX = 500
 """Games in one archive at most (`?limit=`, default 100)."""
@@ -85,21 +88,46 @@ class Api:
         match = ARCHIVE.fullmatch(path)
         if match:
             return await self._archive(match[1], query)
+        match = POOL_GAMES.fullmatch(path)
+        if match:
+            return await self._pool_games(match[1], query)
         return _missing(f"no such resource {path!r}; see /api/pools")
 
-    async def _standings(self, pool: str, query: dict[str, list[str]]) -> Response:
+    def _pool_page(self, pool: str, query: dict[str, list[str]]) -> tuple[int, int] | Response:
+        """A pool's listing's limit (at most 200) and offset, or the answer refusing them."""
         if pool not in self.hub.pools:
             return _missing(f"no pool {pool!r}")
         try:
-            limit, offset = _bounded(query, "limit", 50, 200), _bounded(query, "offset", 0, 10**9)
+            return _bounded(query, "limit", 50, 200), _bounded(query, "offset", 0, 10**9)
         except ValueError:
             return _json({"error": "bad-field", "message": "limit and offset are whole numbers"},
                          HTTPStatus.BAD_REQUEST)
+
+    async def _standings(self, pool: str, query: dict[str, list[str]]) -> Response:
+        page = self._pool_page(pool, query)
+        if isinstance(page, Response):
+            return page
+        limit, offset = page
         online = self.hub.arena.online(pool)
         rows = await self.hub.pool_queries.standings(pool, limit, offset)
         for row in rows:
             row["in_arena"] = row["player"] in online
         return _json({"pool": pool, "standings": rows})
+
+    async def _pool_games(self, pool: str, query: dict[str, list[str]]) -> Response:
+        """The pool's latest rated games, each with its players, places and record URLs (SGF for
+        two-player grids only, as `/api/games/<room>.sgf` answers)."""
+        page = self._pool_page(pool, query)
+        if isinstance(page, Response):
+            return page
+        limit, offset = page
+        found = self.hub.pools[pool]
+        sgf = found.players == 2 and GRID.fullmatch(str(found.board)) is not None
+        games = await self.hub.pool_queries.pool_game_list(pool, limit, offset)
+        for game in games:
+            game["json"] = f"/api/games/{game['room']}.json"
+            game["sgf"] = f"/api/games/{game['room']}.sgf" if sgf else None
+        return _json({"pool": pool, "games": games, "archive": f"/api/pools/{pool}/games.zip"})
 
     async def _archive(self, pool: str, query: dict[str, list[str]]) -> Response:
         """The pool's latest rated games, each as JSON and (two-player grids) SGF, in a zip."""

@@ -15,24 +15,20 @@ import logging
 import random
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from protocol import ErrorCode, Matched, ProtocolError
 
 from .matching import Entry, arena_groups
-from .seeks import player_key
+from .peer import Peer
+from .seeks import FindingHost, player_key
 from .sessions import Session
-
-if TYPE_CHECKING:
-    from .connection import Connection
-    from .hub import Hub
 
 log = logging.getLogger("polygo.arena")
 
 
 @dataclass
 class Member:
-    conn: Connection
+    conn: Peer
     session: Session
     joined: float
 
@@ -40,11 +36,11 @@ class Member:
 class Arena:
     """The arenas of one server."""
 
-    def __init__(self, hub: Hub, rng: random.Random | None = None) -> None:
+    def __init__(self, hub: FindingHost, rng: random.Random | None = None) -> None:
         self.hub = hub
         self.rng = rng or random.Random()
         self._members: dict[str, dict[str, Member]] = {}       # pool -> player key -> member
-        self._by_conn: dict[Connection, set[tuple[str, str]]] = {}   # a connection -> its (pool, player key)
+        self._by_conn: dict[Peer, set[tuple[str, str]]] = {}   # a connection -> its (pool, player key)
         self._playing: dict[str, tuple[str, set[str]]] = {}     # room -> (pool, player keys)
         self._last: dict[tuple[str, str], frozenset[str]] = {}  # (pool, player) -> last opponents
         self._tasks: set[asyncio.Task[None]] = set()
@@ -56,7 +52,7 @@ class Arena:
     def online(self, pool: str) -> set[str]:
         return set(self._members.get(pool, ()))
 
-    def join(self, conn: Connection, session: Session, pool_name: str) -> None:
+    def join(self, conn: Peer, session: Session, pool_name: str) -> None:
         pool = self.hub.pool(pool_name)
         if not pool.arena:
             arenas = ", ".join(sorted(name for name, other in self.hub.pools.items() if other.arena))
@@ -74,7 +70,7 @@ class Arena:
     def leave(self, session: Session, pool_name: str) -> None:
         self._leave(self.hub.pool(pool_name).name, player_key(session))
 
-    def dropped(self, conn: Connection) -> None:
+    def dropped(self, conn: Peer) -> None:
         for pool, key in self._by_conn.pop(conn, ()):
             self._members.get(pool, {}).pop(key, None)
 
@@ -87,7 +83,7 @@ class Arena:
                 if not held:
                     del self._by_conn[member.conn]
 
-    def forget_all(self) -> set[Connection]:
+    def forget_all(self) -> set[Peer]:
         """Drop every member (this node no longer finds games); their connections."""
         conns = set(self._by_conn)
         self._members.clear()

@@ -18,19 +18,17 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from protocol import ChallengeState, ErrorCode, Matched, ProtocolError, RoomSettings
 
 from .games import SettingsError, board_points, effective_settings, normalize
 from .holdings import weight
 from .matching import Entry, seat_order
-from .seeks import player_key
+from .peer import Peer
+from .seeks import FindingHost, player_key
 from .sessions import Session
 
-if TYPE_CHECKING:
-    from .connection import Connection
-    from .hub import Hub
 
 log = logging.getLogger("polygo.challenges")
 
@@ -67,16 +65,16 @@ class Open:
 class Challenges:
     """The challenges of one server, and the connections that follow them."""
 
-    def __init__(self, hub: Hub, new_id: Callable[[], str]) -> None:
+    def __init__(self, hub: FindingHost, new_id: Callable[[], str]) -> None:
         self.hub = hub
         self._new_id = new_id
         self.open: dict[str, Open] = {}
-        self._listeners: dict[str, set[Connection]] = {}    # player key -> connections that asked
-        self._listening: dict[Connection, str] = {}          # a connection -> the player key it listens for
+        self._listeners: dict[str, set[Peer]] = {}    # player key -> connections that asked
+        self._listening: dict[Peer, str] = {}          # a connection -> the player key it listens for
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def create(self, conn: Connection, session: Session, players: list[str], pool_name: str | None,
+    async def create(self, conn: Peer, session: Session, players: list[str], pool_name: str | None,
                      settings: RoomSettings | None) -> ChallengeState:
         if (pool_name is None) == (settings is None):
             raise ProtocolError(ErrorCode.BAD_FIELD, "challenge needs exactly one of pool and settings", field="pool")
@@ -113,7 +111,7 @@ class Challenges:
         self._tell(challenge, skip=conn)
         return ChallengeState(challenge=challenge.view())
 
-    def listen(self, conn: Connection, session: Session) -> list[dict[str, Any]]:
+    def listen(self, conn: Peer, session: Session) -> list[dict[str, Any]]:
         """Send this connection every later change of the session's challenges; the standing ones."""
         key = player_key(session)
         previous = self._listening.get(conn)
@@ -124,19 +122,19 @@ class Challenges:
         return [c.view() for c in self.open.values()
                 if c.status == "open" and (player_key(c.by) == key or session.user in c.invited)]
 
-    def dropped(self, conn: Connection) -> None:
+    def dropped(self, conn: Peer) -> None:
         key = self._listening.pop(conn, None)
         if key is not None:
             self._unlisten(conn, key)
 
-    def _unlisten(self, conn: Connection, key: str) -> None:
+    def _unlisten(self, conn: Peer, key: str) -> None:
         conns = self._listeners.get(key)
         if conns is not None:
             conns.discard(conn)
             if not conns:
                 del self._listeners[key]
 
-    def reply(self, conn: Connection, session: Session, challenge_id: str, accept: bool) -> None:
+    def reply(self, conn: Peer, session: Session, challenge_id: str, accept: bool) -> None:
         self.listen(conn, session)
         challenge = self.open.get(challenge_id)
         mine = challenge is not None and player_key(challenge.by) == player_key(session)
@@ -192,7 +190,7 @@ class Challenges:
         self._tell(challenge)
         asyncio.get_running_loop().call_later(CLOSED_KEPT, self.open.pop, challenge.id, None)
 
-    def _tell(self, challenge: Open, skip: Connection | None = None) -> None:
+    def _tell(self, challenge: Open, skip: Peer | None = None) -> None:
         """Send the challenge as it stands to every party's listening connections."""
         message = ChallengeState(challenge=challenge.view())
         keys = {player_key(challenge.by), *challenge.invited}
@@ -201,7 +199,7 @@ class Challenges:
                 if conn is not skip and not conn.closed:
                     conn.send(message)
 
-    def forget_all(self) -> set[Connection]:
+    def forget_all(self) -> set[Peer]:
         """Drop every challenge and listener (this node no longer finds games); their connections."""
         conns = set(self._listening)
         for timer in self._timers.values():

@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import Any, Mapping, Protocol
 
 from websockets.frames import CloseCode
 
 from protocol import ErrorCode, ProtocolError
 
 from .lease import Fenced, OwnedElsewhere
+from .lobby import Lobby
+from .room import Room
+from .store import Store
 from .store_errors import StoreError
-
-if TYPE_CHECKING:
-    from .hub import Hub
-    from .room import Room
 
 log = logging.getLogger("polygo.cluster")
 
@@ -46,10 +45,26 @@ OVERDUE = 0.55
 third of a lease (or sooner, with every commit), so at most two thirds are ever left to wait."""
 
 
+class ClusterHost(Protocol):
+    """What taking rooms over needs of the hub: its room table, and rooms brought in from a
+    stored row or dropped."""
+
+    store: Store
+    draining: bool
+    rooms: Mapping[str, Room]
+    lobby: Lobby
+
+    async def adopt(self, row: dict[str, Any]) -> Room | None: ...
+
+    def forget_all(self) -> list[Room]: ...
+
+    def forget(self, room_id: str) -> Room | None: ...
+
+
 class Cluster:
     """Takes rooms over for a hub whose store holds a node lease."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: ClusterHost) -> None:
         self.hub = hub
         self.store = hub.store
         self.store.on_fenced = self._fenced

@@ -18,18 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from websockets.frames import CloseCode
 
 from protocol import ErrorCode, ProtocolError
 
+from .arena import Arena
+from .challenges import Challenges
 from .cluster import RETRY
 from .ratings import Step
+from .seeks import Seeks
+from .store import Store
 from .store_errors import StoreError
-
-if TYPE_CHECKING:
-    from .hub import Hub
 
 log = logging.getLogger("polygo.finder")
 
@@ -51,10 +52,20 @@ def claim_step(node_id: str, epoch: int, holder: list[tuple[str, str | None]]) -
         holder.append((node_id, None))
 
 
+class FinderHost(Protocol):
+    """What the finder's role needs of the hub: the store that holds the role, and the games
+    being found here, given up when another node takes the role."""
+
+    store: Store
+    seeks: Seeks
+    challenges: Challenges
+    arena: Arena
+
+
 class Finder:
     """This node's view of the finder's role."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: FinderHost) -> None:
         self.hub = hub
         self.me = hub.store.lease.node_id
         self.holder: tuple[str, str | None] | None = None

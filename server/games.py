@@ -8,14 +8,17 @@ back the live move before it (an accepted undo request); the engine never sees i
 from __future__ import annotations
 
 import functools
+import json
 import re
+import weakref
 from typing import Any
 
 from gorules import Board, Game
 from gorules.ruleset import Repetition, preset
 from protocol import RoomSettings, engine_options, unportable
+from protocol.clock_settings import ClockSettings
 
-from .clock import ClockSettings, Clocks
+from .clock import Clocks
 
 UNDO = "undo"
 """The move row of an accepted undo request."""
@@ -30,11 +33,20 @@ class SettingsError(ValueError):
     """Settings that make no playable game; the message says why."""
 
 
+_graphs: weakref.WeakValueDictionary[str, Board] = weakref.WeakValueDictionary()
+"""Graph boards by their JSON, while a game holds them: rooms on the same graph share one board
+(a 1,000-point graph's board is some 200 KiB), and nothing is kept once no game uses it."""
+
+
 def board_of(spec: str | dict[str, Any]) -> Board:
     """The board a room's settings name. Spec strings never name files on the server."""
     if isinstance(spec, str):
         return _named_board(spec)
-    return Board.from_json(spec)
+    key = json.dumps(spec, sort_keys=True, separators=(",", ":"))
+    board = _graphs.get(key)
+    if board is None:
+        board = _graphs[key] = Board.from_json(spec)
+    return board
 
 
 @functools.lru_cache(maxsize=64)
@@ -155,7 +167,7 @@ def replay(settings: dict[str, Any], rows: list[list[Any]]) -> tuple[Game, list[
     board = board_of(settings["board"])
     record = {"board": board.describe(), "rules": settings["rules"], "players": settings["players"],
               "options": engine_options(settings), "moves": moves}
-    return Game.from_record(record), index
+    return Game.from_record(record, board), index
 
 
 def game_view(game: Game) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import ProtocolError
 from protocol.names import house_bot_name
@@ -32,12 +32,9 @@ from protocol.names import house_bot_name
 from .house_life import Question, dead_stones
 from .house_marking import house_marking
 from .house_play import choose
-from .room import Seat
+from .room import Room, Seat
 from .sessions import Session
 from .store_errors import StoreError
-
-if TYPE_CHECKING:
-    from .room import Room
 
 log = logging.getLogger("polygo.house")
 
@@ -87,9 +84,7 @@ class HouseBots:
             token = f"{PREFIX}{room.id}:{seat}"
             name = bot_name(token, room.settings)
             assert name is not None
-            await room.hub.store.set_seat(room.id, seat, token)
-            room.seats[seat] = Seat(token, name)
-            await room._commit("seat", {"seat": seat, "name": name, "user": None})
+            await room.seat_house_bot(seat, token, name)
 
     def changed(self, room: Room) -> None:
         """Something happened in `room`: let its bots look at it (from a task of their own)."""

@@ -16,11 +16,11 @@ import secrets
 import time
 from collections import defaultdict
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any
 
 from gorules.sgf import to_sgf
 from protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
-                      encode, unportable)
+                      unportable)
 
 from .arena import Arena
 from .challenges import Challenges
@@ -28,13 +28,13 @@ from .bans import Bans
 from .cluster import Cluster
 from .finder import Finder
 from .config import Config
-from .frames import frame
 from .games import SettingsError, board_points, effective_options, effective_settings, normalize, replay
 from .holdings import Bounds, Holdings, weight
 from .intake import Intake
 from .house_bots import HouseBots, bot_name
 from .lobby import Lobby, listed
 from .metrics import NullMetrics
+from .peer import broadcast
 from .pool_store import PoolQueries
 from .pools import Pool, load as load_pools
 from .ratings import Step, rated_game, update_step
@@ -43,9 +43,6 @@ from .room import CHAT_BURST, CHAT_TAIL, RESTART_RETRY, RESTARTING, Room, Seat
 from .seeks import Seeks
 from .sessions import Session, Sessions
 from .store import Store
-
-if TYPE_CHECKING:
-    from .connection import Connection
 
 log = logging.getLogger("polygo.hub")
 
@@ -394,7 +391,7 @@ class Hub:
         _discard(self._owned, room.owner, room.id)
         self.no_longer_waiting(room)
         self._forget(room)
-        self.broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
+        broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
                                        "kind": "closed", "reason": reason, "message": message})
 
     # -- rooms -------------------------------------------------------------------------------------------
@@ -562,20 +559,6 @@ class Hub:
         rows, total = await self.store.public_rooms(limit, offset)
         return Rooms(rooms=[listed(row) for row in rows], total=total,
                      next=offset + limit if offset + limit < total else None)
-
-    def broadcast(self, watchers: Iterable[Connection], message: dict[str, Any],
-                  encoded: dict[str, bytes | str] | None = None) -> None:
-        """Send one message to many connections, encoded and framed once per codec, when the
-        first watcher speaking it comes (`Connection.send_frame` skips a peer that cannot take it);
-        `encoded` holds the message already encoded, by codec."""
-        framed: dict[str, bytes] = {}
-        for conn in watchers:
-            codec = conn.codec
-            data = framed.get(codec)
-            if data is None:
-                payload = encoded.get(codec) if encoded else None
-                data = framed[codec] = frame(encode(message, codec) if payload is None else payload)
-            conn.send_frame(data)
 
     # -- finished games ------------------------------------------------------------------------------------
 

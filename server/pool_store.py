@@ -74,6 +74,21 @@ class PoolQueries:
                                       (pool, limit))
         return [room for (room,) in rows]
 
+    async def pool_game_list(self, pool: str, limit: int, offset: int = 0) -> list[dict[str, Any]]:
+        """The pool's latest rated games, the latest first: the room, when it ended, and each
+        seat's player and place."""
+        rows = await self.store.query(
+            "SELECT g.room_id, g.finished_at, c.seat, c.player, c.rank FROM rated_games g"
+            " JOIN rating_changes c ON c.room_id = g.room_id WHERE g.room_id IN"
+            " (SELECT room_id FROM rated_games WHERE pool = ? ORDER BY seq DESC LIMIT ? OFFSET ?)"
+            " ORDER BY g.seq DESC, c.seat", (pool, limit, offset))
+        games: dict[str, dict[str, Any]] = {}
+        for room, at, _seat, player, rank in rows:
+            game = games.setdefault(room, {"room": room, "finished": at, "players": [], "ranks": []})
+            game["players"].append(player)
+            game["ranks"].append(rank)
+        return list(games.values())
+
     async def recent_games(self, player: str, limit: int = 20) -> list[dict[str, Any]]:
         """The player's latest finished games in public rooms (rated or not), the latest first:
         the room, its pool and rules, the player's seat and place, every seat's name, the result's

@@ -13,22 +13,34 @@ broadcasts, not one per connection to every connection.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable, Protocol, Sequence
 
-if TYPE_CHECKING:
-    from .connection import Connection
-    from .room import Room
+from .peer import Peer, broadcast
+from .sessions import Session
 
 NAMES_SHOWN = 32
 """Spectators named in a presence event; `spectators` counts them all."""
 
 
+class Watched(Protocol):
+    """What presence reads of its room (room.py)."""
+
+    id: str
+    version: int
+    seats: Sequence[Any]
+    watchers: set[Peer]
+
+    def seat_of(self, session: Session) -> int | None: ...
+
+
 class Presence:
     """The presence of one room, and the timer of its next broadcast."""
 
-    def __init__(self, room: Room, interval: float) -> None:
+    def __init__(self, room: Watched, interval: float, always_here: Callable[[Any], bool]) -> None:
         self.room = room
         self.interval = interval
+        self.always_here = always_here
+        """Whether a seat's player is here without a connection (the house bot's seats)."""
         self._sent: dict[str, Any] | None = None
         """What every watcher was last told (None: not all the same), so an unchanged one is not sent."""
         self._sent_at = float("-inf")
@@ -39,7 +51,7 @@ class Presence:
         how many people watch without a seat (a registered user's sessions are one); `names`: the
         first NAMES_SHOWN of them, sorted."""
         room = self.room
-        online = [room.hub.house_bots.holds(seat) for seat in room.seats]
+        online = [self.always_here(seat) for seat in room.seats]
         watching: dict[str, str] = {}
         for conn in room.watchers:
             session = conn.session
@@ -58,12 +70,12 @@ class Presence:
         return {"type": "event", "room": room.id, "version": room.version, "kind": "presence",
                 **(view if view is not None else self.view())}
 
-    def send_to(self, conn: Connection) -> None:
+    def send_to(self, conn: Peer) -> None:
         """The presence as it is now, to one connection (after the reply that made it a watcher)."""
         view = self.view()
         if view != self._sent:
             self._sent = None      # watchers now know different things: the next broadcast must go
-        self.room.hub.broadcast([conn], self.event(view))
+        broadcast([conn], self.event(view))
 
     def changed(self) -> None:
         """The watchers or the seats changed: tell every watcher, at most once per interval."""
@@ -80,7 +92,7 @@ class Presence:
             return
         self._sent = view
         self._sent_at = asyncio.get_running_loop().time()
-        self.room.hub.broadcast(self.room.watchers, self.event(view))
+        broadcast(self.room.watchers, self.event(view))
 
     def close(self) -> None:
         if self._timer is not None:

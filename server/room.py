@@ -18,7 +18,7 @@ import logging
 import time
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 import msgspec
 
@@ -26,17 +26,18 @@ from gorules import IllegalMove, parse_move
 from protocol import MSGPACK, Ack, ErrorCode, Events, Ok, ProtocolError, ServerMessage, Snapshot, encode
 
 from .clock import Clocks
+from .config import Config
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
                     game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
 from . import logs
+from .metrics import NullMetrics
+from .peer import Peer, broadcast
 from .presence import Presence
-from .ratelimit import TokenBucket
+from .ratelimit import Buckets, TokenBucket
+from .ratings import Step
 from .sessions import Session
+from .store import Store
 from .store_errors import Unavailable
-
-if TYPE_CHECKING:
-    from .connection import Connection
-    from .hub import Hub
 
 log = logging.getLogger("polygo.room")
 
@@ -77,10 +78,45 @@ def _plain(play: Any) -> bool:
     return not play.rescinded and play.move.split()[0].lower() not in ACTIONS and play.move != "timeout"
 
 
+class HouseSeats(Protocol):
+    """The house bot's side of the rooms (house_bots.py): which seats it holds, and a look
+    after every change."""
+
+    def holds(self, seat: Seat | None) -> bool: ...
+
+    def changed(self, room: Room) -> None: ...
+
+
+class RoomHost(Protocol):
+    """What a room needs of the server around it (the hub): the store, the settings, the
+    per-player tables the room keeps current, and the news of a game's start and end."""
+
+    config: Config
+    store: Store
+    metrics: NullMetrics
+    chat_rates: Buckets
+    house_bots: HouseSeats
+    rooms: Mapping[str, Room]
+
+    def check_room_limit(self, session: Session, room_id: str | None) -> None: ...
+
+    def seated(self, token: str, user: str | None, room_id: str, seat: int) -> None: ...
+
+    def unseated(self, token: str, user: str | None, room_id: str, seat: int) -> None: ...
+
+    def no_longer_waiting(self, room: Room) -> None: ...
+
+    async def creator_left(self, room: Room) -> None: ...
+
+    def rating_step(self, room: Room, result: dict[str, Any]) -> Step | None: ...
+
+    def ended(self, room: Room) -> None: ...
+
+
 class Room:
     """A room and the task that serialises its requests."""
 
-    def __init__(self, hub: Hub, room_id: str, settings: dict[str, Any], *, owner: str,
+    def __init__(self, hub: RoomHost, room_id: str, settings: dict[str, Any], *, owner: str,
                  invite: str | None, rows: list[list[Any]] | None = None, version: int = 0,
                  seats: list[Seat | None] | None = None) -> None:
         """`rows` are the stored moves, `[seat, move, seq, version]` each, in the order recorded."""
@@ -98,8 +134,8 @@ class Room:
         self.events: deque[tuple[int, bytes]] = deque(maxlen=hub.config.resync_events)
         """The last events for a reconnect's resync: each one's version and its `event` message as
         msgpack, the bytes its broadcast sent (`_commit` says why not the map)."""
-        self.watchers: set[Connection] = set()
-        self.presence = Presence(self, hub.config.presence_interval)
+        self.watchers: set[Peer] = set()
+        self.presence = Presence(self, hub.config.presence_interval, hub.house_bots.holds)
         self.clock_settings = clock_of(settings.get("clock"))
         self.clocks: Clocks | None = None
         self.undo: dict[str, Any] | None = None
@@ -235,7 +271,7 @@ class Room:
         return Snapshot(room=self.id, version=self.version, status=self.status, settings=self.settings,
                         seats=seats, game=game, clocks=clocks, undo=undo, you=you, chat=list(self.chat_tail))
 
-    def _subscribe(self, conn: Connection) -> None:
+    def _subscribe(self, conn: Peer) -> None:
         if not conn.closed:
             self.watchers.add(conn)
             conn.watching.add(self)
@@ -267,7 +303,14 @@ class Room:
         if invite != self.invite:
             raise ProtocolError(ErrorCode.BAD_INVITE, "this room is private: ask its creator for the invitation code")
 
-    async def sit(self, conn: Connection, session: Session, seat: int | None, invite: str | None) -> Snapshot:
+    async def seat_house_bot(self, seat: int, token: str, name: str) -> None:
+        """Give `seat` to the house bot (house_bots.py) before anyone can see the room: stored
+        and told as any other seat taken. Run it under the room's lock (`call`)."""
+        await self.hub.store.set_seat(self.id, seat, token)
+        self.seats[seat] = Seat(token, name)
+        await self._commit("seat", {"seat": seat, "name": name, "user": None})
+
+    async def sit(self, conn: Peer, session: Session, seat: int | None, invite: str | None) -> Snapshot:
         self._check_invite(session, invite)
         held = self.seat_of(session)
         if held is not None:
@@ -318,7 +361,7 @@ class Room:
         logs.event("game-started", room=self.id, rules=rules, board=logs.board_label(self.settings["board"]),
                    players=self.players, seats=[seat.name if seat else None for seat in self.seats])
 
-    async def watch(self, conn: Connection, session: Session, since: int | None,
+    async def watch(self, conn: Peer, session: Session, since: int | None,
                     invite: str | None) -> ServerMessage:
         self._check_invite(session, invite)
         self._subscribe(conn)
@@ -370,7 +413,7 @@ class Room:
         gone = (lambda v: v <= through) if through is not None else (lambda v: v == line)
         self.chat_tail = deque((c for c in self.chat_tail if not gone(c["version"])), maxlen=CHAT_TAIL)
 
-    async def leave(self, conn: Connection, session: Session) -> Ok:
+    async def leave(self, conn: Peer, session: Session) -> Ok:
         self.watchers.discard(conn)
         conn.watching.discard(self)
         self.presence.changed()
@@ -385,7 +428,7 @@ class Room:
             await self.hub.creator_left(self)
         return Ok(ref="leave", room=self.id)
 
-    async def chat(self, conn: Connection | None, session: Session, text: str) -> Ok:
+    async def chat(self, conn: Peer | None, session: Session, text: str) -> Ok:
         """A chat line from a player or a spectator (anyone else would shout into rooms unseen),
         within the room's chat rate and the session's over all rooms (one session in 16 rooms had
         16 times the rate, each line stored for a month); a registered user's sessions share one.
@@ -779,7 +822,7 @@ class Room:
             logs.event("game-ended", room=self.id, rules=rules, reason=result["reason"], ranking=result["ranking"],
                        score=result["score"], moves=len(self.game.history))
         try:
-            self.hub.broadcast(self.watchers, message, {MSGPACK: packed})
+            broadcast(self.watchers, message, {MSGPACK: packed})
         except Exception:
             log.exception("room %s: event %d is committed but could not be sent", self.id, version)
         self.hub.house_bots.changed(self)

@@ -17,18 +17,19 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Mapping, Protocol
 
 from protocol import Error, ErrorCode, Matched, ProtocolError, RoomSettings, Seeking
 
+from .config import Config
 from .games import SettingsError, board_points, normalize
-from .holdings import weight
+from .holdings import Holdings, weight
 from .matching import Entry, Window, match
+from .peer import Peer
+from .pool_store import PoolQueries
+from .pools import Pool
 from .sessions import Session
-
-if TYPE_CHECKING:
-    from .connection import Connection
-    from .hub import Hub
+from .store import Store
 
 log = logging.getLogger("polygo.seeks")
 
@@ -36,12 +37,29 @@ MATCH_EVERY = 1.0
 """Seconds between two runs of the matcher while anyone waits (the windows widen meanwhile)."""
 
 
+class FindingHost(Protocol):
+    """What the seeks, the challenges and the arena need of the server around them (the hub):
+    its pools and ratings, its limits, and a room started with every seat taken."""
+
+    config: Config
+    store: Store
+    pools: Mapping[str, Pool]
+    pool_queries: PoolQueries
+    holdings: Holdings
+
+    def pool(self, name: str) -> Pool: ...
+
+    def check_room_limit(self, session: Session, room_id: str | None) -> None: ...
+
+    async def start_matched(self, settings: dict[str, Any], sessions: list[Session],
+                            payer: tuple[str, Session] | None = None) -> str: ...
+
 @dataclass
 class Waiting:
     """One seek: the matcher's entry and what starting its room needs."""
 
     entry: Entry
-    conn: Connection
+    conn: Peer
     session: Session
     group: str
     settings: dict[str, Any]
@@ -56,19 +74,19 @@ def player_key(session: Session) -> str:
 class Seeks:
     """The seeks of one server."""
 
-    def __init__(self, hub: Hub, window: Window = Window()) -> None:
+    def __init__(self, hub: FindingHost, window: Window = Window()) -> None:
         self.hub = hub
         self.window = window
         self.groups: dict[str, dict[str, Waiting]] = {}      # pool (or settings key) -> session token -> seek
         self._by_token: dict[str, Waiting] = {}
-        self._by_conn: dict[Connection, str] = {}             # a connection -> the session token of its seek
+        self._by_conn: dict[Peer, str] = {}             # a connection -> the session token of its seek
         self._ticker: asyncio.Task[None] | None = None
         self._starting: set[asyncio.Task[None]] = set()
 
     def waiting(self, pool: str) -> int:
         return len(self.groups.get(pool, ()))
 
-    async def seek(self, conn: Connection, session: Session, pool_name: str | None,
+    async def seek(self, conn: Peer, session: Session, pool_name: str | None,
                    settings: RoomSettings | None) -> Seeking:
         if (pool_name is None) == (settings is None):
             raise ProtocolError(ErrorCode.BAD_FIELD, "seek needs exactly one of pool and settings", field="pool")
@@ -113,13 +131,13 @@ class Seeks:
         if not self._drop(session.token):
             raise ProtocolError(ErrorCode.NOT_SEEKING, "you have no seek to stop")
 
-    def dropped(self, conn: Connection) -> None:
+    def dropped(self, conn: Peer) -> None:
         """The connection closed: its seek ends."""
         token = self._by_conn.get(conn)
         if token is not None:
             self._drop(token)
 
-    def forget_all(self) -> set[Connection]:
+    def forget_all(self) -> set[Peer]:
         """Drop every seek (this node no longer finds games); the seekers' connections."""
         conns = set(self._by_conn)
         self.groups.clear()

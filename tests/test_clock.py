@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.clock import Clocks, ClockSettings
+from protocol.clock_settings import ClockSettings
+from server.clock import Clocks
 
 
 def clocks(text: str, seats: int = 2) -> Clocks:
@@ -367,7 +368,7 @@ def test_flagged_and_stop_agree_at_the_deadline_itself():
 
 def test_an_uncapped_fischer_clock_stays_within_the_documented_bound():
     """Issue 16, item 12: quick moves under fischer:10^8+10^8 grew the clock past 10^8 s."""
-    from server.clock import MAX_SECONDS
+    from protocol.clock_settings import MAX_SECONDS
 
     clocks = Clocks(ClockSettings.parse(f"fischer:{MAX_SECONDS}+{MAX_SECONDS}"), 2)
     clocks.start(0, 0.0)

@@ -82,11 +82,7 @@ def circles(package: str) -> list[list[str]]:
     return groups
 
 
-@pytest.mark.parametrize("package", [
-    "gorules", "protocol", "client_cli",
-    pytest.param("server", marks=pytest.mark.xfail(
-        strict=True, reason="the room and its host (hub, connections, house bots) still import each other")),
-])
+@pytest.mark.parametrize("package", ["gorules", "protocol", "server", "client_cli"])
 def test_no_package_has_an_import_circle(package):
     assert circles(package) == []
 

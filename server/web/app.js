@@ -1,5 +1,5 @@
 // The page: a router over location.hash (#/ lobby, #/room/ID[?invite=CODE], #/games,
-// #/replay/ID), one Connection, and the room being shown.
+// #/replay/ID, #/player/NAME, #/pool/POOL), one Connection, and the room being shown.
 
 import { Connection } from "./conn.js";
 import { clear } from "./dom.js";
@@ -8,6 +8,8 @@ import { gamesPage, replayPage } from "./replay.js";
 import { lobbyPage } from "./lobby.js";
 import { TurnAlert } from "./alerts.js";
 import { TurnWatch } from "./turns.js";
+import { Finding } from "./finding.js";
+import { playerPage, poolPage } from "./profiles.js";
 
 class App {
   constructor() {
@@ -19,11 +21,13 @@ class App {
     this.view = null;           // the page shown, when it has something to stop (the lobby's polling)
     this.alert = new TurnAlert();
     this.turns = new TurnWatch(this);
+    this.finding = new Finding(this);
     this.conn = new Connection({
       onEvent: (ev) => { if (this.room && ev.room === this.room.id) this.room.onEvent(ev); this.turns.changed(ev); },
       onStatus: (status, attempt) => this.setStatus(status, attempt),
-      onReconnect: () => { if (this.room) this.room.reconnected(); },
-      onWelcome: (w) => { this.welcome = w; this.who.textContent = w.name; },
+      onReconnect: () => { if (this.room) this.room.reconnected(); this.finding.reconnected(); },
+      onWelcome: (w) => { this.welcome = w; this.who.textContent = w.name; this.finding.welcomed(w); },
+      onNotice: (m) => this.finding.notice(m),
     });
     window.polygo = this;   // for the curious and for the tests' "network drop"
   }
@@ -55,6 +59,10 @@ class App {
       this.room = new Room(this, parts[1], params.get("invite"));
       this.show(this.room.root);
       await this.room.open();
+    } else if (parts[0] === "player" && parts[1]) {
+      this.show(await playerPage(this, decodeURIComponent(parts[1])));
+    } else if (parts[0] === "pool" && parts[1]) {
+      this.show(await poolPage(this, parts[1]));
     } else if (parts[0] === "games") {
       this.show(await gamesPage(this));
     } else if (parts[0] === "replay" && parts[1]) {

@@ -12,8 +12,9 @@ const TOKEN_KEY = "polygo.token";
 const NAME_KEY = "polygo.name";
 
 export class Connection {
-  constructor({ onEvent, onStatus, onReconnect, onWelcome }) {
+  constructor({ onEvent, onStatus, onReconnect, onWelcome, onNotice }) {
     this.onEvent = onEvent;
+    this.onNotice = onNotice;   // server messages sent unasked: `matched`, `challenge`
     this.onStatus = onStatus;
     this.onReconnect = onReconnect;
     this.onWelcome = onWelcome;
@@ -133,6 +134,10 @@ export class Connection {
     if (message.type === "event") { this.onEvent(message); return; }
     if (message.type === "error" && (message.code === "moved" || message.code === "unavailable")) {
       this._elsewhere(message);
+      return;
+    }
+    if (message.id === undefined && (message.type === "matched" || message.type === "challenge")) {
+      if (this.onNotice) this.onNotice(message);
       return;
     }
     if (message.id !== undefined && this.waiting.has(message.id)) {

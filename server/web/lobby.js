@@ -5,6 +5,7 @@
 import { h } from "./dom.js";
 import { prefsPanel } from "./prefs.js";
 import { RULES, ruleHelp, ruleName } from "./rulesets.js";
+import { playerLink } from "./profiles.js";
 
 const GRAPHS = [["village", "village (a small graph)"], ["petersen", "Petersen graph (10 points)"], ["hex5", "hex5 (hexagonal, 61 points)"],
   ["cube4", "cube4 (a 4-cube, 16 points)"]];
@@ -36,6 +37,8 @@ export function lobbyPage(app) {
   const node = h("div.lobby", {},
     youPanel(app),
     app.turns.panel(),
+    app.finding.poolsPanel(),
+    app.finding.challengesPanel(),
     h("section.panel.open-rooms", {}, h("h2", {}, "Open rooms and games in progress"), filters.node, list,
       h("p", {}, h("a#finished", { href: "#/games" }, "Finished games →"))),
     joinPanel(),
@@ -72,6 +75,7 @@ function youPanel(app) {
       if (name) { await app.conn.rename(name); app.route(); }
     } }, h("label", {}, "Name ", nameInput), h("button", { type: "submit" }, "Play as this name")),
     h("p.hint", {}, "A new name is a new guest session; this browser keeps its token, so a reload keeps your seats."),
+    app.welcome && app.welcome.user ? h("p", {}, h("a#my-profile", { href: `#/player/${encodeURIComponent(app.welcome.user)}` }, "Your profile")) : null,
     accountForm(app), prefsPanel(),
     mine.length ? h("div", {}, h("h3", {}, "Your games"), h("ul", {}, mine)) : null);
 }
@@ -127,7 +131,8 @@ function roomTable(rooms, listed) {
       return h("tr", { "data-room": r.room },
         h("td.room-title", {}, r.title || r.room), h("td", { title: r.settings.rules }, ruleName(r.settings.rules)),
         h("td", {}, boardName(r.settings.board)),
-        h("td", {}, r.seats.map((s) => s || "·").join(", ")), h("td", {}, r.status),
+        h("td", {}, r.seats.map((s, i) => s && r.registered && r.registered[i] ? playerLink(s) : s || "·").flatMap((x, i) => i ? [", ", x] : [x])),
+        h("td", {}, r.status),
         h("td", {}, h("a.button.open-room", { href: `#/room/${r.room}` }, r.status === "waiting" && free ? "Join" : "Watch")));
     })));
 }

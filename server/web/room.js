@@ -2,6 +2,7 @@
 // The page holds no rules: what may be played is the server's `legal`; the move list, marks,
 // territory and count are drawn from the snapshot and events.
 
+import { playerLink } from "./profiles.js";
 import { h, clockText, tick } from "./dom.js";
 import { drawBoard, colourOf, reasonText, step } from "./board.js";
 import { BoardZoom } from "./zoom.js";
@@ -532,7 +533,7 @@ export class Room {
       return h("div.seat-row", { "data-seat": i, class: `seat-row${g.to_move === i ? " to-move" : ""}${dropped ? " dropped" : ""}` },
         online === null ? null : h("span.online", { "data-online": String(online), title: said, "aria-label": said }),
         h("span.swatch", { "data-seat": i, title: c.name }, c.letter),
-        h("span.name", {}, seat.name || "(free)", i === this.you ? " (you)" : ""),
+        h("span.name", {}, seat.user ? playerLink(seat.user) : seat.name || "(free)", i === this.you ? " (you)" : ""),
         seat.name ? null : (this.you === null && s.status === "waiting"
           ? h("button.sit", { onclick: () => this.sit(i) }, `sit as ${c.name}`) : null),
         h("span.caps", { title: g.rules === "lasker-maas" ? "stones of this colour in the prisoners' place (the phase-2 supply)"

@@ -12,12 +12,12 @@ from gorules import Board, Game
 from gorules.handicap import fixed_handicap_points
 from sgfmill import sgf
 from protocol import RoomSettings
+from protocol.clock_settings import ClockSettings
 
 from client_cli.bots import BuiltinBot
 from client_cli.gtp import GtpEngine
 from client_cli.gtp_bridge import (
     GtpBot,
-    TimeControl,
     engine_argv,
     engine_plays,
     grid_size,
@@ -26,6 +26,7 @@ from client_cli.gtp_bridge import (
     time_settings_command,
 )
 from client_cli.gtp_game import rules_commands
+from client_cli.gtp_time import told_clock
 from client_cli.room import Clocks
 from client_cli.seat_clock import seat_clock
 from client_cli.sdk import Bot, Turn, run_bot
@@ -73,7 +74,7 @@ def test_engine_plays_follow_the_live_game():
 
 def test_time_settings_for_every_clock_kind():
     def told(clock, kgs=False):
-        control = TimeControl.of(clock)
+        control = told_clock(clock)
         return None if control is None else " ".join(time_settings_command(control, ["kgs-time_settings"] if kgs else []))
 
     assert told(None) is None
@@ -90,7 +91,7 @@ def test_time_settings_for_every_clock_kind():
 
 def test_katago_is_told_fischer_and_byoyomi_with_its_own_command():
     def told(clock):
-        return " ".join(time_settings_command(TimeControl.of(clock), ["kata-time_settings"]))
+        return " ".join(time_settings_command(told_clock(clock), ["kata-time_settings"]))
 
     assert told({"kind": "fischer", "main": 300, "increment": 10, "cap": 0}) == "kata-time_settings fischer 300 10"
     assert told({"kind": "fischer", "main": 300, "increment": 10, "cap": 600}) == \
@@ -98,7 +99,7 @@ def test_katago_is_told_fischer_and_byoyomi_with_its_own_command():
     assert told({"kind": "byoyomi", "main": 60, "periods": 5, "period": 30}) == "kata-time_settings byoyomi 60 30 5"
 
 
-def time_left_after(clock: TimeControl, reported: dict, spent: float, *, kgs: bool = False,
+def time_left_after(clock: ClockSettings, reported: dict, spent: float, *, kgs: bool = False,
                     overhead: float = 0.0) -> tuple[int, int]:
     """`time_left_args` for a seat whose clock has run `spent` seconds since it was reported."""
     control = dataclasses.asdict(clock)
@@ -107,16 +108,16 @@ def time_left_after(clock: TimeControl, reported: dict, spent: float, *, kgs: bo
 
 
 def test_time_left_in_main_time_and_in_overtime():
-    canadian = TimeControl("canadian", main=60, period=300, stones=25)
+    canadian = ClockSettings("canadian", main=60, period=300, stones=25)
     assert time_left_after(canadian, {"main": 60, "period_left": 300, "stones_left": 25}, 0.0) == (60, 0)
     assert time_left_after(canadian, {"main": 60, "period_left": 300, "stones_left": 25}, 59.5) == (0, 0)
     assert time_left_after(canadian, {"main": 10, "period_left": 300, "stones_left": 25}, 12.0) == (298, 25)
     assert time_left_after(canadian, {"main": 0, "period_left": 120.9, "stones_left": 4}, 0.0) == (120, 4)
-    byoyomi = TimeControl("byoyomi", main=0, period=30, periods=5)
+    byoyomi = ClockSettings("byoyomi", main=0, period=30, periods=5)
     seat = {"main": 0, "periods": 4, "period_left": 30}
     assert time_left_after(byoyomi, seat, 1.0) == (29, 1)
     assert time_left_after(byoyomi, seat, 1.0, kgs=True) == (29, 4)
-    fischer = TimeControl("fischer", main=300)
+    fischer = ClockSettings("fischer", main=300)
     assert time_left_after(fischer, {"main": 310, "periods": 0, "period_left": 0}, 5.0) == (305, 0)
     assert time_left_after(fischer, {"main": 3, "periods": 0, "period_left": 0}, 5.0) == (0, 0)
     assert time_left_after(fischer, {"main": 310, "periods": 0, "period_left": 0}, 5.0, overhead=2.5) == (302, 0)

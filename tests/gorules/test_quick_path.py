@@ -167,4 +167,4 @@ def test_random_games_of_every_preset_play_alike_on_both_paths():
 
 @pytest.mark.slow
 def test_thousands_of_random_games_play_alike_on_both_paths():
-    run_random(3000)
+    run_random(2000)

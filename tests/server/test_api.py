@@ -78,7 +78,7 @@ async def test_odd_player_names_answer_404(server):
         assert status == 404 and json.loads(body)["error"] == "not-found", path
 
 
-async def test_a_pool_s_rated_games_come_in_one_archive(server, players):
+async def test_a_pool_s_rated_games_come_in_one_archive_and_a_list(server, players):
     server.hub.seeks.window = Window(start=10_000)      # the players' ratings part after their first game
     ann, bob = await registered(players, ["ann", "bob"])
     rooms = []
@@ -104,6 +104,19 @@ async def test_a_pool_s_rated_games_come_in_one_archive(server, players):
     assert names == sorted(f"chinese-9x9/{room}.{ext}" for room in rooms for ext in ("json", "sgf"))
     status, _, _ = await fetch(server.port, "/api/pools/chinese-9x9/games.zip?limit=x")
     assert status == 400
+    status, _, body = await fetch(server.port, "/api/pools/chinese-9x9/games")
+    listed = json.loads(body)
+    assert status == 200 and listed["archive"] == "/api/pools/chinese-9x9/games.zip"
+    assert [g["room"] for g in listed["games"]] == rooms[::-1]
+    latest = listed["games"][0]
+    assert sorted(latest["players"]) == ["ann", "bob"] and sorted(latest["ranks"]) == [1, 2]
+    assert (latest["json"], latest["sgf"]) == (f"/api/games/{rooms[1]}.json", f"/api/games/{rooms[1]}.sgf")
+    _, _, body = await fetch(server.port, "/api/pools/chinese-9x9/games?limit=1&offset=1")
+    assert [g["room"] for g in json.loads(body)["games"]] == rooms[:1]
+    status, _, body = await fetch(server.port, "/api/pools/kee-3p-hex5/games")
+    assert status == 200 and json.loads(body)["games"] == []
+    assert (await fetch(server.port, "/api/pools/nope/games"))[0] == 404
+    assert (await fetch(server.port, "/api/pools/chinese-9x9/games?offset=x"))[0] == 400
 
 
 async def test_a_private_room_s_game_stays_out_of_a_profile(server, players):

@@ -3,6 +3,7 @@ in the store, so the game and the file never disagree (a replay after a restart 
 
 from __future__ import annotations
 
+import server.room as rooms
 from server.store import StoreError
 
 
@@ -28,13 +29,13 @@ async def test_a_failed_commit_leaves_the_room_as_it_was(server, players, seat, 
 async def test_a_change_committed_but_not_sent_stays_in_the_room(server, players, seat, monkeypatch):
     black, white = await players(2)
     room = await seat([black, white], {"rules": "chinese", "board": "9"})
-    broadcast = server.hub.broadcast
+    broadcast = rooms.broadcast
 
-    def failing(watchers, message):
-        monkeypatch.setattr(server.hub, "broadcast", broadcast)
+    def failing(watchers, message, encoded=None):
+        monkeypatch.setattr(rooms, "broadcast", broadcast)
         raise RuntimeError("the send path broke")
 
-    monkeypatch.setattr(server.hub, "broadcast", failing)
+    monkeypatch.setattr(rooms, "broadcast", failing)
     assert (await black.move(room, "E5", 1))["type"] == "ack"
     assert (await white.move(room, "C3", 1))["type"] == "ack"
     snapshot = await black.ok("watch", room=room)

@@ -13,7 +13,7 @@ def test_the_lobby_filters_rooms_and_a_rematch_swaps_the_colours(open_page):
     other = open_page("cy")
     waiting = create_room(other, {"rules": "kee", "board": "5", "players": 3, "title": "kee evening"})
     zoe = open_page("zoe")
-    rows = zoe.locator("table.list tbody tr")
+    rows = zoe.locator(".open-rooms table.list tbody tr")
     expect(rows).to_have_count(2)
     zoe.select_option("#filter-rules", "kee")
     expect(rows).to_have_count(1)

@@ -6,11 +6,12 @@ captured); only the mouths near those points can come or go (two-point mouths ar
 the chains, larger templates matched again), and a ko position's type is computed again only
 when a changed point is among the points its last classification read. The ko positions are
 regrouped only when the play could have changed them: when a mouth came or went, or it changed
-a point of the *guard* (what the grouping reads: the mouths, and with two mouths or more their
-neighbours and the stones and liberties of the strings beside them; a lone mouth is a ko
-position of its own). A stone that joins strings beside the mouths regroups them from the
-strings kept beside each mouth. Most plays of a game with a ko on the board are elsewhere, and
-then only the class key moves on.
+a point of one (a lone mouth is a ko position of its own). With two mouths or more the strings
+beside each are kept as the position's own chains, so a stone that joins one of them to another
+string (the chain it made took the others' stones after its own) regroups the mouths from the
+strings kept beside each; no string is walked. So a play costs the mouths and strings it
+touches, never the size of the strings beside the kos nor the board. Most plays of a game with
+a ko on the board are elsewhere, and then only the class key moves on.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ...position import EMPTY, Position
+from ...position import EMPTY, Chain, Position
 from .kinds import Kind, KoPosition, classify
 from .shapes import Scratch, Shapes, Template, matches
 
@@ -72,8 +73,8 @@ class Analysis:
         self._cache: dict[tuple, tuple[Kind, set[int]]] = {}
         self._read: set[int] = set()             # the points the cached types read, all together
         self.classified = 0                      # classifications computed (not from the cache)
-        self._guard: set[int] = set()            # the points the grouping read (see the module's doc)
-        self._beside: dict[frozenset[int], frozenset[int]] = {}   # 2+ mouths: the strings beside each
+        # 2+ mouths: the normal strings beside each, the position's chains (see the module's doc)
+        self._beside: dict[frozenset[int], frozenset[Chain]] = {}
         self._rows_seen = 0                      # len(had_two) at the last grouping
 
     def copy(self, pos: Position, had_two: set[frozenset[int]]) -> "Analysis":
@@ -81,7 +82,9 @@ class Analysis:
         other = object.__new__(Analysis)
         other.__dict__.update(self.__dict__)
         other.matched = set(self.matched)
-        other._guard = set(self._guard)
+        if self._beside:   # the copy's own chains (a copied position clones them, stones in order)
+            chain = pos.chain
+            other._beside = {m: frozenset(chain[c.stones[0]] or c for c in cs) for m, cs in self._beside.items()}
         other._cache = dict(self._cache)
         other._read = set(self._read)
         if isinstance(self.kinds, Kinds):
@@ -116,12 +119,13 @@ class Analysis:
         stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
         if stale:
             self._forget(changed)
-        if moved or not changed.isdisjoint(self._guard) or len(had_two) != self._rows_seen:
+        if moved or not changed.isdisjoint(self.union) or len(had_two) != self._rows_seen:
             self._derive(pos, had_two)
         else:
             if stale and self.kos:
                 self.kinds = Kinds(self, pos, had_two)   # read again, from the cache where it holds
-            self._cover(pos, changed)
+            if self._beside:   # the capturing stone may have joined strings beside the mouths
+                self._rejoin(pos, had_two)
             self.class_key = self._class(pos)
 
     def _retaken(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> bool:
@@ -134,12 +138,10 @@ class Analysis:
         S (it was not empty), and the only stones that lost a breath are the walls beside P,
         which ``made_by`` looks at. If so, the analysis is moved on here. :meth:`_derive`
         would give the same mouths (a template is a pair of points, whichever holds the stone)
-        beside the same strings (no string was joined or taken off: their lowest points, which
-        name them, stay) in the same ko positions, so the same ``ko_at``, union and union key,
-        and the same class key: the stones on the ko positions' points are not in it, and the
-        hash moved by exactly theirs. Its guard would be the one kept or smaller (what
-        :meth:`_cover` added since the last grouping), and a larger guard only asks for a
-        grouping sooner (:meth:`_joins`). What is new is the ko stones and the types. Instead
+        beside the same strings (no string was joined or taken off: P is a lone stone, its
+        other neighbours S's colour) in the same ko positions, so the same ``ko_at``, union and
+        union key, and the same class key: the stones on the ko positions' points are not in
+        it, and the hash moved by exactly theirs. What is new is the ko stones and the types. Instead
         of :meth:`_remade` and a grouping from scratch, a third to a half of a ko capture's cost."""
         a, b = changed
         i = self.shapes.pairs[a].get(b)
@@ -165,16 +167,6 @@ class Analysis:
         self.ko_stones = ko_stones
         self.kinds = Kinds(self, pos, had_two)
         return True
-
-    def _cover(self, pos: Position, changed: set[int]) -> None:
-        """Stones taken off beside a string the grouping reads are its liberties now: the
-        guard takes them in, or a stone played there later that joins the string to another
-        would go unnoticed (a capture away from the guard can free them)."""
-        guard, stones, nbrs = self._guard, pos.stones, self.shapes.nbrs
-        if guard:
-            for q in changed:
-                if stones[q] == EMPTY and not guard.isdisjoint(nbrs[q]):
-                    guard.add(q)
 
     def placed(self, pos: Position, p: int, had_two: set[frozenset[int]], made: list[int] | None) -> None:
         """:meth:`update` after a stone placed on ``p`` that took nothing off: what most plays
@@ -215,8 +207,8 @@ class Analysis:
         elif not union:
             self.class_key = pos.hash
         else:
-            if p in self._guard and self._joins(pos, p):
-                self._rejoin(pos, p, had_two)
+            if self._beside and pos.chain[p].stones[-1] != p:   # it joined strings: see _rejoin
+                self._rejoin(pos, had_two)
             if stale:
                 self.kinds = Kinds(self, pos, had_two)
             self.class_key ^= pos._z[board[p]][p]
@@ -301,15 +293,6 @@ class Analysis:
                     moved = True
         return moved
 
-    def _joins(self, pos: Position, p: int) -> bool:
-        """Did the stone on ``p``, a point of the guard but of no ko position, join a string
-        beside a mouth (the guard holds their stones)? ``p`` was empty, so it is no wall of a
-        mouth, and a stone on a liberty of such a string that joins none changes no string the
-        grouping reads (the guard then keeps ``p``: a point more, which only asks for a grouping
-        sooner). The guard holds more than the mouths only where there are two or more."""
-        colour, stones, guard = pos.stones[p], pos.stones, self._guard
-        return any(stones[q] == colour and q in guard for q in pos._nbrs[p])
-
     def _rematch(self, board: list[int], candidates: set[int]) -> bool:
         """Match the candidate templates again; did a mouth come or go?"""
         templates, matched = self.shapes.templates, self.matched
@@ -347,7 +330,7 @@ class Analysis:
         self._rows_seen = len(had_two)
         if not self.matched:   # no ko on the board (most positions of a game)
             self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
-            self.union, self.class_key, self._guard, self._beside = frozenset(), pos.hash, set(), {}
+            self.union, self.class_key, self._beside = frozenset(), pos.hash, {}
             self._union_key = 0
             return
         stones = pos.stones
@@ -358,7 +341,7 @@ class Analysis:
             # grouping reads nothing but the mouth and walks no string (half the groupings with
             # a mouth, at a third of the cost)
             ((points, t),) = mouths.items()
-            self._guard, self._beside = set(points), {}
+            self._beside = {}
             self._place(pos, had_two, {points: KoPosition(points, (t,), ())})
         else:
             self._beside = self._strings_beside(pos, mouths)
@@ -380,36 +363,20 @@ class Analysis:
                 self.ko_at.setdefault(p, []).append(k)
 
     def _strings_beside(self, pos: Position,
-                        mouths: dict[frozenset[int], Template]) -> dict[frozenset[int], frozenset[int]]:
-        """The strings beside each mouth (not ko strings: J3), each named by its lowest point;
-        the guard is what this reads."""
-        chains, ko_stones = pos.chain, self.ko_stones
-        reps: dict[int, int] = {}
-        beside: dict[frozenset[int], frozenset[int]] = {}
-        guard: set[int] = set()
-        for m, t in mouths.items():
-            adjacent = set()
-            guard.update(m)
-            for walls in (t.out_a, t.out_b):   # a mouth's outside neighbours: stones, all of them
-                guard.update(walls)
-                for n in walls:
-                    if n not in ko_stones:
-                        chain = chains[n]
-                        rep = reps.get(id(chain))
-                        if rep is None:
-                            rep = reps[id(chain)] = min(chain.stones)
-                            guard.update(chain.stones)
-                            guard.update(chain.libs)
-                        adjacent.add(rep)
-            beside[m] = frozenset(adjacent)
-        self._guard = guard
-        return beside
+                        mouths: dict[frozenset[int], Template]) -> dict[frozenset[int], frozenset[Chain]]:
+        """The strings beside each mouth (not ko strings: J3), the position's chains: no string
+        is walked (a coupling names its strings by a stone of each, :meth:`_ko_positions`)."""
+        chain, ko_stones = pos.chain, self.ko_stones
+        return {m: frozenset([chain[n] for walls in (t.out_a, t.out_b) for n in walls if n not in ko_stones])
+                for m, t in mouths.items()}
 
     @staticmethod
     def _ko_positions(mouths: dict[frozenset[int], Template],
-                      beside: dict[frozenset[int], frozenset[int]]) -> dict[frozenset[int], KoPosition]:
-        """The ko positions (J2-J5): mouths beside the same strings form one, coupled by them."""
-        groups: dict[frozenset[int], list[Template]] = {}
+                      beside: dict[frozenset[int], frozenset[Chain]]) -> dict[frozenset[int], KoPosition]:
+        """The ko positions (J2-J5): mouths beside the same strings form one, coupled by them
+        (named by each string's first stone: any stone of it serves the types, and
+        :meth:`describe` names each by its lowest)."""
+        groups: dict[frozenset[Chain], list[Template]] = {}
         for m, t in mouths.items():
             groups.setdefault(beside[m], []).append(t)
         kos: dict[frozenset[int], KoPosition] = {}
@@ -418,35 +385,31 @@ class Analysis:
                 ts.sort(key=lambda t: sorted(t.points))
             if len(ts) >= 2 and adjacent:
                 points = frozenset().union(*(t.points for t in ts))
-                kos.setdefault(points, KoPosition(points, tuple(ts), tuple(sorted(adjacent))))
+                coupling = tuple(sorted(c.stones[0] for c in adjacent))
+                kos.setdefault(points, KoPosition(points, tuple(ts), coupling))
             else:
                 for t in ts:
                     kos.setdefault(t.points, KoPosition(t.points, (t,), ()))
         return kos
 
-    def _rejoin(self, pos: Position, p: int, had_two: set[frozenset[int]]) -> None:
-        """The stone on ``p`` joined strings beside the mouths (two or more of them): the
-        string it made stands for them beside each of their mouths, named by its lowest point,
-        and the guard grows by it. The mouths, the ko stones and the points of the ko positions
-        stay; only their grouping may change. Instead of walking every string beside the mouths
-        again (:meth:`_strings_beside`, twice the cost)."""
+    def _rejoin(self, pos: Position, had_two: set[frozenset[int]]) -> None:
+        """After a stone that joined strings (two mouths or more): a string kept beside a mouth
+        that joined another is no longer the position's own chain (the chain that took its
+        stones is, :func:`~gorules.position.join`); each such one is replaced by that chain and
+        the mouths grouped again. The mouths, the ko stones and the points of the ko positions
+        stay; only their grouping may change. A look at each string kept, not a walk."""
         chain = pos.chain
-        joined = chain[p]
-        self._guard.update(joined.stones)
-        self._guard.update(joined.libs)
-        rep = -1
-        beside = dict(self._beside)
-        for m, a in self._beside.items():
-            for r in a:
-                if chain[r] is joined:   # a string beside m is part of the joined string now
-                    if rep < 0:
-                        rep = min(joined.stones)
-                    beside[m] = frozenset({rep, *(r for r in a if chain[r] is not joined)})
+        beside = self._beside
+        joined = False
+        for strings in beside.values():
+            for c in strings:
+                if chain[c.stones[0]] is not c:
+                    joined = True
                     break
-        if rep < 0:   # the joined strings were beside no mouth: the grouping stands
+        if not joined:
             return
-        self._beside = beside
-        kos = self._ko_positions(self.mouths(), beside)
+        self._beside = {m: frozenset([chain[c.stones[0]] for c in strings]) for m, strings in beside.items()}
+        kos = self._ko_positions(self.mouths(), self._beside)
         if kos != self.kos:
             self._place(pos, had_two, kos)
 
@@ -481,7 +444,7 @@ class Analysis:
         if hit is not None:
             return hit[0]
         reads: set[int] = set()
-        kind = classify(Scratch(pos.stones, reads=reads), self.shapes, ko, frozenset(had_two))
+        kind = classify(Scratch(pos.stones, reads=reads, chains=pos.chain), self.shapes, ko, frozenset(had_two))
         self._cache[key] = (kind, reads)
         self._read |= reads
         self.classified += 1
@@ -496,8 +459,10 @@ class Analysis:
         out = []
         for k in sorted(self.kos, key=sorted):
             ko, kind = self.kos[k], self.kinds[k]
+            # each coupling string by its lowest point (the strings kept beside its first mouth)
+            coupling = sorted(min(c.stones) for c in self._beside[ko.mouths[0].points]) if ko.coupling else []
             out.append({"points": [names[p] for p in sorted(k)],
                         "mouths": [[names[p] for p in sorted(m.points)] for m in ko.mouths],
-                        "coupling": [names[p] for p in ko.coupling],
+                        "coupling": [names[p] for p in coupling],
                         "type": kind.type, "state": kind.state})
         return out

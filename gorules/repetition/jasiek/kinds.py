@@ -59,10 +59,11 @@ def classify(board: Scratch, shapes: Shapes, ko: KoPosition, had_two: frozenset[
     two ko strings on them after a move (J8's history clause)."""
     nbrs = shapes.nbrs
     if ko.coupling:
-        sdl = stable_life(board, shapes, ko)
+        breaths_of = [string(board, nbrs, r)[1] for r in ko.coupling]   # (walked once for J6 and J10-J11)
+        sdl = stable_life(board, shapes, ko, breaths_of)
         idl = not sdl and _becomes_stable(board, shapes, ko)
         two_two = len(ko.mouths) == 2 and all(len(m.points) == 2 for m in ko.mouths)
-        strings = [(board[r], string(board, nbrs, r)[1]) for r in ko.coupling]
+        strings = [(board[r], libs) for r, libs in zip(ko.coupling, breaths_of)]
         colours = {board[p] for p in ko.points} - {EMPTY}
         sdd = two_two and len(colours) == 2 and any(
             any(c == colour and len(libs) == 1 for c, libs in strings)
@@ -77,17 +78,22 @@ def classify(board: Scratch, shapes: Shapes, ko: KoPosition, had_two: frozenset[
     return Kind(single_life=single_life, single_death=single_death)
 
 
-def stable_life(board: Scratch, shapes: Shapes, ko: KoPosition) -> bool:
+def stable_life(board: Scratch, shapes: Shapes, ko: KoPosition, breaths_of: list[set[int]] | None = None) -> bool:
     """J6: every coupling string has two breaths or more (1); no attack to one breath lacks an
     immediate answer that does not repeat the board (2, J-A5); no ko stone move next to an
-    opposing ko string and no own one takes a coupling string to one breath (3, J-A6)."""
+    opposing ko string and no own one takes a coupling string to one breath (3, J-A6).
+    ``breaths_of``: the coupling strings' breaths on ``board`` where the caller has them."""
     nbrs = shapes.nbrs
-    strings = [(r, board[r], string(board, nbrs, r)[1]) for r in ko.coupling]
+    if breaths_of is None:
+        breaths_of = [string(board, nbrs, r)[1] for r in ko.coupling]
+    strings = [(r, board[r], libs) for r, libs in zip(ko.coupling, breaths_of)]
     if any(len(libs) < 2 for _, _, libs in strings):
         return False
     for x in (1, 2):
         targets = [r for r, c, _ in strings if c == 3 - x]
-        attacks = sorted({p for r, c, libs in strings if c == 3 - x for p in libs})
+        # a play takes one breath at most from a string of the other colour, the one it is
+        # played on: only a play on a breath of a two-breath string leaves it with one
+        attacks = sorted({p for r, c, libs in strings if c == 3 - x and len(libs) == 2 for p in libs})
         for m in attacks:
             after = play(board, nbrs, m, x)
             if after is None:
@@ -145,7 +151,16 @@ def same_ko(board: Scratch, shapes: Shapes, ko: KoPosition) -> bool:
     """Are all of ``ko``'s mouths still mouths, each adjacent to exactly its coupling?"""
     if not all(matches(board, m) for m in ko.mouths):
         return False
-    coupling = {tuple(sorted(string(board, shapes.nbrs, r)[0])) for r in ko.coupling if board[r] != EMPTY}
+    walked: dict[int, tuple[int, ...]] = {}   # stone -> its string: each string walked once
+
+    def string_at(n: int) -> tuple[int, ...]:
+        found = walked.get(n)
+        if found is None:
+            found = tuple(sorted(string(board, shapes.nbrs, n)[0]))
+            walked.update(dict.fromkeys(found, found))
+        return found
+
+    coupling = {string_at(r) for r in ko.coupling if board[r] != EMPTY}
     if len(coupling) != len(ko.coupling):
         return False
     for m in ko.mouths:
@@ -153,7 +168,7 @@ def same_ko(board: Scratch, shapes: Shapes, ko: KoPosition) -> bool:
         for p in m.points:
             for n in shapes.nbrs[p]:
                 if n not in m.points and board[n] != EMPTY and not shapes.in_mouth(board, n):
-                    adjacent.add(tuple(sorted(string(board, shapes.nbrs, n)[0])))
+                    adjacent.add(string_at(n))
         if adjacent != coupling:
             return False
     return True

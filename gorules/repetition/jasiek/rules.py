@@ -197,7 +197,9 @@ class NewKoRules(RepetitionRule):
         action: Any = p
         first = disturbs = becomes = False
         reason = None
-        if self._undecided is not None:   # R2's and R3's state after the last play, read below
+        if self._undecided is not None and self._undecided.ko in kos:
+            # R2's and R3's state after the last play, read below only for a ko stone in its ko
+            # (a play elsewhere drops that state: see _moved_on)
             self._decide()
         if self._basic is not None and any(c.stones == [self._basic[0]] for c in probe.captured):
             reason = Reason.BASIC_KO
@@ -207,7 +209,7 @@ class NewKoRules(RepetitionRule):
         if reason is not None:   # refused: what follows would only fill in facts no verdict reads
             return Facts(reason, action, ko, first, disturbs, becomes, config)
         if a.class_key in self._unread:   # R4's record of this class, read below
-            self._classify_records(a.class_key)
+            self._classify_records(a.class_key, p, ko)
         if ko is not None:
             kind = a.kinds.known(ko)
             if kind is None and not self._now[seat] and ko not in self._disturbers:
@@ -279,11 +281,12 @@ class NewKoRules(RepetitionRule):
                     self._walls = None
                 if made is not None or p in a._read:
                     a.placed(pos, p, self.had_two, made)
-                elif not a.matched or p not in a._guard:   # (the guard holds the points of the ko positions)
+                elif not a.matched or (p not in a.union and (c.stones[-1] == p or not a._beside)):
                     # no mouth before the play nor after it (the class is the position's hash),
-                    # or a ko on the board and the play away from its points, the grouping's
-                    # guard and the cached types' reads (two-point mouths: no 4-in-a-row clause):
-                    # Analysis.placed's first and last cases, written out for speed
+                    # or a ko on the board and the play away from its points, joining no strings
+                    # kept beside the mouths (see Analysis._rejoin) and away from the cached
+                    # types' reads (two-point mouths: no 4-in-a-row clause): Analysis.placed's
+                    # first and last cases, written out for speed
                     a.class_key = moved
                 else:
                     a.placed(pos, p, self.had_two, None)
@@ -524,18 +527,27 @@ class NewKoRules(RepetitionRule):
                     done[key] = actions = (set(), set())
                 actions[owner].add(q)
 
-    def _classify_records(self, key: Any) -> None:
-        """R4's record of class ``key`` with its Unclassified actions worked out: the action in
-        the seat's set, or the ko in ``_first`` for the first ko stone in a fighting ko."""
-        self._unread.discard(key)
+    def _classify_records(self, key: Any, p: int, ko: Ko | None) -> None:
+        """R4's record of class ``key`` with the Unclassified actions a play on ``p`` (a ko
+        stone move in ``ko``, or no ko stone move when None) reads worked out: the action in
+        the seat's set, or the ko in ``_first`` for the first ko stone in a fighting ko. Only
+        those of ``ko`` or on ``p`` can be this play's action or say whether it is the first
+        in ``ko``; the others wait for a play in their own ko (an Unclassified decides to its
+        ko or its point), so a play costs the types of the ko it touches alone."""
+        undecided = False
         for actions in self._done[key]:
             for u in [x for x in actions if type(x) is Unclassified]:
+                if u.ko != ko and u.p != p:
+                    undecided = True
+                    continue
                 actions.discard(u)
                 action, first, _ = u.decide(self.shapes)
                 if first:
                     self._first.setdefault(key, set()).add(u.ko)
                 else:
                     actions.add(action)
+        if not undecided:
+            self._unread.discard(key)
 
     def _decide(self) -> None:
         """R2's and R3's state after the last play, a ko stone move whose type was not read

@@ -21,7 +21,7 @@ changes: :class:`Scratch` is a stones list with changes on top and an optional r
 from __future__ import annotations
 
 import random
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 EMPTY = 0
 _MISSING = -1
@@ -29,15 +29,17 @@ _MISSING = -1
 
 class Scratch:
     """A board to try plays on: ``base`` (never changed) plus ``changes``; reads of ``base``
-    points are added to ``reads`` when it is a set."""
+    points are added to ``reads`` when it is a set. ``chains``: the position's chains where
+    ``base`` is the position's own stones (:func:`string` reads a whole string off them)."""
 
-    __slots__ = ("base", "changes", "reads")
+    __slots__ = ("base", "changes", "reads", "chains")
 
     def __init__(self, base: Sequence[int], changes: dict[int, int] | None = None,
-                 reads: set[int] | None = None):
+                 reads: set[int] | None = None, chains: Sequence[Any] | None = None):
         self.base = base
         self.changes = {} if changes is None else changes
         self.reads = reads
+        self.chains = chains
 
     def __getitem__(self, i: int) -> int:
         v = self.changes.get(i, _MISSING)
@@ -62,8 +64,17 @@ def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, enough: int = 
     are only part of the string): a question like "is it in atari?" reads few points, and a
     verdict that read few points is kept longer. The type analyses spend most of their time
     here, so it reads the scratch board's parts itself (what ``Scratch.__getitem__`` does,
-    without a method call per point)."""
+    without a method call per point). A whole string of the position itself (no changes, its
+    chains at hand) is the position's chain: the same stones and breaths, and the same points
+    read (the string's point and every neighbour of its stones), without the walk, which on a
+    large board is hundreds of stones beside a ko."""
     changes, base, reads = board.changes, board.base, board.reads
+    if not enough and not changes and board.chains is not None and base[p] != EMPTY:
+        chain = board.chains[p]
+        if reads is not None:
+            reads.add(p)
+            reads.update(*[nbrs[s] for s in chain.stones])
+        return list(chain.stones), set(chain.libs)
     colour = board[p]
     stones, seen, libs = [p], {p}, set()
     i = 0
