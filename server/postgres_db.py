@@ -1,11 +1,11 @@
 """The store's PostgreSQL database (cluster mode): a writing connection and a pool of readers.
 
-The same shape as ``sqlite_db.py``, so ``store.py`` keeps one group commit and one set of queries
-for both: a whole batch is one transaction on the one writing connection (asyncpg pipelines each
-``executemany``), and reads go through other connections, so a read never sees the uncommitted
-half of a batch. The queries are written with SQLite's ``?`` placeholders and numbered here
-(``$1``, ``$2``, ...). Several polygo processes share one database: the schema is migrated under
-an advisory lock, so two nodes starting together migrate it once.
+The same shape as ``sqlite_db.py``, so the store keeps one group commit (``group_commit.py``) and
+one set of queries for both: a whole batch is one transaction on the one writing connection (asyncpg
+pipelines each ``executemany``), and reads go through other connections, so a read never sees the
+uncommitted half of a batch. The queries are written with SQLite's ``?`` placeholders and numbered
+here (``$1``, ``$2``, ...). Several polygo processes share one database: the schema is migrated
+under an advisory lock, so two nodes starting together migrate it once.
 
 In cluster mode (a ``Lease`` given) the database also keeps the node's lease (``lease.py``): the
 writer holds the node's advisory lock, every transaction renews the lease first and writes only

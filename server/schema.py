@@ -1,7 +1,7 @@
 """The store's tables, written once for SQLite and once for PostgreSQL, side by side.
 
-Both databases hold the same tables with the same columns, so one set of queries (``store.py``)
-serves both; only the column types differ where the two disagree: SQLite's ``REAL`` times are
+Both databases hold the same tables with the same columns, so one set of queries (``store.py``
+and its tables' modules) serves both; only the column types differ where the two disagree: SQLite's ``REAL`` times are
 PostgreSQL's ``double precision``, its ``INTEGER`` (64 bits) is ``bigint``, and PostgreSQL's text
 keys are ``COLLATE "C"`` so that rooms sort by their bytes as in SQLite, whatever the database's
 locale. ``user`` is quoted because PostgreSQL reserves the word.

@@ -16,6 +16,15 @@ to the thread, and BEGIN IMMEDIATE before the rows: the server is the file's onl
 sqlite3 shell), and BEGIN then waits up to the busy timeout, which must not freeze the loop (the
 graceful stop's deadline runs there: ``tests/server/test_shutdown.py``). Once BEGIN holds the
 write lock, the rows wait on nothing.
+
+BEGIN, the rows and COMMIT in one call on the thread (one hand-off a batch, as the minimal server
+does) was measured again against this (2026-11-28, ``bench/server_load.py``, 5-7 alternated runs,
+load 1-2.7; CPU a move over the minimal server's, medians): better at 50 games (x1.21 against
+x1.41), no better at 200 (x1.25 against x1.22), worse at 1,000 (x1.35 against x1.16), where the
+thread's CPU a move rose from 19 µs to 45 as the batches grew: the server has one core there,
+and each row's step on the thread lets go of the GIL beside the busy loop. INSERTs of 32 rows a statement
+(fewer steps) did not help (x1.35-1.40); BEGIN on the loop when the lock is free, one hand-off
+left, measured as this does (x1.23-1.34). See docs/performance.md.
 Reads stay on aiosqlite (see ``store.py``); this module only writes.
 """
 

@@ -21,7 +21,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from protocol import PROTOCOL_VERSION, views
-from server import store as store_module
+from server import room_store
 from server.app import Server
 from server.config import Config
 
@@ -120,7 +120,7 @@ def plain_events_checked(monkeypatch):
     as the same value. The store keeps such text without the read-back; this is what would fail
     if a move event came to hold a tuple, a NaN or any other value JSON does not give back."""
     wrong: list[str] = []
-    plain_dumps = store_module._plain_dumps
+    plain_dumps = room_store.plain_dumps
 
     def checked(value: Any, what: str) -> str:
         text = plain_dumps(value, what)
@@ -129,7 +129,7 @@ def plain_events_checked(monkeypatch):
             wrong.append(f"{bad or 'reads back otherwise'}: {value!r}")
         return text
 
-    monkeypatch.setattr(store_module, "_plain_dumps", checked)
+    monkeypatch.setattr(room_store, "plain_dumps", checked)
     yield
     assert not wrong, f"events stored as plain that are not: {wrong[:3]}"
 

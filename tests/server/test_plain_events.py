@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from server.store import Store, StoreError, _dumps, _plain_dumps
+from server.store import Store, StoreError
+from server.store_values import dumps, plain_dumps
 
 from .conftest import not_plain
 
@@ -34,8 +35,8 @@ def test_a_move_event_is_plain_and_its_text_is_what_the_read_back_kept():
              "clocks": {"running": 1, "seats": [{"main": 12.5, "periods": 0, "period_left": None, "stones_left": 0}]},
              "legal": {"seat": 1, "pass": True, "prohibited": {"C4": "ko"}, "appeals": []}}
     assert not_plain(event) is None
-    assert _plain_dumps(event, "the event") == _dumps(event, "the event")
-    assert json.loads(_plain_dumps(event, "the event")) == event
+    assert plain_dumps(event, "the event") == dumps(event, "the event")
+    assert json.loads(plain_dumps(event, "the event")) == event
 
 
 async def test_a_plain_event_with_a_lone_surrogate_is_still_refused(tmp_path):
