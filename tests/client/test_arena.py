@@ -59,6 +59,7 @@ def run_bots(server: LocalServer, tmp_path, engines: list[list[str]], games: int
         assert bot.returncode == 0, out
 
 
+@pytest.mark.slow
 def test_three_builtin_bots_play_the_arena_and_appear_in_the_standings(tmp_path):
     """A three-player arena: its games start once all three are in (the bots' processes start in
     any order), so each bot plays every game and none waits alone for a partner that has left."""

@@ -33,6 +33,7 @@ def answers(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+@pytest.mark.slow
 def test_bad_flags_are_clear_errors():
     for args in (["play", "--bots", "9"], ["play", "--join", "R", "--bots", "1"], ["export", "G", "--format", "png"],
                  ["bot", "--room", "R"], ["frobnicate"], ["play", "--players", "2", "--bots", "2"],

@@ -145,6 +145,7 @@ async def test_bans_outlive_a_restart(make_server, config):
         await from_address(second, "203.0.113.9")
 
 
+@pytest.mark.slow
 async def test_a_password_reset_ends_the_user_s_sessions(server, connect_client):
     ann = await connect_client()
     await ann.hello("ann")

@@ -13,6 +13,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from protocol import PROTOCOL_VERSION
 from server.app import Server
 from server.backup import backup
@@ -120,6 +122,7 @@ def test_into_a_directory_with_keep_only_the_newest_copies_stay(tmp_path):
     assert len([p for p in shelf.iterdir() if p.name.startswith("polygo-")]) == 1
 
 
+@pytest.mark.slow
 def test_failures_are_a_nonzero_exit_and_a_sentence(tmp_path):
     def fails(*args: str) -> str:
         done = cli(*args)

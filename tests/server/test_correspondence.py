@@ -13,6 +13,8 @@ import dataclasses
 import sqlite3
 import time
 
+import pytest
+
 from protocol import PROTOCOL_VERSION
 from server.app import Server
 
@@ -130,6 +132,7 @@ async def test_my_games_lists_exactly_the_games_where_it_is_my_turn(players, sea
     assert (await bob.ok("my_games"))["your_turn"] == 2
 
 
+@pytest.mark.slow
 async def test_a_corr_flag_falls_while_nobody_is_there_and_the_game_is_out_of_memory(config, connect_client):
     """Both players gone, nobody watching: the game leaves memory (adjourned) with its clock
     running on the calendar; the sweeper finds it overdue in the store, brings it back and times

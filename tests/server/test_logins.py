@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from websockets.asyncio.client import connect
 
+import pytest
+
 from protocol import PROTOCOL_VERSION
 from server.logins import FailureCounter
 
@@ -17,6 +19,7 @@ async def login(client, user: str, password: str) -> dict:
     return await client.request("hello", protocol=PROTOCOL_VERSION, user=user, password=password)
 
 
+@pytest.mark.slow
 async def test_guesses_at_one_name_are_refused_after_the_limit(make_server, players, tmp_path):
     srv = await make_server(db=str(tmp_path / "guess.db"), login_failures=3)
     alice, guesser = await players(2, port=srv.port)
@@ -49,6 +52,7 @@ async def test_guesses_sent_together_are_counted_before_hashing(make_server, pla
     assert codes[-1] == "rate-limited"
 
 
+@pytest.mark.slow
 async def test_guesses_from_one_address_are_refused_after_the_limit(make_server, players, tmp_path):
     srv = await make_server(db=str(tmp_path / "spray.db"), login_failures_per_address=4)
     (sprayer,) = await players(1, port=srv.port)

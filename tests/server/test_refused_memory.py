@@ -10,10 +10,13 @@ import gc
 import json
 import tracemalloc
 
+import pytest
+
 POINTS = [f"p{i}" for i in range(4096)]
 BIG_BOARD = {"points": POINTS, "edges": [[POINTS[i], POINTS[i + 1]] for i in range(0, 2400, 2)]}
 
 
+@pytest.mark.slow
 async def test_refused_creates_with_large_boards_do_not_pile_up_in_memory(make_server, connect_client, tmp_path):
     srv = await make_server(db=str(tmp_path / "refused.db"), rate=1e6, burst=1e6, create_rate=1e6,
                             read_rate=1e12)

@@ -12,6 +12,8 @@ import signal
 import sqlite3
 import subprocess
 
+import pytest
+
 from websockets.exceptions import ConnectionClosed
 
 from protocol import PROTOCOL_VERSION
@@ -109,6 +111,7 @@ async def test_sigterm_under_load_keeps_every_ack_closes_1012_and_games_resume(
         assert await asyncio.to_thread(proc.wait, 60) == 0
 
 
+@pytest.mark.slow
 async def test_no_flag_falls_while_draining_and_nobody_is_charged_for_the_wait(config, make_server, players, seat):
     first = await make_server()
     black, white = await players(2, port=first.port)

@@ -14,6 +14,8 @@ import threading
 import time
 import urllib.request
 
+import pytest
+
 from server.app import EXIT_GRACE
 from server.systemd import Notifier
 
@@ -55,6 +57,7 @@ async def test_under_a_stuck_notify_socket_healthz_answers_and_sigterm_is_in_tim
         assert time.monotonic() - started < 3 + EXIT_GRACE
 
 
+@pytest.mark.slow
 def test_a_loop_stuck_in_the_stop_is_ended_from_outside(tmp_path):
     script = textwrap.dedent(f"""
         import asyncio, faulthandler, os, signal, time

@@ -78,6 +78,7 @@ async def test_every_connection_heals_after_a_restart_shorter_than_the_lease(res
         await b.close()
 
 
+@pytest.mark.slow
 async def test_a_restart_longer_than_the_lease_fences_and_the_node_joins_again(restartable):
     url = restartable.new_database()
     a = await Store.open(url, lease=Lease("a", "/n/a/", 1.0))
