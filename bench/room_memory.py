@@ -21,14 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from protocol import RoomSettings  # noqa: E402
 from server.games import new_game, normalize  # noqa: E402
-
-
-def lattice(n: int) -> dict:
-    """A triangular lattice of n x n points (each inner point has six neighbours)."""
-    points = [f"p{i}_{j}" for i in range(n) for j in range(n)]
-    edges = [[f"p{i}_{j}", f"p{i + di}_{j + dj}"] for i in range(n) for j in range(n)
-             for di, dj in ((1, 0), (0, 1), (1, 1)) if i + di < n and j + dj < n]
-    return {"points": points, "edges": edges}
+from tests.lattices import triangular_lattice  # noqa: E402
 
 
 def per_game(settings: dict, games: int, moves: int) -> float:
@@ -61,7 +54,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=60)
     args = parser.parse_args()
     print(f"{args.games} games of {args.moves} random moves each; KiB per game")
-    for name, board in (("19x19", "19"), ("lattice 32x32 (1,024 points)", lattice(32))):
+    for name, board in (("19x19", "19"), ("lattice 32x32 (1,024 points)", triangular_lattice(32))):
         for rules in ("chinese", "jasiek-nkr"):
             settings = normalize(RoomSettings(rules=rules, board=board, players=2))
             print(f"{name:30} {rules:12} {per_game(settings, args.games, args.moves):9.1f}")

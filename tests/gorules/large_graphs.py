@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 from gorules import Board
+from tests.lattices import triangular_lattice
 
 
 def _name(x: int, y: int) -> str:
@@ -22,11 +23,7 @@ def grid_graph(n: int = 32) -> Board:
 
 def triangular(n: int = 32) -> Board:
     """An n x n grid with one diagonal in every cell: six neighbours inside."""
-    names = [_name(x, y) for y in range(n) for x in range(n)]
-    edges = [(_name(x, y), _name(x + 1, y)) for y in range(n) for x in range(n - 1)]
-    edges += [(_name(x, y), _name(x, y + 1)) for y in range(n - 1) for x in range(n)]
-    edges += [(_name(x, y), _name(x + 1, y + 1)) for y in range(n - 1) for x in range(n - 1)]
-    return Board(names, edges)
+    return Board.from_json(triangular_lattice(n))
 
 
 def random_planar(n: int = 1000, seed: int = 3) -> Board:

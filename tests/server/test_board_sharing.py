@@ -8,21 +8,15 @@ import gc
 import weakref
 
 from server.games import board_of, replay
-
-
-def lattice(n: int) -> dict:
-    points = [f"p{i}_{j}" for i in range(n) for j in range(n)]
-    edges = [[f"p{i}_{j}", f"p{i + di}_{j + dj}"] for i in range(n) for j in range(n)
-             for di, dj in ((1, 0), (0, 1), (1, 1)) if i + di < n and j + dj < n]
-    return {"points": points, "edges": edges}
+from tests.lattices import triangular_lattice
 
 
 async def test_rooms_on_one_graph_share_its_board(server, players, seat):
     a, b, c, d = await players(4)
-    graph = lattice(12)
+    graph = triangular_lattice(12)
     first = await seat([a, b], {"rules": "chinese", "board": graph})
     second = await seat([c, d], {"rules": "chinese", "board": dict(reversed(list(graph.items())))})
-    other = await seat([a, c], {"rules": "chinese", "board": lattice(11)})
+    other = await seat([a, c], {"rules": "chinese", "board": triangular_lattice(11)})
     rooms = server.hub.rooms
     assert rooms[first].game.board is rooms[second].game.board
     assert rooms[other].game.board is not rooms[first].game.board
@@ -34,7 +28,7 @@ async def test_rooms_on_one_graph_share_its_board(server, players, seat):
 
 
 def test_a_graph_no_game_uses_is_let_go():
-    graph = lattice(5)
+    graph = triangular_lattice(5)
     board = board_of(graph)
     assert board_of(graph) is board
     gone = weakref.ref(board)
