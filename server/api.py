@@ -32,6 +32,8 @@ from websockets.http11 import Request, Response
 from protocol import ProtocolError
 from protocol.messages import NAME_MAX
 
+from .games import board_of
+
 if TYPE_CHECKING:
     from .hub import Hub
 
@@ -40,7 +42,6 @@ PLAYER = re.compile(r"/api/players/([^/]{1,96})")
 GAME = re.compile(r"/api/games/([A-Za-z0-9]{1,32})\.(json|sgf)")
 ARCHIVE = re.compile(r"/api/pools/([a-z0-9-]{1,32})/games\.zip")
 POOL_GAMES = re.compile(r"/api/pools/([a-z0-9-]{1,32})/games")
-GRID = re.compile(r"\d+(x\d+)?")
 FINISHED_MAX_AGE = 86400
 ARCHIVE_MAX = 500
 """Games in one archive at most (`?limit=`, default 100)."""
@@ -122,7 +123,7 @@ class Api:
             return page
         limit, offset = page
         found = self.hub.pools[pool]
-        sgf = found.players == 2 and GRID.fullmatch(str(found.board)) is not None
+        sgf = found.players == 2 and board_of(found.board).kind == "grid"
         games = await self.hub.pool_queries.pool_game_list(pool, limit, offset)
         for game in games:
             game["json"] = f"/api/games/{game['room']}.json"

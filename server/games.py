@@ -165,7 +165,7 @@ def replay(settings: dict[str, Any], rows: list[list[Any]]) -> tuple[Game, list[
     """The game after the stored move rows, and the row index of each entry of its history."""
     moves, index = live_moves(rows)
     board = board_of(settings["board"])
-    record = {"board": board.describe(), "rules": settings["rules"], "players": settings["players"],
+    record = {"rules": settings["rules"], "players": settings["players"],
               "options": engine_options(settings), "moves": moves}
     return Game.from_record(record, board), index
 

@@ -392,7 +392,7 @@ class Hub:
         self.no_longer_waiting(room)
         self._forget(room)
         broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
-                                       "kind": "closed", "reason": reason, "message": message})
+                                  "kind": "closed", "reason": reason, "message": message})
 
     # -- rooms -------------------------------------------------------------------------------------------
 
