@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...errors import Reason
-from ...position import EMPTY, Chain, Probe
+from ...position import EMPTY, Chain, Position, Probe
 from ...ruleset import KoShapes
 from ..rule import RepetitionRule
 from .analysis import Analysis
@@ -80,11 +80,12 @@ class Unclassified:
         self.changes, self.had_two, self.config, self.first = changes, had_two, config, first
         self._decided: tuple[Any, bool, bool] | None = None
 
-    def decide(self, shapes: Shapes) -> tuple[Any, bool, bool]:
+    def decide(self, shapes: Shapes, pos: Position, differ: Iterable[int]) -> tuple[Any, bool, bool]:
         """(R4's action, the first ko stone in a fighting ko from its class, becomes the
-        disturber): what :meth:`NewKoRules._work_out` gives with the type read then."""
+        disturber): what :meth:`NewKoRules._work_out` gives with the type read then. ``pos``
+        is the position now, which differs from the one played from on ``differ`` or more."""
         if self._decided is None:
-            before = Scratch(self.before)
+            before = self._played_from(pos, differ)
             kind = classify(before, shapes, self.position, self.had_two)
             if not kind.disturbing:
                 self._decided = (("fighting", self.ko), self.first, False)
@@ -93,6 +94,17 @@ class Unclassified:
                                       self.seat + 1, self.p)
                 self._decided = (("disturber", self.ko) if disturbs else self.p, False, disturbs)
         return self._decided
+
+    def _played_from(self, pos: Position, differ: Iterable[int]) -> Scratch:
+        """The position played from: the position now with the stones on ``differ`` put back,
+        so that the types read its strings off the chains now (:func:`string`), where nothing
+        else differs (one comparison of two lists says so); else the list kept."""
+        now, kept = pos.stones, self.before
+        back = {q: kept[q] for q in differ if now[q] != kept[q]}
+        patched = now[:]
+        for q, v in back.items():
+            patched[q] = v
+        return Scratch(now, back, chains=pos.chain) if patched == kept else Scratch(kept)
 
 
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
@@ -136,9 +148,9 @@ class NewKoRules(RepetitionRule):
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._unread: set[Any] = set()                   # classes whose record holds an Unclassified
         self._memo: dict[tuple[int, int], Facts] = {}
-        # (p, facts, changed, single_ko) from before_stone for _moved_on, or (p, None, the
-        # chains captured, -1) for _captured_quietly
-        self._pending: tuple[int, Facts | None, Any, int] | None = None
+        # (p, facts, changed, made_at, single_ko) from before_stone for _moved_on, or (p, None,
+        # the chains captured, None, -1) for _captured_quietly
+        self._pending: tuple[int, Facts | None, Any, list[int] | None, int] | None = None
         self.hot_hashes = self._done   # (see _sleep)
         pos = self.game.position
         # lone stones that may be in atari (see _sleep): more are noted as plays make them (no
@@ -223,7 +235,7 @@ class NewKoRules(RepetitionRule):
                 action = ("fighting", ko)
                 first = ko not in self._first.get(a.class_key, ())
             else:
-                before = Scratch(pos.stones)
+                before = Scratch(pos.stones, chains=pos.chain)
                 disturbs = disturbing(before, before.with_changes(changes), shapes, a.kos[ko], kind, colour, p)
                 current = self._disturbers.get(ko)
                 if disturbs:
@@ -242,7 +254,7 @@ class NewKoRules(RepetitionRule):
         if self.mouth_watch is not None:
             self._wake()
             if probe.captured and not probe.suicide:   # (see _captured_quietly)
-                self._pending = (p, None, probe.captured, -1)
+                self._pending = (p, None, probe.captured, None, -1)
                 return
         if p not in self.analysis.ko_at and not probe.captured and not probe.suicide:
             # a plain play on R4's points, or to a class R4 has actions in, or on walls to watch:
@@ -256,7 +268,8 @@ class NewKoRules(RepetitionRule):
             changed.update(q for chain in probe.own for q in chain.stones)
         captured = probe.captured[0].stones if len(probe.captured) == 1 else []
         single_ko = captured[0] if len(captured) == 1 and captured[0] in self.analysis.ko_stones else -1
-        self._pending = (p, facts, changed, single_ko)
+        made_at = [p, *(chain.stones[0] for chain in probe.captured if len(chain.stones) == 1)]
+        self._pending = (p, facts, changed, made_at, single_ko)
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         pending, a, done = self._pending, self.analysis, self._done
@@ -429,7 +442,8 @@ class NewKoRules(RepetitionRule):
         self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]
         self.stone_played(index, seat, p)
 
-    def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
+    def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], made_at: list[int],
+                  single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
         a, pos = self.analysis, self.game.position
         if len(changed) > 1:   # stones taken off: their deferred classes may come back
@@ -444,7 +458,7 @@ class NewKoRules(RepetitionRule):
             if unclassified:
                 self._unread.add(a.class_key)
         self._undecided = None
-        a.update(pos, changed, self.had_two)
+        a.update(pos, changed, self.had_two, made_at)
         if self._rows:
             self._note_row4()
         self._note_alone(p)
@@ -541,7 +555,7 @@ class NewKoRules(RepetitionRule):
                     undecided = True
                     continue
                 actions.discard(u)
-                action, first, _ = u.decide(self.shapes)
+                action, first, _ = u.decide(self.shapes, self.game.position, self.analysis.union)
                 if first:
                     self._first.setdefault(key, set()).add(u.ko)
                 else:
@@ -553,7 +567,7 @@ class NewKoRules(RepetitionRule):
         """R2's and R3's state after the last play, a ko stone move whose type was not read
         (``_undecided``; the ko is still one): what :meth:`_moved_on` sets with the type."""
         u, self._undecided = self._undecided, None
-        action, _, becomes = u.decide(self.shapes)
+        action, _, becomes = u.decide(self.shapes, self.game.position, u.changes)
         ko = u.ko
         if type(action) is tuple and action[0] == "fighting":
             self._fight = (ko, 1 - u.seat)
@@ -575,7 +589,7 @@ class NewKoRules(RepetitionRule):
         """J8: a 4-in-a-row mouth that has had two ko strings on it after a move (only where the
         catalogue has 4-in-a-row templates)."""
         pos, nbrs = self.game.position, self.shapes.nbrs
-        board = Scratch(pos.stones)
+        board = Scratch(pos.stones, chains=pos.chain)
         for m, t in self.analysis.mouths().items():
             if not t.row4 or m in self.had_two:
                 continue

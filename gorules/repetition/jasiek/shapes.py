@@ -50,7 +50,7 @@ class Scratch:
         return self.base[i]
 
     def with_changes(self, more: dict[int, int]) -> "Scratch":
-        return Scratch(self.base, {**self.changes, **more}, self.reads)
+        return Scratch(self.base, {**self.changes, **more}, self.reads, self.chains)
 
     def same_as(self, other: "Scratch") -> bool:
         """Same stones everywhere (both boards must share ``base``)."""
@@ -64,17 +64,12 @@ def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, enough: int = 
     are only part of the string): a question like "is it in atari?" reads few points, and a
     verdict that read few points is kept longer. The type analyses spend most of their time
     here, so it reads the scratch board's parts itself (what ``Scratch.__getitem__`` does,
-    without a method call per point). A whole string of the position itself (no changes, its
-    chains at hand) is the position's chain: the same stones and breaths, and the same points
-    read (the string's point and every neighbour of its stones), without the walk, which on a
-    large board is hundreds of stones beside a ko."""
+    without a method call per point). Where the scratch board has the position's chains, the
+    string is put together from them (:func:`_string_of_chains`) instead of walked: on a
+    large board the strings beside a ko are hundreds of stones."""
     changes, base, reads = board.changes, board.base, board.reads
-    if not enough and not changes and board.chains is not None and base[p] != EMPTY:
-        chain = board.chains[p]
-        if reads is not None:
-            reads.add(p)
-            reads.update(*[nbrs[s] for s in chain.stones])
-        return list(chain.stones), set(chain.libs)
+    if board.chains is not None and changes.get(p, base[p]) != EMPTY:
+        return _string_of_chains(board, nbrs, p, enough)
     colour = board[p]
     stones, seen, libs = [p], {p}, set()
     i = 0
@@ -93,6 +88,86 @@ def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, enough: int = 
                 seen.add(r)
                 stones.append(r)
         i += 1
+    return stones, libs
+
+
+def _string_of_chains(board: Scratch, nbrs: Sequence[Sequence[int]], p: int,
+                      enough: int) -> tuple[list[int], set[int]]:
+    """:func:`string` on a scratch board that has the position's chains: a chain of the
+    position none of whose stones changed is a piece of the string with its breaths at hand
+    (those not changed, and the changed points beside it that are empty now), and it meets
+    the rest of the string only at changed points (two chains of one colour never touch).
+    Changed points, and the stones of chains that lost a stone, are looked at one by one.
+
+    The points read are a superset of what the walk reads, so a verdict is kept no longer than
+    the walk's (the analysis keeps a type until a point it read changes): every neighbour of
+    a whole string's stones; where ``enough`` breaths are found first, each chain's stones and
+    the breaths found, which is all the answer "that many breaths or more" rests on."""
+    changes, base, reads, chains = board.changes, board.base, board.reads, board.chains
+    colour = changes.get(p, _MISSING)
+    if colour == _MISSING:
+        if reads is not None:
+            reads.add(p)
+        colour = base[p]
+    touched = {chains[q] for q in changes if base[q] != EMPTY}   # chains that lost a stone
+    near: dict[Any, list[int]] | None = None   # untouched chain -> the changed points beside it
+    stones: list[int] = []
+    libs: set[int] = set()
+    whole: list[Any] = []           # the untouched chains of the string
+    seen = {p}                      # the points looked at one by one
+    first = None if p in changes else chains[p]
+    met = {first}                   # the chains met
+    todo = [p]
+    while todo:
+        q = todo.pop()
+        c = None if q in changes else chains[q]
+        if c is not None and c not in touched:
+            whole.append(c)
+            stones.extend(c.stones)
+            for b in c.libs:
+                if b not in changes:
+                    libs.add(b)
+            if near is None:
+                near = {}
+                for x in changes:
+                    for r in nbrs[x]:
+                        d = chains[r]   # (a changed point's chain, if any, is touched)
+                        if d is not None:
+                            near.setdefault(d, []).append(x)
+            for x in near.get(c, ()):
+                v = changes[x]
+                if v == EMPTY:
+                    libs.add(x)
+                elif v == colour and x not in seen:
+                    seen.add(x)
+                    todo.append(x)
+        else:
+            stones.append(q)
+            for r in nbrs[q]:
+                s = changes.get(r, _MISSING)
+                if s == _MISSING:
+                    if reads is not None:
+                        reads.add(r)
+                    s = base[r]
+                if s == EMPTY:
+                    libs.add(r)
+                elif s == colour and r not in seen:
+                    seen.add(r)
+                    d = None if r in changes else chains[r]
+                    if d is None or d in touched:
+                        todo.append(r)
+                    elif d not in met:   # a chain: its stones all at once
+                        met.add(d)
+                        todo.append(r)
+        if enough and len(libs) >= enough:
+            if reads is not None:
+                for c in whole:
+                    reads.update(c.stones)
+                reads.update(libs)
+            return stones, libs
+    if reads is not None:
+        for c in whole:
+            reads.update(*[nbrs[s] for s in c.stones])
     return stones, libs
 
 
