@@ -157,11 +157,12 @@ class Analysis:
         p, s = (a, b) if stones[b] == EMPTY else (b, a)
         if stones[p] == EMPTY or stones[s] != EMPTY:
             return False
-        if len(matched) > 1:
-            area = self.shapes.area
-            for j in matched:
-                if j != i and not changed.isdisjoint(area[j]):
-                    return False
+        if len(matched) > 1:   # another mouth whose points or walls hold P or S (as sets, in C)
+            near = self.shapes.near
+            others = matched.intersection(near[a])
+            others.update(matched.intersection(near[b]))
+            if len(others) > 1:
+                return False
         if self.made_by(pos, p) != [i]:
             return False
         if p in self._read or s in self._read:   # a cached type read a changed point

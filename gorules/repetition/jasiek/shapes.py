@@ -21,6 +21,7 @@ changes: :class:`Scratch` is a stones list with changes on top and an optional r
 from __future__ import annotations
 
 import random
+from itertools import islice
 from typing import Any, NamedTuple, Sequence
 
 EMPTY = 0
@@ -28,11 +29,12 @@ _MISSING = -1
 
 
 class Scratch:
-    """A board to try plays on: ``base`` (never changed) plus ``changes``; reads of ``base``
-    points are added to ``reads`` when it is a set. ``chains``: the position's chains where
-    ``base`` is the position's own stones (:func:`string` reads a whole string off them)."""
+    """A board to try plays on: ``base`` (never changed) plus ``changes`` (not changed once
+    strings are read off it); reads of ``base`` points are added to ``reads`` when it is a set.
+    ``chains``: the position's chains where ``base`` is the position's own stones (:func:`string`
+    reads strings off them)."""
 
-    __slots__ = ("base", "changes", "reads", "chains")
+    __slots__ = ("base", "changes", "reads", "chains", "_pieces")
 
     def __init__(self, base: Sequence[int], changes: dict[int, int] | None = None,
                  reads: set[int] | None = None, chains: Sequence[Any] | None = None):
@@ -40,6 +42,22 @@ class Scratch:
         self.changes = {} if changes is None else changes
         self.reads = reads
         self.chains = chains
+        self._pieces: tuple[set[Any], dict[Any, list[int]]] | None = None
+
+    def pieces(self, nbrs: Sequence[Sequence[int]]) -> tuple[set[Any], dict[Any, list[int]]]:
+        """With ``chains``: the chains that lost a stone to the changes, and each chain beside a
+        changed point -> those points (what :func:`string` puts strings together from; worked
+        out once for the many strings read off one board)."""
+        if self._pieces is None:
+            chains, base, changes = self.chains, self.base, self.changes
+            near: dict[Any, list[int]] = {}
+            for x in changes:
+                for r in nbrs[x]:
+                    d = chains[r]   # (a changed point's chain, if any, lost a stone)
+                    if d is not None:
+                        near.setdefault(d, []).append(x)
+            self._pieces = ({chains[q] for q in changes if base[q] != EMPTY}, near)
+        return self._pieces
 
     def __getitem__(self, i: int) -> int:
         v = self.changes.get(i, _MISSING)
@@ -104,13 +122,25 @@ def _string_of_chains(board: Scratch, nbrs: Sequence[Sequence[int]], p: int,
     a whole string's stones; where ``enough`` breaths are found first, each chain's stones and
     the breaths found, which is all the answer "that many breaths or more" rests on."""
     changes, base, reads, chains = board.changes, board.base, board.reads, board.chains
+    if not changes:   # the position's own chain
+        c = chains[p]
+        if enough and len(c.libs) >= enough:
+            libs = set(islice(c.libs, enough))
+            if reads is not None:
+                reads.add(p)
+                reads.update(c.stones)
+                reads.update(libs)
+            return list(c.stones), libs
+        if reads is not None:
+            reads.add(p)
+            reads.update(*map(nbrs.__getitem__, c.stones))
+        return list(c.stones), set(c.libs)
     colour = changes.get(p, _MISSING)
     if colour == _MISSING:
         if reads is not None:
             reads.add(p)
         colour = base[p]
-    touched = {chains[q] for q in changes if base[q] != EMPTY}   # chains that lost a stone
-    near: dict[Any, list[int]] | None = None   # untouched chain -> the changed points beside it
+    touched, near = board.pieces(nbrs)   # chains that lost a stone; chain -> changed points beside
     stones: list[int] = []
     libs: set[int] = set()
     whole: list[Any] = []           # the untouched chains of the string
@@ -124,16 +154,7 @@ def _string_of_chains(board: Scratch, nbrs: Sequence[Sequence[int]], p: int,
         if c is not None and c not in touched:
             whole.append(c)
             stones.extend(c.stones)
-            for b in c.libs:
-                if b not in changes:
-                    libs.add(b)
-            if near is None:
-                near = {}
-                for x in changes:
-                    for r in nbrs[x]:
-                        d = chains[r]   # (a changed point's chain, if any, is touched)
-                        if d is not None:
-                            near.setdefault(d, []).append(x)
+            libs.update(c.libs.difference(changes))
             for x in near.get(c, ()):
                 v = changes[x]
                 if v == EMPTY:
@@ -160,6 +181,7 @@ def _string_of_chains(board: Scratch, nbrs: Sequence[Sequence[int]], p: int,
                         met.add(d)
                         todo.append(r)
         if enough and len(libs) >= enough:
+            libs = set(islice(libs, enough))
             if reads is not None:
                 for c in whole:
                     reads.update(c.stones)
@@ -167,7 +189,7 @@ def _string_of_chains(board: Scratch, nbrs: Sequence[Sequence[int]], p: int,
             return stones, libs
     if reads is not None:
         for c in whole:
-            reads.update(*[nbrs[s] for s in c.stones])
+            reads.update(*map(nbrs.__getitem__, c.stones))
     return stones, libs
 
 
@@ -183,13 +205,12 @@ def play(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, colour: int) -> 
             if not libs:
                 removed.update(dict.fromkeys(stones, EMPTY))
     if removed:
-        after.changes.update(removed)
-        return after
+        return after.with_changes(removed)
     stones, libs = string(after, nbrs, p, 1)
     if not libs:
         if len(stones) == 1:
             return None
-        after.changes.update(dict.fromkeys(stones, EMPTY))
+        return after.with_changes(dict.fromkeys(stones, EMPTY))
     return after
 
 
