@@ -263,12 +263,17 @@ class NewKoRules(RepetitionRule):
             return
         # a play outside every ko position is no ko stone move in one: its facts are plain
         facts = self._facts(seat, p, probe) if p in self.analysis.ko_at else _plain(p)
-        changed = {p, *(q for chain in probe.captured for q in chain.stones)}
+        changed = {p}
+        made_at = [p]
+        for chain in probe.captured:
+            changed.update(chain.stones)
+            if len(chain.stones) == 1:
+                made_at.append(chain.stones[0])
         if probe.suicide:
-            changed.update(q for chain in probe.own for q in chain.stones)
+            for chain in probe.own:
+                changed.update(chain.stones)
         captured = probe.captured[0].stones if len(probe.captured) == 1 else []
         single_ko = captured[0] if len(captured) == 1 and captured[0] in self.analysis.ko_stones else -1
-        made_at = [p, *(chain.stones[0] for chain in probe.captured if len(chain.stones) == 1)]
         self._pending = (p, facts, changed, made_at, single_ko)
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
