@@ -63,8 +63,8 @@ class Disturber:
 
 class Unclassified:
     """The action of a ko stone move whose ko type (in the position it was played from) was
-    not known when it was made: worked out when read, from that position kept as a list. It
-    stands in R4's record of the class it was played from until a play from that class reads
+    not known when it was made: worked out when read, from the position now with the stones
+    that differ put back (:meth:`_played_from`). It stands in R4's record of the class it was played from until a play from that class reads
     the record (:meth:`NewKoRules._classify_records`), and for R2's and R3's state after it
     until the next play's facts or ``ko_analysis`` read them (:meth:`NewKoRules._decide`); the
     next play or pass drops them, as it drops the state itself. Made only where the type cannot
@@ -72,18 +72,18 @@ class Unclassified:
     class, the ko has no disturber. Most ko captures would otherwise work out a type nothing
     reads (docs/performance.md)."""
 
-    __slots__ = ("seat", "p", "ko", "position", "before", "changes", "had_two", "config", "first", "_decided")
+    __slots__ = ("seat", "p", "ko", "position", "kept", "changes", "had_two", "config", "first", "_decided")
 
-    def __init__(self, seat: int, p: int, ko: Ko, position: KoPosition, before: list[int],
+    def __init__(self, seat: int, p: int, ko: Ko, position: KoPosition, kept: dict[int, int],
                  changes: dict[int, int], had_two: frozenset[frozenset[int]], config: tuple[int, ...], first: bool):
-        self.seat, self.p, self.ko, self.position, self.before = seat, p, ko, position, before
+        self.seat, self.p, self.ko, self.position, self.kept = seat, p, ko, position, kept
         self.changes, self.had_two, self.config, self.first = changes, had_two, config, first
         self._decided: tuple[Any, bool, bool] | None = None
 
     def decide(self, shapes: Shapes, pos: Position, differ: Iterable[int]) -> tuple[Any, bool, bool]:
         """(R4's action, the first ko stone in a fighting ko from its class, becomes the
         disturber): what :meth:`NewKoRules._work_out` gives with the type read then. ``pos``
-        is the position now, which differs from the one played from on ``differ`` or more."""
+        is the position now, which differs from the one played from on ``differ`` alone."""
         if self._decided is None:
             before = self._played_from(pos, differ)
             kind = classify(before, shapes, self.position, self.had_two)
@@ -96,15 +96,14 @@ class Unclassified:
         return self._decided
 
     def _played_from(self, pos: Position, differ: Iterable[int]) -> Scratch:
-        """The position played from: the position now with the stones on ``differ`` put back,
-        so that the types read its strings off the chains now (:func:`string`), where nothing
-        else differs (one comparison of two lists says so); else the list kept."""
-        now, kept = pos.stones, self.before
-        back = {q: kept[q] for q in differ if now[q] != kept[q]}
-        patched = now[:]
-        for q, v in back.items():
-            patched[q] = v
-        return Scratch(now, back, chains=pos.chain) if patched == kept else Scratch(kept)
+        """The position played from: the position now with the stones on ``differ`` put back
+        (``kept`` holds them: the stones the play changed, and those on the ko positions'
+        points), so that the types read its strings off the chains now (:func:`string`). Right
+        after the play (:meth:`NewKoRules._decide`) ``differ`` is what it changed; from R4's
+        record, the position now is of the class played from, which holds the stones outside
+        the ko positions' points (:meth:`Analysis._class`), and ``differ`` is those points."""
+        now, kept = pos.stones, self.kept
+        return Scratch(now, {q: kept[q] for q in differ if now[q] != kept[q]}, chains=pos.chain)
 
 
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
@@ -226,8 +225,10 @@ class NewKoRules(RepetitionRule):
             kind = a.kinds.known(ko)
             if kind is None and not self._now[seat] and ko not in self._disturbers:
                 # nothing here reads the type: R4's action waits for it (see Unclassified)
-                action = Unclassified(seat, p, ko, a.kos[ko], list(pos.stones), changes, frozenset(self.had_two),
-                                      config, ko not in self._first.get(a.class_key, ()))
+                kept = (*a.union, *changes)   # (see Unclassified._played_from)
+                action = Unclassified(seat, p, ko, a.kos[ko], dict(zip(kept, map(pos.stones.__getitem__, kept))),
+                                      changes, frozenset(self.had_two), config,
+                                      ko not in self._first.get(a.class_key, ()))
                 return Facts(None, action, ko, False, False, False, config)
             if kind is None:
                 kind = a.kinds[ko]

@@ -117,10 +117,11 @@ def _string_of_chains(board: Scratch, nbrs: Sequence[Sequence[int]], p: int,
     the rest of the string only at changed points (two chains of one colour never touch).
     Changed points, and the stones of chains that lost a stone, are looked at one by one.
 
-    The points read are a superset of what the walk reads, so a verdict is kept no longer than
-    the walk's (the analysis keeps a type until a point it read changes): every neighbour of
-    a whole string's stones; where ``enough`` breaths are found first, each chain's stones and
-    the breaths found, which is all the answer "that many breaths or more" rests on."""
+    The points read (the analysis keeps a type until a play changes one of them): for a whole
+    string, every neighbour of its stones, as the walk reads. Where ``enough`` breaths are
+    found first, the breaths found and one stone of each chain on the way there (the one it
+    was reached by): while none of those changes, no chain of them was taken off (a chain
+    goes whole), so the string still holds those breaths."""
     changes, base, reads, chains = board.changes, board.base, board.reads, board.chains
     if not changes:   # the position's own chain
         c = chains[p]
@@ -128,7 +129,6 @@ def _string_of_chains(board: Scratch, nbrs: Sequence[Sequence[int]], p: int,
             libs = set(islice(c.libs, enough))
             if reads is not None:
                 reads.add(p)
-                reads.update(c.stones)
                 reads.update(libs)
             return list(c.stones), libs
         if reads is not None:
@@ -182,9 +182,7 @@ def _string_of_chains(board: Scratch, nbrs: Sequence[Sequence[int]], p: int,
                         todo.append(r)
         if enough and len(libs) >= enough:
             libs = set(islice(libs, enough))
-            if reads is not None:
-                for c in whole:
-                    reads.update(c.stones)
+            if reads is not None:   # (each chain's stone it was reached by is read already)
                 reads.update(libs)
             return stones, libs
     if reads is not None:
