@@ -64,10 +64,11 @@ class Disturber:
 class Unclassified:
     """The action of a ko stone move whose ko type (in the position it was played from) was
     not known when it was made: worked out when read, from the position now with the stones
-    that differ put back (:meth:`_played_from`). It stands in R4's record of the class it was played from until a play from that class reads
-    the record (:meth:`NewKoRules._classify_records`), and for R2's and R3's state after it
-    until the next play's facts or ``ko_analysis`` read them (:meth:`NewKoRules._decide`); the
-    next play or pass drops them, as it drops the state itself. Made only where the type cannot
+    that differ put back (:meth:`_played_from`). It stands in R4's record of the class it was
+    played from until a play from that class reads the record
+    (:meth:`NewKoRules._classify_records`), and for R2's and R3's state after it until the next
+    play's facts or ``ko_analysis`` read them (:meth:`NewKoRules._decide`); the next play or
+    pass drops them, as it drops the state itself. Made only where the type cannot
     change the move's own verdict: R1 and R2 refuse it not, the player has no R4 action in the
     class, the ko has no disturber. Most ko captures would otherwise work out a type nothing
     reads (docs/performance.md)."""
