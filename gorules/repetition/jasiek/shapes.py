@@ -31,8 +31,8 @@ _MISSING = -1
 class Scratch:
     """A board to try plays on: ``base`` (never changed) plus ``changes`` (not changed once
     strings are read off it); reads of ``base`` points are added to ``reads`` when it is a set.
-    ``chains``: the position's chains where ``base`` is the position's own stones (:func:`string`
-    reads strings off them)."""
+    ``chains``: the position's chains, ``base`` being its stones (what :func:`string` reads
+    strings off)."""
 
     __slots__ = ("base", "changes", "reads", "chains", "_pieces")
 
@@ -45,7 +45,7 @@ class Scratch:
         self._pieces: tuple[set[Any], dict[Any, list[int]]] | None = None
 
     def pieces(self, nbrs: Sequence[Sequence[int]]) -> tuple[set[Any], dict[Any, list[int]]]:
-        """With ``chains``: the chains that lost a stone to the changes, and each chain beside a
+        """The chains that lost a stone to the changes, and each chain beside a
         changed point -> those points (what :func:`string` puts strings together from; worked
         out once for the many strings read off one board)."""
         if self._pieces is None:
@@ -82,48 +82,22 @@ def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, enough: int = 
     are only part of the string): a question like "is it in atari?" reads few points, and a
     verdict that read few points is kept longer. The type analyses spend most of their time
     here, so it reads the scratch board's parts itself (what ``Scratch.__getitem__`` does,
-    without a method call per point). Where the scratch board has the position's chains, the
-    string is put together from them (:func:`_string_of_chains`) instead of walked: on a
-    large board the strings beside a ko are hundreds of stones."""
-    changes, base, reads = board.changes, board.base, board.reads
-    if board.chains is not None and changes.get(p, base[p]) != EMPTY:
-        return _string_of_chains(board, nbrs, p, enough)
-    colour = board[p]
-    stones, seen, libs = [p], {p}, set()
-    i = 0
-    while i < len(stones):
-        for r in nbrs[stones[i]]:
-            s = changes.get(r, _MISSING)
-            if s == _MISSING:
-                if reads is not None:
-                    reads.add(r)
-                s = base[r]
-            if s == EMPTY:
-                libs.add(r)
-                if enough and len(libs) >= enough:
-                    return stones, libs
-            elif s == colour and r not in seen:
-                seen.add(r)
-                stones.append(r)
-        i += 1
-    return stones, libs
+    without a method call per point).
 
-
-def _string_of_chains(board: Scratch, nbrs: Sequence[Sequence[int]], p: int,
-                      enough: int) -> tuple[list[int], set[int]]:
-    """:func:`string` on a scratch board that has the position's chains: a chain of the
-    position none of whose stones changed is a piece of the string with its breaths at hand
-    (those not changed, and the changed points beside it that are empty now), and it meets
-    the rest of the string only at changed points (two chains of one colour never touch).
-    Changed points, and the stones of chains that lost a stone, are looked at one by one.
+    The scratch board has the position's chains (what ``base`` is the stones of), and the
+    string is put together from them instead of walked (on a large board the strings beside a ko are hundreds of stones): a
+    chain none of whose stones changed is a piece of the string with its breaths at hand (those
+    not changed, and the changed points beside it that are empty now), and it meets the rest of
+    the string only at changed points (two chains of one colour never touch). Changed points,
+    and the stones of chains that lost a stone, are looked at one by one.
 
     The points read (the analysis keeps a type until a play changes one of them): for a whole
-    string, every neighbour of its stones, as the walk reads. Where ``enough`` breaths are
-    found first, the breaths found and one stone of each chain on the way there (the one it
-    was reached by): while none of those changes, no chain of them was taken off (a chain
-    goes whole), so the string still holds those breaths."""
+    string, every neighbour of its stones. Where ``enough`` breaths are found first, the
+    breaths found and one stone of each chain on the way there (the one it was reached by):
+    while none of those changes, no chain of them was taken off (a chain goes whole), so the
+    string still holds those breaths."""
     changes, base, reads, chains = board.changes, board.base, board.reads, board.chains
-    if not changes:   # the position's own chain
+    if not changes and base[p] != EMPTY:   # the position's own chain
         c = chains[p]
         if enough and len(c.libs) >= enough:
             libs = set(islice(c.libs, enough))
