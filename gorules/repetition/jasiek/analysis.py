@@ -16,10 +16,7 @@ a ko on the board are elsewhere, and then only the class key moves on.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from functools import reduce
-from operator import getitem, is_, xor
 from typing import Any
 
 from ...position import EMPTY, Chain, Position
@@ -78,7 +75,7 @@ class Analysis:
         self.classified = 0                      # classifications computed (not from the cache)
         # 2+ mouths: the normal strings beside each, the position's chains (see the module's doc)
         self._beside: dict[frozenset[int], frozenset[Chain]] = {}
-        self._kept: tuple[list[int], list[Chain]] = ([], [])   # (see _keep)
+        self._kept: list[Chain] = []                 # the strings of _beside, once each (_rejoin)
         self._rows_seen = 0                      # len(had_two) at the last grouping
 
     def copy(self, pos: Position, had_two: set[frozenset[int]]) -> "Analysis":
@@ -159,12 +156,11 @@ class Analysis:
         p, s = (a, b) if stones[b] == EMPTY else (b, a)
         if stones[p] == EMPTY or stones[s] != EMPTY:
             return False
-        if len(matched) > 1:   # another mouth whose points or walls hold P or S (as sets, in C)
-            near = self.shapes.near
-            others = matched.intersection(near[a])
-            others.update(matched.intersection(near[b]))
-            if len(others) > 1:
-                return False
+        if len(matched) > 1:
+            area = self.shapes.area
+            for j in matched:
+                if j != i and not changed.isdisjoint(area[j]):
+                    return False
         if self.made_by(pos, p) != [i]:
             return False
         if p in self._read or s in self._read:   # a cached type read a changed point
@@ -287,8 +283,7 @@ class Analysis:
         board, chain = pos.stones, pos.chain
         shapes = self.shapes
         nbrs, pairs, matched = shapes.nbrs, shapes.pairs, self.matched
-        # the mouths near a changed point, found in C (a Python loop over them was a capture's cost)
-        gone = matched.intersection(itertools.chain.from_iterable(map(shapes.near.__getitem__, changed)))
+        gone = {i for i in matched if not changed.isdisjoint(shapes.area[i])}
         moved = self._rematch(board, gone) if gone else False
         for c in made_at:
             if board[c] != EMPTY:
@@ -359,7 +354,10 @@ class Analysis:
             self._keep(self._strings_beside(pos, mouths))
             self._place(pos, had_two, self._ko_positions(mouths, self._beside))
         self.union = frozenset().union(*self.kos)
-        self._union_key = reduce(xor, map(self.shapes.union_keys.__getitem__, self.union), 0)
+        keys = self.shapes.union_keys
+        self._union_key = 0
+        for u in self.union:
+            self._union_key ^= keys[u]
         self.class_key = self._class(pos)
 
     def _place(self, pos: Position, had_two: set[frozenset[int]], kos: dict[frozenset[int], KoPosition]) -> None:
@@ -372,11 +370,10 @@ class Analysis:
                 self.ko_at.setdefault(p, []).append(k)
 
     def _keep(self, beside: dict[frozenset[int], frozenset[Chain]]) -> None:
-        """Keep ``beside`` as the strings beside the mouths, and the strings in it once each as
-        two lists, each string's first stone and the string (which :meth:`_rejoin` looks at)."""
+        """Keep ``beside`` as the strings beside the mouths, and its strings once each (a string
+        beside two mouths of a ko position is beside both: :meth:`_rejoin` looks at it once)."""
         self._beside = beside
-        strings = list(frozenset().union(*beside.values()))
-        self._kept = ([c.stones[0] for c in strings], strings)
+        self._kept = list(frozenset().union(*beside.values()))
 
     def _strings_beside(self, pos: Position,
                         mouths: dict[frozenset[int], Template]) -> dict[frozenset[int], frozenset[Chain]]:
@@ -415,10 +412,10 @@ class Analysis:
         the mouths grouped again. The mouths, the ko stones and the points of the ko positions
         stay; only their grouping may change. A look at each string kept, not a walk."""
         chain = pos.chain
-        firsts, strings = self._kept
-        # each string kept still the chain at its first stone: one pass in C, not a Python loop
-        # (which was a twentieth of the rule's cost a play on a 1,000-point board)
-        if all(map(is_, map(chain.__getitem__, firsts), strings)):
+        for c in self._kept:
+            if chain[c.stones[0]] is not c:
+                break
+        else:
             return
         self._keep({m: frozenset([chain[c.stones[0]] for c in cs]) for m, cs in self._beside.items()})
         kos = self._ko_positions(self.mouths(), self._beside)
@@ -434,13 +431,14 @@ class Analysis:
         leaves them as they were moves it on by the stone's key, as it moves the hash (an int
         is also the cheapest key to record a play under, and the quick path's deferred records
         are moved on so)."""
-        union = self.union
-        if not union:
+        if not self.union:
             return pos.hash
-        # each point's stone key (an empty point's is 0: the table's row of EMPTY) taken out, in
-        # C: a capture beside a ko computes it, and a Python loop was a tenth of such a play's cost
-        stone_keys = map(getitem, map(pos._z.__getitem__, map(pos.stones.__getitem__, union)), union)
-        return reduce(xor, stone_keys, pos.hash ^ self._union_key)
+        stones, z = pos.stones, pos._z
+        key = pos.hash ^ self._union_key
+        for u in self.union:
+            if stones[u] != EMPTY:
+                key ^= z[stones[u]][u]
+        return key
 
     @staticmethod
     def _key(ko: KoPosition, had_two: set[frozenset[int]]) -> tuple:
