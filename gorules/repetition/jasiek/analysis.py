@@ -16,7 +16,7 @@ a ko on the board are elsewhere, and then only the class key moves on.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ...position import EMPTY, Chain, Position
@@ -75,6 +75,7 @@ class Analysis:
         self.classified = 0                      # classifications computed (not from the cache)
         # 2+ mouths: the normal strings beside each, the position's chains (see the module's doc)
         self._beside: dict[frozenset[int], frozenset[Chain]] = {}
+        self._kept: list[Chain] = []                 # the strings of _beside, once each (_rejoin)
         self._rows_seen = 0                      # len(had_two) at the last grouping
 
     def copy(self, pos: Position, had_two: set[frozenset[int]]) -> "Analysis":
@@ -84,7 +85,7 @@ class Analysis:
         other.matched = set(self.matched)
         if self._beside:   # the copy's own chains (a copied position clones them, stones in order)
             chain = pos.chain
-            other._beside = {m: frozenset(chain[c.stones[0]] or c for c in cs) for m, cs in self._beside.items()}
+            other._keep({m: frozenset(chain[c.stones[0]] or c for c in cs) for m, cs in self._beside.items()})
         other._cache = dict(self._cache)
         other._read = set(self._read)
         if isinstance(self.kinds, Kinds):
@@ -102,8 +103,11 @@ class Analysis:
         self._cache, self._read = {}, set()
         self._derive(pos, had_two)
 
-    def update(self, pos: Position, changed: set[int], had_two: set[frozenset[int]]) -> None:
-        """After a play that changed the stones on ``changed``."""
+    def update(self, pos: Position, changed: set[int], had_two: set[frozenset[int]],
+               made_at: Sequence[int] = ()) -> None:
+        """After a play that changed the stones on ``changed``; ``made_at``: its stone and the
+        lone stones it took off, the only points where it can have made a mouth's stone or
+        empty point (see :meth:`_remade`)."""
         if len(changed) == 1:
             p = next(iter(changed))
             if pos.stones[p] != EMPTY:
@@ -113,7 +117,7 @@ class Analysis:
         if self.shapes.pairs_only:
             if len(changed) == 2 and self._retaken(pos, changed, had_two):
                 return
-            moved = self._remade(pos, changed)
+            moved = self._remade(pos, changed, made_at)
         else:
             moved = self._rematch(board, self._candidates(changed))
         stale = not changed.isdisjoint(self._read)   # a cached type read a changed point
@@ -267,19 +271,21 @@ class Analysis:
                             made = [pairs[q][e]] if made is None else [*made, pairs[q][e]]
         return made
 
-    def _remade(self, pos: Position, changed: set[int]) -> bool:
+    def _remade(self, pos: Position, changed: set[int], made_at: Sequence[int]) -> bool:
         """With two-point templates alone, after a play that took stones off: did a mouth come
         or go? The mouths standing on a changed point are matched again; a new one has the
         stone placed as a stone or a wall (:meth:`made_by`) or a point taken off as its empty
         point E (then E's neighbours are all one colour, and S one of them in atari at E): a
-        point taken off is empty, so no wall. Instead of matching the templates around every
-        empty point within two steps of a change."""
+        point taken off is empty, so no wall, and it was a lone stone (a point of a larger
+        string taken off has an empty neighbour now). So only ``made_at`` is looked at, not
+        every stone a large capture took off, nor the templates around every empty point
+        within two steps of a change."""
         board, chain = pos.stones, pos.chain
         shapes = self.shapes
-        nbrs, pairs, area, matched = shapes.nbrs, shapes.pairs, shapes.area, self.matched
-        gone = {i for i in matched if not changed.isdisjoint(area[i])}
+        nbrs, pairs, matched = shapes.nbrs, shapes.pairs, self.matched
+        gone = {i for i in matched if not changed.isdisjoint(shapes.area[i])}
         moved = self._rematch(board, gone) if gone else False
-        for c in changed:
+        for c in made_at:
             if board[c] != EMPTY:
                 made = self.made_by(pos, c) or ()
             else:
@@ -330,7 +336,8 @@ class Analysis:
         self._rows_seen = len(had_two)
         if not self.matched:   # no ko on the board (most positions of a game)
             self.ko_stones, self.kos, self.kinds, self.ko_at = set(), {}, {}, {}
-            self.union, self.class_key, self._beside = frozenset(), pos.hash, {}
+            self.union, self.class_key = frozenset(), pos.hash
+            self._keep({})
             self._union_key = 0
             return
         stones = pos.stones
@@ -341,10 +348,10 @@ class Analysis:
             # grouping reads nothing but the mouth and walks no string (half the groupings with
             # a mouth, at a third of the cost)
             ((points, t),) = mouths.items()
-            self._beside = {}
+            self._keep({})
             self._place(pos, had_two, {points: KoPosition(points, (t,), ())})
         else:
-            self._beside = self._strings_beside(pos, mouths)
+            self._keep(self._strings_beside(pos, mouths))
             self._place(pos, had_two, self._ko_positions(mouths, self._beside))
         self.union = frozenset().union(*self.kos)
         keys = self.shapes.union_keys
@@ -361,6 +368,12 @@ class Analysis:
         for k in sorted(kos, key=sorted):
             for p in k:
                 self.ko_at.setdefault(p, []).append(k)
+
+    def _keep(self, beside: dict[frozenset[int], frozenset[Chain]]) -> None:
+        """Keep ``beside`` as the strings beside the mouths, and its strings once each (a string
+        beside two mouths of a ko position is beside both: :meth:`_rejoin` looks at it once)."""
+        self._beside = beside
+        self._kept = list(frozenset().union(*beside.values()))
 
     def _strings_beside(self, pos: Position,
                         mouths: dict[frozenset[int], Template]) -> dict[frozenset[int], frozenset[Chain]]:
@@ -399,16 +412,12 @@ class Analysis:
         the mouths grouped again. The mouths, the ko stones and the points of the ko positions
         stay; only their grouping may change. A look at each string kept, not a walk."""
         chain = pos.chain
-        beside = self._beside
-        joined = False
-        for strings in beside.values():
-            for c in strings:
-                if chain[c.stones[0]] is not c:
-                    joined = True
-                    break
-        if not joined:
+        for c in self._kept:
+            if chain[c.stones[0]] is not c:
+                break
+        else:
             return
-        self._beside = {m: frozenset([chain[c.stones[0]] for c in strings]) for m, strings in beside.items()}
+        self._keep({m: frozenset([chain[c.stones[0]] for c in cs]) for m, cs in self._beside.items()})
         kos = self._ko_positions(self.mouths(), self._beside)
         if kos != self.kos:
             self._place(pos, had_two, kos)

@@ -112,23 +112,48 @@ def stable_life(board: Scratch, shapes: Shapes, ko: KoPosition, breaths_of: list
 def _answer(before: Scratch, after: Scratch, nbrs: Sequence[Sequence[int]], affected: list[int], y: int) -> bool:
     """Can ``y`` give each affected string a second breath at once, without bringing back
     ``before`` (the board before the attack: an immediate ko recapture is no interchange)?"""
-    replies: set[int] = set()
-    for r in affected:
-        stones, libs = string(after, nbrs, r)
-        replies |= libs
-        for s in stones:
-            for n in nbrs[s]:
-                if after[n] == 3 - y:
-                    other = string(after, nbrs, n, 2)[1]
-                    if len(other) == 1:
-                        replies |= other
+    strings = [string(after, nbrs, r) for r in affected]
+    # a play on a breath first; a capture beside them only if none of those gives the breaths
+    # (the same verdict: any one reply will do; the strings beside are looked for only then)
+    replies = set().union(*[libs for _, libs in strings])
     for q in sorted(replies):
-        again = play(after, nbrs, q, y)
-        if again is None or again.same_as(before):
-            continue
-        if all(again[r] == y and len(string(again, nbrs, r, 2)[1]) >= 2 for r in affected):
+        if _gives_breaths(before, after, nbrs, affected, y, q):
+            return True
+    captures = set()
+    for stones, _ in strings:
+        captures |= breaths_in_atari(after, nbrs, stones, 3 - y)
+    for q in sorted(captures - replies):
+        if _gives_breaths(before, after, nbrs, affected, y, q):
             return True
     return False
+
+
+def _gives_breaths(before: Scratch, after: Scratch, nbrs: Sequence[Sequence[int]], affected: list[int], y: int,
+                   q: int) -> bool:
+    """Does ``y``'s reply on ``q`` give each affected string a second breath, without bringing
+    back ``before``?"""
+    again = play(after, nbrs, q, y)
+    if again is None or again.same_as(before):
+        return False
+    return all(again[r] == y and len(string(again, nbrs, r, 2)[1]) >= 2 for r in affected)
+
+
+def breaths_in_atari(board: Scratch, nbrs: Sequence[Sequence[int]], stones: list[int], colour: int) -> set[int]:
+    """The breaths of the strings of ``colour`` in atari beside ``stones`` (a whole string the
+    caller has read, so its neighbours' colours are read already): each string asked once,
+    whichever of its stones is met first (a string is known by the stones its answer
+    names)."""
+    base, changes = board.base, board.changes
+    out: set[int] = set()
+    asked: set[int] = set()
+    for s in stones:
+        for n in nbrs[s]:
+            if n not in asked and changes.get(n, base[n]) == colour:
+                found, libs = string(board, nbrs, n, 2)
+                asked.update(found)
+                if len(libs) == 1:
+                    out |= libs
+    return out
 
 
 def _becomes_stable(board: Scratch, shapes: Shapes, ko: KoPosition) -> bool:
@@ -293,28 +318,34 @@ def best_min_breaths(board: Scratch, shapes: Shapes, reps: list[int], owner: int
     if best == 0 or best >= 2:
         return best
     strings = [string(board, nbrs, r) for r in reps]
-    moves: set[int] = set()
-    for stones, libs in strings:
-        if len(libs) >= 2:
-            continue
-        moves |= libs
-        for s in stones:
-            for n in nbrs[s]:
-                if board[n] == 3 - owner:
-                    other = string(board, nbrs, n, 2)[1]   # in atari or not is all it asks
-                    if len(other) == 1:
-                        moves |= other
-    moves.discard(skip)
+    short = [(stones, libs) for stones, libs in strings if len(libs) < 2]
+    # a play on a breath first, a capture beside them only if none of those raises the fewest
+    # (as in _answer: any one move will do)
+    moves = set().union(*[libs for _, libs in short]) - {skip}
     for m in sorted(moves):
-        after = play(board, nbrs, m, owner)
-        if after is None or (keep >= 0 and after[keep] == EMPTY):
-            continue
-        counts = [len(string(after, nbrs, r)[1]) if after[r] == owner else 0 for r in reps]
-        if any(n < len(libs) for n, (_, libs) in zip(counts, strings)):
-            continue
-        if min(counts) >= 2:
+        if _raises(board, nbrs, reps, strings, owner, keep, m):
+            return 2
+    captures = set()
+    for stones, _ in short:
+        captures |= breaths_in_atari(board, nbrs, stones, 3 - owner)
+    captures.discard(skip)
+    for m in sorted(captures - moves):
+        if _raises(board, nbrs, reps, strings, owner, keep, m):
             return 2
     return best
+
+
+def _raises(board: Scratch, nbrs: Sequence[Sequence[int]], reps: list[int], strings: list[tuple[list[int], set[int]]],
+            owner: int, keep: int, m: int) -> bool:
+    """Does ``owner``'s move on ``m`` give every string at ``reps`` two breaths, taking none from
+    any of them and leaving ``keep`` (where it is a point) on the board?"""
+    after = play(board, nbrs, m, owner)
+    if after is None or (keep >= 0 and after[keep] == EMPTY):
+        return False
+    counts = [len(string(after, nbrs, r)[1]) if after[r] == owner else 0 for r in reps]
+    if any(n < len(libs) for n, (_, libs) in zip(counts, strings)):
+        return False
+    return min(counts) >= 2
 
 
 def disturbing(board: Scratch, after: Scratch, shapes: Shapes, ko: KoPosition, kind: Kind, colour: int,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...errors import Reason
-from ...position import EMPTY, Chain, Probe
+from ...position import EMPTY, Chain, Position, Probe
 from ...ruleset import KoShapes
 from ..rule import RepetitionRule
 from .analysis import Analysis
@@ -63,28 +63,30 @@ class Disturber:
 
 class Unclassified:
     """The action of a ko stone move whose ko type (in the position it was played from) was
-    not known when it was made: worked out when read, from that position kept as a list. It
-    stands in R4's record of the class it was played from until a play from that class reads
-    the record (:meth:`NewKoRules._classify_records`), and for R2's and R3's state after it
-    until the next play's facts or ``ko_analysis`` read them (:meth:`NewKoRules._decide`); the
-    next play or pass drops them, as it drops the state itself. Made only where the type cannot
+    not known when it was made: worked out when read, from the position now with the stones
+    that differ put back (:meth:`_played_from`). It stands in R4's record of the class it was
+    played from until a play from that class reads the record
+    (:meth:`NewKoRules._classify_records`), and for R2's and R3's state after it until the next
+    play's facts or ``ko_analysis`` read them (:meth:`NewKoRules._decide`); the next play or
+    pass drops them, as it drops the state itself. Made only where the type cannot
     change the move's own verdict: R1 and R2 refuse it not, the player has no R4 action in the
     class, the ko has no disturber. Most ko captures would otherwise work out a type nothing
     reads (docs/performance.md)."""
 
-    __slots__ = ("seat", "p", "ko", "position", "before", "changes", "had_two", "config", "first", "_decided")
+    __slots__ = ("seat", "p", "ko", "position", "kept", "changes", "had_two", "config", "first", "_decided")
 
-    def __init__(self, seat: int, p: int, ko: Ko, position: KoPosition, before: list[int],
+    def __init__(self, seat: int, p: int, ko: Ko, position: KoPosition, kept: dict[int, int],
                  changes: dict[int, int], had_two: frozenset[frozenset[int]], config: tuple[int, ...], first: bool):
-        self.seat, self.p, self.ko, self.position, self.before = seat, p, ko, position, before
+        self.seat, self.p, self.ko, self.position, self.kept = seat, p, ko, position, kept
         self.changes, self.had_two, self.config, self.first = changes, had_two, config, first
         self._decided: tuple[Any, bool, bool] | None = None
 
-    def decide(self, shapes: Shapes) -> tuple[Any, bool, bool]:
+    def decide(self, shapes: Shapes, pos: Position, differ: Iterable[int]) -> tuple[Any, bool, bool]:
         """(R4's action, the first ko stone in a fighting ko from its class, becomes the
-        disturber): what :meth:`NewKoRules._work_out` gives with the type read then."""
+        disturber): what :meth:`NewKoRules._work_out` gives with the type read then. ``pos``
+        is the position now, which differs from the one played from on ``differ`` alone."""
         if self._decided is None:
-            before = Scratch(self.before)
+            before = self._played_from(pos, differ)
             kind = classify(before, shapes, self.position, self.had_two)
             if not kind.disturbing:
                 self._decided = (("fighting", self.ko), self.first, False)
@@ -93,6 +95,16 @@ class Unclassified:
                                       self.seat + 1, self.p)
                 self._decided = (("disturber", self.ko) if disturbs else self.p, False, disturbs)
         return self._decided
+
+    def _played_from(self, pos: Position, differ: Iterable[int]) -> Scratch:
+        """The position played from: the position now with the stones on ``differ`` put back
+        (``kept`` holds them: the stones the play changed, and those on the ko positions'
+        points), so that the types read its strings off the chains now (:func:`string`). Right
+        after the play (:meth:`NewKoRules._decide`) ``differ`` is what it changed; from R4's
+        record, the position now is of the class played from, which holds the stones outside
+        the ko positions' points (:meth:`Analysis._class`), and ``differ`` is those points."""
+        now, kept = pos.stones, self.kept
+        return Scratch(now, {q: kept[q] for q in differ if now[q] != kept[q]}, chains=pos.chain)
 
 
 _UNPLAYED: tuple[frozenset, frozenset] = (frozenset(), frozenset())   # R4: a class nobody has played from
@@ -136,9 +148,9 @@ class NewKoRules(RepetitionRule):
         self._first: dict[Any, set[Ko]] = {}             # class -> fighting kos with a first ko stone
         self._unread: set[Any] = set()                   # classes whose record holds an Unclassified
         self._memo: dict[tuple[int, int], Facts] = {}
-        # (p, facts, changed, single_ko) from before_stone for _moved_on, or (p, None, the
-        # chains captured, -1) for _captured_quietly
-        self._pending: tuple[int, Facts | None, Any, int] | None = None
+        # (p, facts, changed, made_at, single_ko) from before_stone for _moved_on, or (p, None,
+        # the chains captured, None, -1) for _captured_quietly
+        self._pending: tuple[int, Facts | None, Any, list[int] | None, int] | None = None
         self.hot_hashes = self._done   # (see _sleep)
         pos = self.game.position
         # lone stones that may be in atari (see _sleep): more are noted as plays make them (no
@@ -214,8 +226,10 @@ class NewKoRules(RepetitionRule):
             kind = a.kinds.known(ko)
             if kind is None and not self._now[seat] and ko not in self._disturbers:
                 # nothing here reads the type: R4's action waits for it (see Unclassified)
-                action = Unclassified(seat, p, ko, a.kos[ko], list(pos.stones), changes, frozenset(self.had_two),
-                                      config, ko not in self._first.get(a.class_key, ()))
+                kept = (*a.union, *changes)   # (see Unclassified._played_from)
+                action = Unclassified(seat, p, ko, a.kos[ko], dict(zip(kept, map(pos.stones.__getitem__, kept))),
+                                      changes, frozenset(self.had_two), config,
+                                      ko not in self._first.get(a.class_key, ()))
                 return Facts(None, action, ko, False, False, False, config)
             if kind is None:
                 kind = a.kinds[ko]
@@ -223,7 +237,7 @@ class NewKoRules(RepetitionRule):
                 action = ("fighting", ko)
                 first = ko not in self._first.get(a.class_key, ())
             else:
-                before = Scratch(pos.stones)
+                before = Scratch(pos.stones, chains=pos.chain)
                 disturbs = disturbing(before, before.with_changes(changes), shapes, a.kos[ko], kind, colour, p)
                 current = self._disturbers.get(ko)
                 if disturbs:
@@ -242,7 +256,7 @@ class NewKoRules(RepetitionRule):
         if self.mouth_watch is not None:
             self._wake()
             if probe.captured and not probe.suicide:   # (see _captured_quietly)
-                self._pending = (p, None, probe.captured, -1)
+                self._pending = (p, None, probe.captured, None, -1)
                 return
         if p not in self.analysis.ko_at and not probe.captured and not probe.suicide:
             # a plain play on R4's points, or to a class R4 has actions in, or on walls to watch:
@@ -251,12 +265,18 @@ class NewKoRules(RepetitionRule):
             return
         # a play outside every ko position is no ko stone move in one: its facts are plain
         facts = self._facts(seat, p, probe) if p in self.analysis.ko_at else _plain(p)
-        changed = {p, *(q for chain in probe.captured for q in chain.stones)}
+        changed = {p}
+        made_at = [p]
+        for chain in probe.captured:
+            changed.update(chain.stones)
+            if len(chain.stones) == 1:
+                made_at.append(chain.stones[0])
         if probe.suicide:
-            changed.update(q for chain in probe.own for q in chain.stones)
+            for chain in probe.own:
+                changed.update(chain.stones)
         captured = probe.captured[0].stones if len(probe.captured) == 1 else []
         single_ko = captured[0] if len(captured) == 1 and captured[0] in self.analysis.ko_stones else -1
-        self._pending = (p, facts, changed, single_ko)
+        self._pending = (p, facts, changed, made_at, single_ko)
 
     def stone_played(self, index: int, seat: int, p: int) -> None:
         pending, a, done = self._pending, self.analysis, self._done
@@ -429,7 +449,8 @@ class NewKoRules(RepetitionRule):
         self.analysis.class_key = pos.hash ^ pos._z[seat + 1][p]
         self.stone_played(index, seat, p)
 
-    def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], single_ko: int) -> None:
+    def _moved_on(self, seat: int, p: int, facts: Facts, changed: set[int], made_at: list[int],
+                  single_ko: int) -> None:
         """After a play :meth:`before_stone` saw: R4's record, the analysis, and R1-R3's state."""
         a, pos = self.analysis, self.game.position
         if len(changed) > 1:   # stones taken off: their deferred classes may come back
@@ -444,7 +465,7 @@ class NewKoRules(RepetitionRule):
             if unclassified:
                 self._unread.add(a.class_key)
         self._undecided = None
-        a.update(pos, changed, self.had_two)
+        a.update(pos, changed, self.had_two, made_at)
         if self._rows:
             self._note_row4()
         self._note_alone(p)
@@ -541,7 +562,7 @@ class NewKoRules(RepetitionRule):
                     undecided = True
                     continue
                 actions.discard(u)
-                action, first, _ = u.decide(self.shapes)
+                action, first, _ = u.decide(self.shapes, self.game.position, self.analysis.union)
                 if first:
                     self._first.setdefault(key, set()).add(u.ko)
                 else:
@@ -553,7 +574,7 @@ class NewKoRules(RepetitionRule):
         """R2's and R3's state after the last play, a ko stone move whose type was not read
         (``_undecided``; the ko is still one): what :meth:`_moved_on` sets with the type."""
         u, self._undecided = self._undecided, None
-        action, _, becomes = u.decide(self.shapes)
+        action, _, becomes = u.decide(self.shapes, self.game.position, u.changes)
         ko = u.ko
         if type(action) is tuple and action[0] == "fighting":
             self._fight = (ko, 1 - u.seat)
@@ -575,7 +596,7 @@ class NewKoRules(RepetitionRule):
         """J8: a 4-in-a-row mouth that has had two ko strings on it after a move (only where the
         catalogue has 4-in-a-row templates)."""
         pos, nbrs = self.game.position, self.shapes.nbrs
-        board = Scratch(pos.stones)
+        board = Scratch(pos.stones, chains=pos.chain)
         for m, t in self.analysis.mouths().items():
             if not t.row4 or m in self.had_two:
                 continue

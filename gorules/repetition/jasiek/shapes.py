@@ -21,6 +21,7 @@ changes: :class:`Scratch` is a stones list with changes on top and an optional r
 from __future__ import annotations
 
 import random
+from itertools import islice
 from typing import Any, NamedTuple, Sequence
 
 EMPTY = 0
@@ -28,11 +29,12 @@ _MISSING = -1
 
 
 class Scratch:
-    """A board to try plays on: ``base`` (never changed) plus ``changes``; reads of ``base``
-    points are added to ``reads`` when it is a set. ``chains``: the position's chains where
-    ``base`` is the position's own stones (:func:`string` reads a whole string off them)."""
+    """A board to try plays on: ``base`` (never changed) plus ``changes`` (not changed once
+    strings are read off it); reads of ``base`` points are added to ``reads`` when it is a set.
+    ``chains``: the position's chains, ``base`` being its stones (what :func:`string` reads
+    strings off)."""
 
-    __slots__ = ("base", "changes", "reads", "chains")
+    __slots__ = ("base", "changes", "reads", "chains", "_pieces")
 
     def __init__(self, base: Sequence[int], changes: dict[int, int] | None = None,
                  reads: set[int] | None = None, chains: Sequence[Any] | None = None):
@@ -40,6 +42,22 @@ class Scratch:
         self.changes = {} if changes is None else changes
         self.reads = reads
         self.chains = chains
+        self._pieces: tuple[set[Any], dict[Any, list[int]]] | None = None
+
+    def pieces(self, nbrs: Sequence[Sequence[int]]) -> tuple[set[Any], dict[Any, list[int]]]:
+        """The chains that lost a stone to the changes, and each chain beside a
+        changed point -> those points (what :func:`string` puts strings together from; worked
+        out once for the many strings read off one board)."""
+        if self._pieces is None:
+            chains, base, changes = self.chains, self.base, self.changes
+            near: dict[Any, list[int]] = {}
+            for x in changes:
+                for r in nbrs[x]:
+                    d = chains[r]   # (a changed point's chain, if any, lost a stone)
+                    if d is not None:
+                        near.setdefault(d, []).append(x)
+            self._pieces = ({chains[q] for q in changes if base[q] != EMPTY}, near)
+        return self._pieces
 
     def __getitem__(self, i: int) -> int:
         v = self.changes.get(i, _MISSING)
@@ -50,7 +68,7 @@ class Scratch:
         return self.base[i]
 
     def with_changes(self, more: dict[int, int]) -> "Scratch":
-        return Scratch(self.base, {**self.changes, **more}, self.reads)
+        return Scratch(self.base, {**self.changes, **more}, self.reads, self.chains)
 
     def same_as(self, other: "Scratch") -> bool:
         """Same stones everywhere (both boards must share ``base``)."""
@@ -64,35 +82,86 @@ def string(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, enough: int = 
     are only part of the string): a question like "is it in atari?" reads few points, and a
     verdict that read few points is kept longer. The type analyses spend most of their time
     here, so it reads the scratch board's parts itself (what ``Scratch.__getitem__`` does,
-    without a method call per point). A whole string of the position itself (no changes, its
-    chains at hand) is the position's chain: the same stones and breaths, and the same points
-    read (the string's point and every neighbour of its stones), without the walk, which on a
-    large board is hundreds of stones beside a ko."""
-    changes, base, reads = board.changes, board.base, board.reads
-    if not enough and not changes and board.chains is not None and base[p] != EMPTY:
-        chain = board.chains[p]
+    without a method call per point).
+
+    The scratch board has the position's chains (what ``base`` is the stones of), and the
+    string is put together from them instead of walked (on a large board the strings beside a ko are hundreds of stones): a
+    chain none of whose stones changed is a piece of the string with its breaths at hand (those
+    not changed, and the changed points beside it that are empty now), and it meets the rest of
+    the string only at changed points (two chains of one colour never touch). Changed points,
+    and the stones of chains that lost a stone, are looked at one by one.
+
+    The points read (the analysis keeps a type until a play changes one of them): for a whole
+    string, every neighbour of its stones. Where ``enough`` breaths are found first, the
+    breaths found and one stone of each chain on the way there (the one it was reached by):
+    while none of those changes, no chain of them was taken off (a chain goes whole), so the
+    string still holds those breaths."""
+    changes, base, reads, chains = board.changes, board.base, board.reads, board.chains
+    if not changes and base[p] != EMPTY:   # the position's own chain
+        c = chains[p]
+        if enough and len(c.libs) >= enough:
+            libs = set(islice(c.libs, enough))
+            if reads is not None:
+                reads.add(p)
+                reads.update(libs)
+            return list(c.stones), libs
         if reads is not None:
             reads.add(p)
-            reads.update(*[nbrs[s] for s in chain.stones])
-        return list(chain.stones), set(chain.libs)
-    colour = board[p]
-    stones, seen, libs = [p], {p}, set()
-    i = 0
-    while i < len(stones):
-        for r in nbrs[stones[i]]:
-            s = changes.get(r, _MISSING)
-            if s == _MISSING:
-                if reads is not None:
-                    reads.add(r)
-                s = base[r]
-            if s == EMPTY:
-                libs.add(r)
-                if enough and len(libs) >= enough:
-                    return stones, libs
-            elif s == colour and r not in seen:
-                seen.add(r)
-                stones.append(r)
-        i += 1
+            reads.update(*map(nbrs.__getitem__, c.stones))
+        return list(c.stones), set(c.libs)
+    colour = changes.get(p, _MISSING)
+    if colour == _MISSING:
+        if reads is not None:
+            reads.add(p)
+        colour = base[p]
+    touched, near = board.pieces(nbrs)   # chains that lost a stone; chain -> changed points beside
+    stones: list[int] = []
+    libs: set[int] = set()
+    whole: list[Any] = []           # the untouched chains of the string
+    seen = {p}                      # the points looked at one by one
+    first = None if p in changes else chains[p]
+    met = {first}                   # the chains met
+    todo = [p]
+    while todo:
+        q = todo.pop()
+        c = None if q in changes else chains[q]
+        if c is not None and c not in touched:
+            whole.append(c)
+            stones.extend(c.stones)
+            libs.update(c.libs.difference(changes))
+            for x in near.get(c, ()):
+                v = changes[x]
+                if v == EMPTY:
+                    libs.add(x)
+                elif v == colour and x not in seen:
+                    seen.add(x)
+                    todo.append(x)
+        else:
+            stones.append(q)
+            for r in nbrs[q]:
+                s = changes.get(r, _MISSING)
+                if s == _MISSING:
+                    if reads is not None:
+                        reads.add(r)
+                    s = base[r]
+                if s == EMPTY:
+                    libs.add(r)
+                elif s == colour and r not in seen:
+                    seen.add(r)
+                    d = None if r in changes else chains[r]
+                    if d is None or d in touched:
+                        todo.append(r)
+                    elif d not in met:   # a chain: its stones all at once
+                        met.add(d)
+                        todo.append(r)
+        if enough and len(libs) >= enough:
+            libs = set(islice(libs, enough))
+            if reads is not None:   # (each chain's stone it was reached by is read already)
+                reads.update(libs)
+            return stones, libs
+    if reads is not None:
+        for c in whole:
+            reads.update(*map(nbrs.__getitem__, c.stones))
     return stones, libs
 
 
@@ -108,13 +177,12 @@ def play(board: Scratch, nbrs: Sequence[Sequence[int]], p: int, colour: int) -> 
             if not libs:
                 removed.update(dict.fromkeys(stones, EMPTY))
     if removed:
-        after.changes.update(removed)
-        return after
+        return after.with_changes(removed)
     stones, libs = string(after, nbrs, p, 1)
     if not libs:
         if len(stones) == 1:
             return None
-        after.changes.update(dict.fromkeys(stones, EMPTY))
+        return after.with_changes(dict.fromkeys(stones, EMPTY))
     return after
 
 
