@@ -107,13 +107,28 @@ def haproxy_binary() -> str:
     return haproxy
 
 
+def _answering(running: Cluster) -> None:
+    """Until every node answers its own /readyz, so that HAProxy's first checks find them up
+    (started before that, it marks them down and takes two more checks, a second each, to rise)."""
+    for node in NODES:
+        for _ in range(400):
+            if running.nodes[node].poll() is not None:
+                raise AssertionError(f"node {node} exited with {running.nodes[node].returncode}")
+            if answers(f"http://127.0.0.1:{running.ports[node]}/readyz"):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"node {node} never answered /readyz")
+
+
 def start_cluster(db: str) -> Cluster:
-    """The three nodes and HAProxy started (not yet ready: see `Cluster.ready`)."""
+    """The three nodes answering, then HAProxy started (not yet ready: see `Cluster.ready`)."""
     running = Cluster(db, free_port(), {node: free_port() for node in NODES})
     haproxy = haproxy_binary()
     try:
         for node in NODES:
             running.start(node)
+        _answering(running)
         env = dict(os.environ, POLYGO_LISTEN=f"127.0.0.1:{running.port}",
                    **{f"POLYGO_NODE_{node.upper()}": f"127.0.0.1:{port}" for node, port in running.ports.items()})
         running.haproxy = subprocess.Popen([haproxy, "-db", "-f", str(HAPROXY_CFG)], env=env,
