@@ -66,6 +66,8 @@ def postgres():
 
 
 @pytest.fixture
-def postgres_url(postgres) -> str:
-    """A new, empty database in the session's cluster."""
-    return postgres.new_database()
+def postgres_url(postgres):
+    """A new, empty database in the session's cluster, dropped after the test."""
+    url = postgres.new_database()
+    yield url
+    postgres.drop_database(url)

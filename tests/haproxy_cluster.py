@@ -75,13 +75,17 @@ class Cluster:
 
     def ready_now(self, node: str) -> None:
         """`ready`, blocking (for the browser tests, whose thread runs Playwright's loop)."""
+        self.answering(node, f"http://127.0.0.1:{self.port}/n/{node}/readyz", "became ready behind HAProxy")
+
+    def answering(self, node: str, url: str, what: str) -> None:
+        """Until ``url`` answers 200, blocking; fails if the node exits or ``what`` never happens."""
         for _ in range(400):
             if self.nodes[node].poll() is not None:
                 raise AssertionError(f"node {node} exited with {self.nodes[node].returncode}")
-            if answers(f"http://127.0.0.1:{self.port}/n/{node}/readyz"):
+            if answers(url):
                 return
             time.sleep(0.05)
-        raise AssertionError(f"node {node} never became ready behind HAProxy")
+        raise AssertionError(f"node {node} never {what}")
 
     def kill(self, node: str, sig: int = signal.SIGKILL) -> None:
         self.nodes[node].send_signal(sig)
@@ -108,12 +112,17 @@ def haproxy_binary() -> str:
 
 
 def start_cluster(db: str) -> Cluster:
-    """The three nodes and HAProxy started (not yet ready: see `Cluster.ready`)."""
+    """The three nodes answering, then HAProxy started (not yet ready: see `Cluster.ready`).
+    HAProxy starts once every node answers its own /readyz, so that its first checks find them
+    up: started beside booting nodes it marks them down and takes two more checks, a second
+    each, to raise them."""
     running = Cluster(db, free_port(), {node: free_port() for node in NODES})
     haproxy = haproxy_binary()
     try:
         for node in NODES:
             running.start(node)
+        for node in NODES:
+            running.answering(node, f"http://127.0.0.1:{running.ports[node]}/readyz", "answered its /readyz")
         env = dict(os.environ, POLYGO_LISTEN=f"127.0.0.1:{running.port}",
                    **{f"POLYGO_NODE_{node.upper()}": f"127.0.0.1:{port}" for node, port in running.ports.items()})
         running.haproxy = subprocess.Popen([haproxy, "-db", "-f", str(HAPROXY_CFG)], env=env,

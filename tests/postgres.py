@@ -50,6 +50,7 @@ class PostgresCluster:
         self.port = free_port()
         self._user = "postgres" if os.geteuid() == 0 else None
         self._names = count()
+        self._drops: list[subprocess.Popen] = []
         if self._user is not None:
             entry = pwd.getpwnam(self._user)
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
@@ -90,19 +91,37 @@ class PostgresCluster:
         self.psql(f"CREATE DATABASE {name}")
         return self.url(name)
 
+    def drop_database(self, url: str) -> None:
+        """Drop the database of ``url`` (ending its connections), without waiting: a session makes
+        a hundred databases of some 7 MB each, and the cluster's directory removed at the end
+        with all of them took tens of seconds."""
+        self._drops = [drop for drop in self._drops if drop.poll() is None]
+        name = url.rsplit("/", 1)[1]
+        drop = f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+        self._drops.append(subprocess.Popen([str(self.binaries / "psql"), *self._psql_flags("postgres"), "-c", drop],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **self._as_user()))
+
     def psql(self, sql: str, database: str = "postgres") -> str:
         """Run SQL through psql; its output, unaligned and without headers."""
-        return self._run("psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
-                         "-p", str(self.port), "-U", "postgres", "-d", database, "-c", sql)
+        return self._run("psql", *self._psql_flags(database), "-c", sql)
+
+    def _psql_flags(self, database: str) -> list[str]:
+        return ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(self.port),
+                "-U", "postgres", "-d", database]
+
+    def _as_user(self) -> dict:
+        """Popen's arguments that run a program as the cluster's owner."""
+        return {"user": self._user, "group": self._user, "extra_groups": [] if self._user else None, "cwd": self.root}
 
     def stop(self) -> None:
+        for drop in self._drops:
+            drop.wait(timeout=60)
         self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.root, ignore_errors=True)
 
     def _run(self, program: str, *args: str) -> str:
-        done = subprocess.run([str(self.binaries / program), *args], capture_output=True, text=True,
-                              user=self._user, group=self._user, extra_groups=[] if self._user else None,
-                              cwd=self.root, timeout=120)
+        done = subprocess.run([str(self.binaries / program), *args], capture_output=True, text=True, timeout=120,
+                              **self._as_user())
         if done.returncode != 0:
             log = self.root / "log"
             tail = log.read_text()[-2000:] if log.exists() else ""

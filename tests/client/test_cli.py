@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -35,12 +36,15 @@ def answers(port: int) -> bool:
 
 @pytest.mark.slow
 def test_bad_flags_are_clear_errors():
-    for args in (["play", "--bots", "9"], ["play", "--join", "R", "--bots", "1"], ["export", "G", "--format", "png"],
-                 ["bot", "--room", "R"], ["frobnicate"], ["play", "--players", "2", "--bots", "2"],
-                 ["bot", "--gtp", ""], ["bot", "--gtp", 'gnugo "--mode gtp'], ["bot", "--builtin", "--games", "-1"],
-                 ["bot", "--gtp", "gnugo", "--engine-timeout", "0"], ["play", "--seek", "chinese-9x9", "--join", "R"],
-                 ["bot", "--builtin", "--arena", "arena-9x9", "--user", "nopassword"]):
-        done = polygo(*args, env={k: v for k, v in os.environ.items() if k != "POLYGO_PASSWORD"})
+    cases = (["play", "--bots", "9"], ["play", "--join", "R", "--bots", "1"], ["export", "G", "--format", "png"],
+             ["bot", "--room", "R"], ["frobnicate"], ["play", "--players", "2", "--bots", "2"],
+             ["bot", "--gtp", ""], ["bot", "--gtp", 'gnugo "--mode gtp'], ["bot", "--builtin", "--games", "-1"],
+             ["bot", "--gtp", "gnugo", "--engine-timeout", "0"], ["play", "--seek", "chinese-9x9", "--join", "R"],
+             ["bot", "--builtin", "--arena", "arena-9x9", "--user", "nopassword"])
+    env = {k: v for k, v in os.environ.items() if k != "POLYGO_PASSWORD"}
+    with ThreadPoolExecutor(4) as pool:      # a process each, a few at a time: each is mostly its imports
+        runs = list(pool.map(lambda args: polygo(*args, env=env), cases))
+    for args, done in zip(cases, runs):
         assert done.returncode == 2, args
         assert "[bad-usage]" in done.stderr, (args, done.stderr)
 

@@ -88,7 +88,8 @@ def test_opponents_actions_marking_and_result_are_shown(server, tmp_path, tmux):
     term.type("undo")                                 # the bot answered B2 at once: both go back
     term.wait_for(r"W bot1 agrees to the undo")
     term.wait_for(r"B ann takes back B2 \(undo\)")
-    term.wait_until(lambda screen: "waiting for the others" not in screen)   # done: the notice goes
+    term.wait_until(lambda screen: "waiting for the others" not in screen    # done: the notice goes
+                    and "takes back B2" in screen)      # (on the screen drawn, not one caught blank)
     term.wait_for(r"YOUR TURN")
     term.type("b2")
     # the bot's new answer: its first one, taken back, is still in the log above
@@ -249,7 +250,9 @@ def test_a_19x19_game_fits_60x24_and_21_rows_with_its_panel(server, tmp_path, tm
     assert "points 1-" not in term.screen()
     term.wait_for(r"YOUR TURN")
     term.type("more")
-    term.wait_until(lambda s: re.search(r"rows (\d+)-\d+ of 19 shown", s).group(1) != before)
+    # (a look may catch the screen blank, between a clear and its redraw)
+    term.wait_until(lambda s: (rows := re.search(r"rows (\d+)-\d+ of 19 shown", s)) is not None
+                    and rows.group(1) != before)
     term.resize(46, 40)                                   # too narrow for the panel beside: below
     term.wait_until(lambda s: re.search(r"^   A B C D E F G H J K L M N O P Q R S T", s, re.M)
                     and re.search(r"^> B black +ann", s, re.M) is not None)

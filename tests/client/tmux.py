@@ -17,6 +17,8 @@ from typing import Callable
 
 GUARD = 30.0
 """Seconds a test waits for text to appear on the screen before it fails; never a measure of speed."""
+POLL = 0.05
+"""Seconds between two looks at the screen (a look is one `tmux capture-pane`, a few milliseconds)."""
 
 
 class Tmux:
@@ -48,7 +50,7 @@ class Tmux:
                 return found
             if time.monotonic() > deadline:
                 raise AssertionError(f"never saw {pattern!r}; the screen said:\n{text}")
-            time.sleep(0.2)
+            time.sleep(POLL)
 
     def wait_until(self, predicate: Callable[[str], bool]) -> str:
         """Wait until `predicate(screen)` holds."""
@@ -59,7 +61,7 @@ class Tmux:
                 return text
             if time.monotonic() > deadline:
                 raise AssertionError(f"the screen never changed as expected:\n{text}")
-            time.sleep(0.2)
+            time.sleep(POLL)
 
     def type(self, line: str) -> None:
         self._tmux("send-keys", "-t", "t", "-l", line)

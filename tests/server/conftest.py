@@ -135,6 +135,13 @@ def plain_events_checked(monkeypatch):
 
 
 @pytest.fixture
+def no_failure_delay(monkeypatch):
+    """A failed login answered at once, without its second's delay: for the tests that count
+    failures or only need one (the delay itself is tests/server/test_logins.py's)."""
+    monkeypatch.setattr("server.sessions.FAILURE_DELAY", 0.0)
+
+
+@pytest.fixture
 def config(tmp_path) -> Config:
     """Every test client comes from 127.0.0.1: the per-address rates of new guest sessions and
     registrations are raised (tests/server/test_hostile_input.py checks them). metrics_max_age=0:

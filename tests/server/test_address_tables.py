@@ -81,10 +81,9 @@ async def until(condition, what: str) -> None:
     pytest.fail(what)
 
 
-async def test_addresses_that_went_away_leave_no_entry_behind(make_server, monkeypatch, tmp_path):
+async def test_addresses_that_went_away_leave_no_entry_behind(make_server, tmp_path, no_failure_delay):
     """Rates and windows are set so that an idle address holds nothing at once: every table should
     then keep only the address still here."""
-    monkeypatch.setattr("server.sessions.FAILURE_DELAY", 0.0)
     srv = await make_server(db=str(tmp_path / "addresses.db"), create_rate=1e12, login_window=1e-9)
     for n, address in enumerate(ADDRESSES):
         await come_and_go(srv.port, address, n)

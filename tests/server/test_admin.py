@@ -146,7 +146,7 @@ async def test_bans_outlive_a_restart(make_server, config):
 
 
 @pytest.mark.slow
-async def test_a_password_reset_ends_the_user_s_sessions(server, connect_client):
+async def test_a_password_reset_ends_the_user_s_sessions(server, connect_client, no_failure_delay):
     ann = await connect_client()
     await ann.hello("ann")
     await ann.ok("register", user="Ann", password="old secret")

@@ -91,7 +91,7 @@ async def test_undo_requested_then_refused_then_accepted(players, seat):
     assert record["record"]["record"]["moves"] == [[0, "D4"]]
 
 
-async def test_register_and_login(connect_client):
+async def test_register_and_login(connect_client, no_failure_delay):
     guest = await connect_client()
     await guest.hello("guest")
     await guest.ok("register", user="alice", password="correct horse")

@@ -35,7 +35,9 @@ def raw(request, tmp_path) -> Raw:
     if request.param == "sqlite":
         return Raw("sqlite", str(tmp_path / "polygo.db"))
     cluster = request.getfixturevalue("postgres")
-    return Raw("postgres", cluster.new_database(), cluster)
+    url = cluster.new_database()
+    request.addfinalizer(lambda: cluster.drop_database(url))
+    return Raw("postgres", url, cluster)
 
 
 @pytest.fixture

@@ -36,10 +36,11 @@ def chromium_path() -> str:
     raise AssertionError("unreachable")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def browser():
-    """One Chromium per test module. Not per session: Playwright's sync API keeps an asyncio loop
-    running in this thread while it lives, and pytest-asyncio tests collected after it would fail."""
+    """One Chromium for the tests of this package (each test has contexts of its own). Not per
+    session: Playwright's sync API keeps an asyncio loop running in this thread while it lives, and
+    pytest-asyncio tests collected after tests/web would fail; none are collected inside it."""
     path = chromium_path()
     try:
         from playwright.sync_api import sync_playwright
