@@ -132,34 +132,37 @@ class Connection:
         mover's own event and its ack then leave in one write (one system call, one segment), not
         two, in the order they were made. Whether the peer may be written to is asked
         once, at that write, not for every frame kept (two checks a move fewer)."""
-        if self._held is not None:
-            self._held.append(framed)
-        elif self.writable():
-            write(self.ws, framed, self.address)
+        held = self._held
+        if held is not None:
+            held.append(framed)
+        else:
+            self._write(framed)
 
-    def writable(self) -> bool:
-        """Whether frames may be queued for this peer; a peer over the outbound limit is cut off."""
+    def _write(self, frames: bytes) -> None:
+        """Queue whole frames on an open socket (`frames.write`); a peer whose buffer is over the
+        outbound limit is not reading, and is cut off instead."""
         if self.closed:
-            return False
+            return
         transport = self.ws.transport
         if transport is None or transport.is_closing():
-            return False
+            return
         if transport.get_write_buffer_size() > self.hub.config.outbound_limit:
             log.warning("%s: outbound buffer over %d bytes, disconnecting", self.address,
                         self.hub.config.outbound_limit)
             self.closed = True
             transport.abort()
-            return False
-        return True
+            return
+        write(self.ws, transport, frames, self.address)
 
     # -- receiving ------------------------------------------------------------------------------------
 
     async def _on_frame(self, frame: bytes | str) -> None:
-        if not self._bucket.allow(_now()):
+        now = _now()
+        if not self._bucket.allow(now):
             self.send(Error(code=ErrorCode.RATE_LIMITED.value,
                             message=f"over {self.hub.config.rate:g} messages per second; message dropped"))
             return
-        refused = self.hub.intake.refusal(self.address, frame, _now())
+        refused = self.hub.intake.refusal(self.address, frame, now)
         if refused is not None:
             self.send(Error(id=refused.request_id, code=refused.code.value, message=refused.message, ref=refused.ref))
             return
@@ -183,8 +186,8 @@ class Connection:
             self.send(await self._handle(message))
         finally:
             held, self._held = self._held, None
-            if held and self.writable():
-                write(self.ws, b"".join(held), self.address)
+            if held:
+                self._write(b"".join(held))
 
     async def _handle(self, message: ClientMessage) -> ServerMessage:
         try:
@@ -302,12 +305,14 @@ class Connection:
         return await room.call(room.leave, self, self.session)
 
     async def _move(self, m: Move) -> ServerMessage:
-        try:
-            room = await self._room(m.room)
-        except ProtocolError as exc:
-            if exc.code is not ErrorCode.NO_SUCH_ROOM or m.room in self.hub.rooms:
-                raise
-            return await ack_from_store(self.hub.store, self.session, m.room, m.seq, m.move, exc)
+        room = self.hub.rooms.get(m.room)
+        if room is None or room.invite is not None:     # `_room`'s coroutine only where it has work
+            try:
+                room = await self._room(m.room)
+            except ProtocolError as exc:
+                if exc.code is not ErrorCode.NO_SUCH_ROOM or m.room in self.hub.rooms:
+                    raise
+                return await ack_from_store(self.hub.store, self.session, m.room, m.seq, m.move, exc)
         started = _now()
         ack = await room.call(room.move, self.session, m.move, m.seq, m.after)
         self.hub.metrics.acked(_now() - started)
@@ -440,5 +445,4 @@ def forget(exc: BaseException) -> None:
         current = following
 
 
-def _now() -> float:
-    return time.monotonic()
+_now = time.monotonic

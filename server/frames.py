@@ -13,6 +13,7 @@ documentation reads for a peer's write buffer).
 from __future__ import annotations
 
 import logging
+from asyncio import Transport
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import State
@@ -37,14 +38,15 @@ def frame(payload: bytes | str) -> bytes:
     return bytes((head, 127)) + size.to_bytes(8, "big") + data
 
 
-def write(ws: ServerConnection, frames: bytes, address: str = "") -> None:
-    """Write framed bytes to an open websocket. websockets writes each frame it makes itself (a
-    pong, its close) to the transport as it makes it, so these follow it in the order they were
-    made; a websocket that is no longer open is skipped, as websockets' `broadcast` skips it.
-    `address` names the client in a warning (its own, not a proxy's)."""
+def write(ws: ServerConnection, transport: Transport, frames: bytes, address: str = "") -> None:
+    """Write framed bytes to an open websocket through its `transport` (the caller has it in
+    hand). websockets writes each frame it makes itself (a pong, its close) to the transport as it
+    makes it, so these follow it in the order they were made; a websocket that is no longer open
+    is skipped, as websockets' `broadcast` skips it. `address` names the client in a warning (its
+    own, not a proxy's)."""
     if ws.state is not State.OPEN:
         return
     try:
-        ws.transport.write(frames)
+        transport.write(frames)
     except Exception as exc:   # as broadcast does: the peer is going away, its reader ends
         log.warning("%s: skipped a write: %s", address, exc)
