@@ -17,7 +17,7 @@ text that is not UTF-8, a connection not open) goes through websockets exactly a
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Awaitable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import Frame, Opcode, apply_mask
@@ -41,22 +41,20 @@ class QuickReading(ServerConnection):
         """`message`'s wait for a frame handed over; set only while nothing is queued in the assembler."""
         super().__init__(*args, **kwargs)
 
-    async def message(self) -> bytes | str:
-        """The next message, as `recv` gives it (ConnectionClosed once the connection is closed)."""
+    def message(self) -> Awaitable[bytes | str | None]:
+        """What the reader awaits for the next message: with nothing queued, the future a lone
+        frame's message is handed over by, which gives None when the message went to websockets
+        instead (then `recv` gives it, in order, or raises ConnectionClosed); else `recv()`. Not a
+        coroutine: the reader awaits the future itself, a coroutine fewer a message."""
         if not len(self.recv_messages.frames) and self.protocol.state is State.OPEN:
             self._reader = reader = self.loop.create_future()
-            try:
-                message = await reader
-            finally:
-                self._reader = None
-            if message is not None:
-                return message
-        return await self.recv()
+            return reader
+        return self.recv()
 
     def data_received(self, data: bytes) -> None:
         lone = lone_data_frame(self.protocol, data)
         reader = self._reader
-        if lone is not None and reader is not None:
+        if lone is not None and reader is not None and not reader.done():   # done: cancelled, its reader gone
             message = _message(*lone)
             if message is not None:
                 self._reader = None
