@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from asyncio import Transport
+from struct import Struct
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import State
@@ -32,10 +33,15 @@ def frame(payload: bytes | str) -> bytes:
         data, head = payload, _BINARY
     size = len(data)
     if size < 126:
-        return bytes((head, size)) + data
+        return _SHORT.pack(head, size) + data
     if size < 65536:
-        return bytes((head, 126)) + size.to_bytes(2, "big") + data
-    return bytes((head, 127)) + size.to_bytes(8, "big") + data
+        return _MEDIUM.pack(head, 126, size) + data
+    return _LONG.pack(head, 127, size) + data
+
+
+_SHORT = Struct("!BB")      # the first byte, then a 7-bit length
+_MEDIUM = Struct("!BBH")    # the first byte, 126, then a 16-bit length
+_LONG = Struct("!BBQ")      # the first byte, 127, then a 64-bit length
 
 
 def write(ws: ServerConnection, transport: Transport, frames: bytes, address: str = "") -> None:
