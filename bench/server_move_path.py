@@ -61,13 +61,15 @@ def script() -> list[str]:
 
 
 class CountingTransport:
-    """A transport that takes every write and keeps nothing."""
+    """A transport that takes every write and keeps only the last (a refusal's reason)."""
 
     def __init__(self) -> None:
         self.writes = 0
+        self.last = b""
 
     def write(self, data: bytes) -> None:
         self.writes += 1
+        self.last = data
 
     def is_closing(self) -> bool:
         return False
@@ -102,7 +104,10 @@ async def seated_game(hub: Hub, index: int) -> tuple[list[Connection], list[byte
         await conn._on_frame(msgpack.packb({"type": "hello", "protocol": PROTOCOL_VERSION, "name": f"g{index}s{seat}"}))
     before = set(hub.rooms)
     await players[0]._on_frame(msgpack.packb({"type": "create", "settings": {"rules": "chinese", "board": "19"}}))
-    (room,) = set(hub.rooms) - before
+    made = set(hub.rooms) - before
+    if len(made) != 1:
+        raise SystemExit(f"the create made no room; the server said {players[0].ws.transport.last!r}")
+    (room,) = made
     for seat, conn in enumerate(players):
         await conn._on_frame(msgpack.packb({"type": "sit", "room": room, "seat": seat}))
     frames = [msgpack.packb({"type": "move", "room": room, "move": move, "seq": i // 2 + 1})
@@ -118,26 +123,34 @@ async def move_path(rounds: int, games: int, cold: Cold | None) -> tuple[list[fl
                         rooms_per_session=10**6,
                         connections_per_address=10**6, rooms_per_address=10**6, create_rate=1e9)
         store = await Store.open(config.db)
-        hub = Hub(config, store, Sessions(store), metrics=make_metrics(lambda: {}))
-        tune_for_serving()
-        written, loop = store._write, asyncio.get_running_loop()
+        try:
+            return await rounds_played(store, config, rounds, games, cold)
+        finally:
+            await store.close()
 
-        def batched(statements: list, room: str | None = None) -> asyncio.Future:
-            """The batch and its commit are server_load.py's to measure; the move still waits for
-            them as in the server: suspended, then resumed by the loop."""
-            committed = loop.create_future()
-            loop.call_soon(committed.set_result, None)
-            return committed
 
-        whole, rules = [], []
-        for r in range(rounds):
-            seated = [await seated_game(hub, r * games + i) for i in range(games)]
-            fresh = [(await seated_game(hub, -1 - i))[0] for i in range(games)]
-            store._write = batched
-            whole.append(await (cold_moves(seated, cold) if cold else warm_moves(seated)))
-            store._write = written
-            rules.append(rules_only([next(iter(players[0].watching)).game for players in fresh], cold))
-        await store.close()
+async def rounds_played(store: Store, config: Config, rounds: int, games: int,
+                        cold: Cold | None) -> tuple[list[float], list[float]]:
+    """`move_path`'s rounds on an open store, through a hub built as the server builds it."""
+    hub = Hub(config, store, Sessions(store, guest_rate=config.guest_rate), metrics=make_metrics(lambda: {}))
+    tune_for_serving()
+    written, loop = store._write, asyncio.get_running_loop()
+
+    def batched(statements: list, room: str | None = None, step: object = None) -> asyncio.Future:
+        """The batch and its commit are server_load.py's to measure; the move still waits for
+        them as in the server: suspended, then resumed by the loop."""
+        committed = loop.create_future()
+        loop.call_soon(committed.set_result, None)
+        return committed
+
+    whole, rules = [], []
+    for r in range(rounds):
+        seated = [await seated_game(hub, r * games + i) for i in range(games)]
+        fresh = [(await seated_game(hub, -1 - r * games - i))[0] for i in range(games)]
+        store._write = batched
+        whole.append(await (cold_moves(seated, cold) if cold else warm_moves(seated)))
+        store._write = written
+        rules.append(rules_only([next(iter(players[0].watching)).game for players in fresh], cold))
     return whole, rules
 
 

@@ -84,18 +84,20 @@ def decode_client(frame: bytes | str, *, max_size: int = MAX_FRAME, create_size:
     The error carries the frame's `id` and `type` (`request_id`, `ref`) whenever the frame
     decodes and they are usable, also when the frame is over `max_size`.
     """
-    try:
-        _check_size(frame, max_size)
-    except ProtocolError as exc:
-        error = _with_head(exc, frame)
-        if create_size is None or error.ref != "create":
-            raise error from None
+    text = isinstance(frame, str)
+    if text or len(frame) > max_size:      # a binary frame's bytes are its length: no call to count them
         try:
-            _check_size(frame, create_size)
-        except ProtocolError as over:
-            raise _with_head(over, frame) from None
+            _check_size(frame, max_size)
+        except ProtocolError as exc:
+            error = _with_head(exc, frame)
+            if create_size is None or error.ref != "create":
+                raise error from None
+            try:
+                _check_size(frame, create_size)
+            except ProtocolError as over:
+                raise _with_head(over, frame) from None
     try:
-        message = (_JSON_CLIENT if isinstance(frame, str) else _MSGPACK_CLIENT).decode(frame)
+        message = (_JSON_CLIENT if text else _MSGPACK_CLIENT).decode(frame)
     except msgspec.ValidationError as exc:
         raise _with_head(_refusal(str(exc)), frame) from None
     except (msgspec.DecodeError, ValueError, TypeError, RecursionError, MemoryError) as exc:

@@ -433,6 +433,13 @@ class Ack(ServerMessage, tag="ack"):
     seq: int
     version: int
 
+    def to_wire(self) -> dict[str, Any]:
+        """`ServerMessage.to_wire` written out, for the reply every move gets: a map built at once,
+        not field by field (tests/protocol/test_codec.py compares the two)."""
+        if self.id is None:
+            return {"type": "ack", "room": self.room, "seq": self.seq, "version": self.version}
+        return {"type": "ack", "room": self.room, "seq": self.seq, "version": self.version, "id": self.id}
+
 
 class Created(ServerMessage, tag="created"):
     """A new room; `invite` is the code to share for a private room."""

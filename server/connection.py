@@ -13,7 +13,7 @@ import asyncio
 import itertools
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import msgspec
 from websockets.asyncio.server import ServerConnection
@@ -21,10 +21,11 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request
 
-from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Analysis, Arena, Challenge, ChallengeReply, Challenges, Chat,
-                      ClientMessage, Create, Error, ErrorCode, Events, GetGame, Hello, Leave, ListChallenges, ListGames,
-                      ListMyGames, ListPools, ListRooms, Logout, Move, Ok, Pools, ProtocolError, Register, SeatName, Seek,
-                      ServerMessage, Sit, Snapshot, Undo, UndoReply, Unseek, Watch, Welcome, decode_client, encode)
+from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Ack, Analysis, Arena, Challenge, ChallengeReply, Challenges,
+                      Chat, ClientMessage, Create, Error, ErrorCode, Events, GetGame, Hello, Leave, ListChallenges,
+                      ListGames, ListMyGames, ListPools, ListRooms, Logout, Move, Ok, Pools, ProtocolError, Register,
+                      SeatName, Seek, ServerMessage, Sit, Snapshot, Undo, UndoReply, Unseek, Watch, Welcome,
+                      decode_client, encode)
 from protocol.names import clean_name
 
 from . import VERSION
@@ -84,12 +85,14 @@ class Connection:
     async def serve(self) -> None:
         """Read frames until the peer goes away; one that says no hello in `Config.hello_timeout`
         seconds is closed (1008), or it would hold a connection of its address's quota for ever."""
-        message = self.ws.message if isinstance(self.ws, QuickReading) else self.ws.recv
+        ws = self.ws
+        message = ws.message if isinstance(ws, QuickReading) else ws.recv
         timeout = self.hub.config.hello_timeout
         deadline = asyncio.get_running_loop().call_later(timeout, self._no_hello, timeout)
         try:
             while True:
-                await self._on_frame(await message())
+                frame = await message()
+                await self._on_frame(await ws.recv() if frame is None else frame)
         except ConnectionClosed:
             pass
         finally:
@@ -132,34 +135,37 @@ class Connection:
         mover's own event and its ack then leave in one write (one system call, one segment), not
         two, in the order they were made. Whether the peer may be written to is asked
         once, at that write, not for every frame kept (two checks a move fewer)."""
-        if self._held is not None:
-            self._held.append(framed)
-        elif self.writable():
-            write(self.ws, framed, self.address)
+        held = self._held
+        if held is not None:
+            held.append(framed)
+        else:
+            self._write(framed)
 
-    def writable(self) -> bool:
-        """Whether frames may be queued for this peer; a peer over the outbound limit is cut off."""
+    def _write(self, frames: bytes) -> None:
+        """Queue whole frames on an open socket (`frames.write`); a peer whose buffer is over the
+        outbound limit is not reading, and is cut off instead."""
         if self.closed:
-            return False
+            return
         transport = self.ws.transport
         if transport is None or transport.is_closing():
-            return False
+            return
         if transport.get_write_buffer_size() > self.hub.config.outbound_limit:
             log.warning("%s: outbound buffer over %d bytes, disconnecting", self.address,
                         self.hub.config.outbound_limit)
             self.closed = True
             transport.abort()
-            return False
-        return True
+            return
+        write(self.ws, transport, frames, self.address)
 
     # -- receiving ------------------------------------------------------------------------------------
 
     async def _on_frame(self, frame: bytes | str) -> None:
-        if not self._bucket.allow(_now()):
+        now = _now()
+        if not self._bucket.allow(now):
             self.send(Error(code=ErrorCode.RATE_LIMITED.value,
                             message=f"over {self.hub.config.rate:g} messages per second; message dropped"))
             return
-        refused = self.hub.intake.refusal(self.address, frame, _now())
+        refused = self.hub.intake.refusal(self.address, frame, now)
         if refused is not None:
             self.send(Error(id=refused.request_id, code=refused.code.value, message=refused.message, ref=refused.ref))
             return
@@ -170,46 +176,55 @@ class Connection:
             self.send(Error(id=exc.request_id, code=exc.code.value, message=exc.message, field=exc.field,
                             ref=exc.ref))
             return
-        if type(message) is not Move:
-            reply = await self._handle(message)
+        move = type(message) is Move
+        if move:
+            self._held = []
+            started = _now()
+        try:
+            try:
+                reply = await self._handler(message)(message)
+            except Exception as exc:    # every failure becomes the request's reply
+                reply = self._failed(exc, message)
+            if move and type(reply) is Ack:
+                self.hub.metrics.acked(_now() - started)
+            if message.id is not None:
+                reply = msgspec.structs.replace(reply, id=message.id)
             self.send(reply)
-            if isinstance(reply, (Snapshot, Events)):     # the reply to sit or watch: now a watcher
-                room = self.hub.rooms.get(reply.room)
-                if room is not None and room in self.watching:
-                    room.presence.send_to(self)
-            return
-        self._held = []
-        try:
-            self.send(await self._handle(message))
         finally:
-            held, self._held = self._held, None
-            if held and self.writable():
-                write(self.ws, b"".join(held), self.address)
+            if move:
+                held, self._held = self._held, None
+                if held:
+                    self._write(b"".join(held))
+        if not move and isinstance(reply, (Snapshot, Events)):     # the reply to sit or watch: now a watcher
+            room = self.hub.rooms.get(reply.room)
+            if room is not None and room in self.watching:
+                room.presence.send_to(self)
 
-    async def _handle(self, message: ClientMessage) -> ServerMessage:
-        try:
-            if self.session is not None and self.session.revoked:
-                self._leave_session()
-                if not isinstance(message, Hello):
-                    raise ProtocolError(ErrorCode.NO_SESSION, "your session ended (a logout or its expiry); "
-                                                              "say hello again")
-            if self.session is None and not isinstance(message, Hello):
-                raise ProtocolError(ErrorCode.NO_SESSION, "say hello first")
-            reply = await getattr(self, HANDLERS[type(message)])(message)
-        except ProtocolError as exc:
+    def _handler(self, message: ClientMessage) -> Callable[[Any], Awaitable[ServerMessage]]:
+        """The method that answers `message` (`HANDLERS`), once the session may send it. Not a
+        coroutine: `_on_frame` awaits the handler itself, a coroutine fewer on every request's
+        way in and out (a level of a coroutine chain costs some 1,500 instructions)."""
+        if self.session is not None and self.session.revoked:
+            self._leave_session()
+            if not isinstance(message, Hello):
+                raise ProtocolError(ErrorCode.NO_SESSION, "your session ended (a logout or its expiry); "
+                                                          "say hello again")
+        if self.session is None and not isinstance(message, Hello):
+            raise ProtocolError(ErrorCode.NO_SESSION, "say hello first")
+        return getattr(self, HANDLERS[type(message)])
+
+    def _failed(self, exc: Exception, message: ClientMessage) -> Error:
+        """The reply to a request that raised `exc` (called in its `except` block)."""
+        if isinstance(exc, ProtocolError):
             reply = _refusal(exc, message)
-            forget(exc)
-        except Unavailable as exc:  # the database is away, or (cluster) the node lost the room: nothing committed
+        elif isinstance(exc, Unavailable):   # the database away, or (cluster) the room lost: nothing committed
             reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Ask again.",
                                            retry_after=exc.retry_after), message)
-            forget(exc)
-        except Exception as exc:
+        else:
             log.exception("%s failed on %s", self.address, message.TYPE)
-            forget(exc)
             reply = _refusal(ProtocolError(ErrorCode.INTERNAL, "the server failed on this message; nothing changed"),
                              message)
-        if message.id is not None:
-            reply = msgspec.structs.replace(reply, id=message.id)
+        forget(exc)
         return reply
 
     # -- handlers --------------------------------------------------------------------------------------
@@ -301,17 +316,24 @@ class Connection:
         room = await self._room(m.room)
         return await room.call(room.leave, self, self.session)
 
-    async def _move(self, m: Move) -> ServerMessage:
+    def _move(self, m: Move) -> Awaitable[ServerMessage]:
+        """The room's answer to a move, for `_on_frame` to await: not a coroutine of its own where
+        the room is in memory and public (a level fewer in a move's chain of coroutines)."""
+        room = self.hub.rooms.get(m.room)
+        if room is None or room.invite is not None:
+            return self._move_away(m)
+        return room.call(room.move, self.session, m.move, m.seq, m.after)
+
+    async def _move_away(self, m: Move) -> ServerMessage:
+        """A move to a private room, or to one not in memory: brought back, or, gone since,
+        its ack read from the store (a resend after the game ended)."""
         try:
             room = await self._room(m.room)
         except ProtocolError as exc:
             if exc.code is not ErrorCode.NO_SUCH_ROOM or m.room in self.hub.rooms:
                 raise
             return await ack_from_store(self.hub.store, self.session, m.room, m.seq, m.move, exc)
-        started = _now()
-        ack = await room.call(room.move, self.session, m.move, m.seq, m.after)
-        self.hub.metrics.acked(_now() - started)
-        return ack
+        return await room.call(room.move, self.session, m.move, m.seq, m.after)
 
     async def _undo(self, m: Undo) -> ServerMessage:
         room = await self._room(m.room)
@@ -440,5 +462,4 @@ def forget(exc: BaseException) -> None:
         current = following
 
 
-def _now() -> float:
-    return time.monotonic()
+_now = time.monotonic

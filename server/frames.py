@@ -13,6 +13,8 @@ documentation reads for a peer's write buffer).
 from __future__ import annotations
 
 import logging
+from asyncio import Transport
+from struct import Struct
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import State
@@ -31,20 +33,26 @@ def frame(payload: bytes | str) -> bytes:
         data, head = payload, _BINARY
     size = len(data)
     if size < 126:
-        return bytes((head, size)) + data
+        return _SHORT.pack(head, size) + data
     if size < 65536:
-        return bytes((head, 126)) + size.to_bytes(2, "big") + data
-    return bytes((head, 127)) + size.to_bytes(8, "big") + data
+        return _MEDIUM.pack(head, 126, size) + data
+    return _LONG.pack(head, 127, size) + data
 
 
-def write(ws: ServerConnection, frames: bytes, address: str = "") -> None:
-    """Write framed bytes to an open websocket. websockets writes each frame it makes itself (a
-    pong, its close) to the transport as it makes it, so these follow it in the order they were
-    made; a websocket that is no longer open is skipped, as websockets' `broadcast` skips it.
-    `address` names the client in a warning (its own, not a proxy's)."""
+_SHORT = Struct("!BB")      # the first byte, then a 7-bit length
+_MEDIUM = Struct("!BBH")    # the first byte, 126, then a 16-bit length
+_LONG = Struct("!BBQ")      # the first byte, 127, then a 64-bit length
+
+
+def write(ws: ServerConnection, transport: Transport, frames: bytes, address: str = "") -> None:
+    """Write framed bytes to an open websocket through its `transport` (the caller has it in
+    hand). websockets writes each frame it makes itself (a pong, its close) to the transport as it
+    makes it, so these follow it in the order they were made; a websocket that is no longer open
+    is skipped, as websockets' `broadcast` skips it. `address` names the client in a warning (its
+    own, not a proxy's)."""
     if ws.state is not State.OPEN:
         return
     try:
-        ws.transport.write(frames)
+        transport.write(frames)
     except Exception as exc:   # as broadcast does: the peer is going away, its reader ends
         log.warning("%s: skipped a write: %s", address, exc)

@@ -17,7 +17,7 @@ text that is not UTF-8, a connection not open) goes through websockets exactly a
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Awaitable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import Frame, Opcode, apply_mask
@@ -41,31 +41,29 @@ class QuickReading(ServerConnection):
         """`message`'s wait for a frame handed over; set only while nothing is queued in the assembler."""
         super().__init__(*args, **kwargs)
 
-    async def message(self) -> bytes | str:
-        """The next message, as `recv` gives it (ConnectionClosed once the connection is closed)."""
+    def message(self) -> Awaitable[bytes | str | None]:
+        """What the reader awaits for the next message: with nothing queued, the future a lone
+        frame's message is handed over by, which gives None when the message went to websockets
+        instead (then `recv` gives it, in order, or raises ConnectionClosed); else `recv()`. Not a
+        coroutine: the reader awaits the future itself, a coroutine fewer a message."""
         if not len(self.recv_messages.frames) and self.protocol.state is State.OPEN:
             self._reader = reader = self.loop.create_future()
-            try:
-                message = await reader
-            finally:
-                self._reader = None
-            if message is not None:
-                return message
-        return await self.recv()
+            return reader
+        return self.recv()
 
     def data_received(self, data: bytes) -> None:
-        frame = lone_data_frame(self.protocol, data)
+        lone = lone_data_frame(self.protocol, data)
         reader = self._reader
-        if frame is not None and reader is not None:
-            message = _message(frame)
+        if lone is not None and reader is not None and not reader.done():   # done: cancelled, its reader gone
+            message = _message(*lone)
             if message is not None:
                 self._reader = None
                 reader.set_result(message)
                 return
-        if frame is None:
+        if lone is None:
             super().data_received(data)
         else:
-            self.recv_messages.put(frame)
+            self.recv_messages.put(Frame(*lone))
         self._to_recv()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -80,22 +78,23 @@ class QuickReading(ServerConnection):
             reader.set_result(None)
 
 
-def _message(frame: Frame) -> bytes | str | None:
+def _message(opcode: Opcode, payload: bytes) -> bytes | str | None:
     """A data frame's message as `recv` gives it, or None for text that is not UTF-8 (websockets
     closes with 1007 for it, through `recv`)."""
-    if frame.opcode is Opcode.BINARY:
-        return frame.data
+    if opcode is Opcode.BINARY:
+        return payload
     try:
-        return frame.data.decode()
+        return payload.decode()
     except UnicodeDecodeError:
         return None
 
 
-def lone_data_frame(protocol: Protocol, data: bytes) -> Frame | None:
-    """`data` as the frame websockets' parser would make of it, if it is exactly one whole frame
-    that needs nothing else from the parser: FIN, no reserved bit, text or binary, masked, a 7- or
-    16-bit length within the limits, read at a frame's boundary (nothing buffered) of an open
-    connection with no fragmented message under way. None otherwise."""
+def lone_data_frame(protocol: Protocol, data: bytes) -> tuple[Opcode, bytes] | None:
+    """`data` as the frame websockets' parser would make of it (its opcode and unmasked payload,
+    a `Frame`'s first two fields: one is built only for a frame that goes to the assembler), if it
+    is exactly one whole frame that needs nothing else from the parser: FIN, no reserved bit, text
+    or binary, masked, a 7- or 16-bit length within the limits, read at a frame's boundary
+    (nothing buffered) of an open connection with no fragmented message under way. None otherwise."""
     if len(data) < 6 or data[0] not in _DATA:
         return None
     size, start = data[1] ^ 0x80, 6     # the mask bit set: what is left is the 7-bit length
@@ -106,10 +105,13 @@ def lone_data_frame(protocol: Protocol, data: bytes) -> Frame | None:
     if len(data) != start + size or protocol.state is not State.OPEN or protocol.reader.buffer \
             or protocol.current_size is not None or protocol.debug:
         return None
-    for limit in (protocol.max_message_size, protocol.max_fragment_size):
-        if limit is not None and size > limit:
-            return None
-    return Frame(_DATA[data[0]], apply_mask(data[start:], data[start - 4:start]))
+    limit = protocol.max_message_size
+    if limit is not None and size > limit:
+        return None
+    limit = protocol.max_fragment_size
+    if limit is not None and size > limit:
+        return None
+    return _DATA[data[0]], apply_mask(data[start:], data[start - 4:start])
 
 
 _DATA = {0x81: Opcode.TEXT, 0x82: Opcode.BINARY}

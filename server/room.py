@@ -506,10 +506,14 @@ class Room:
             raise ProtocolError(ErrorCode.STALE_SEQ, f"seq {seq} is not above your last move's {last}", field="seq")
         if self.status != "waiting" and self._timed_out(seat):
             raise ProtocolError(ErrorCode.TIMEOUT, "your time ran out before this move")
-        self._check_playing()
-        if move.strip().lower() in SERVER_ONLY_MOVES:
+        if self.status != "playing":
+            self._check_playing()
+        words = move.split()
+        first = words[0].lower() if words else ""     # the move's first word, lowered once for every check
+        alone = len(words) == 1
+        if alone and first in SERVER_ONLY_MOVES:
             raise ProtocolError(ErrorCode.ILLEGAL_MOVE, f"{move!r} is not a move a player sends", reason="bad-move")
-        if after is not None and after < self.marks_version and move.strip().lower() == "done":
+        if after is not None and after < self.marks_version and alone and first == "done":
             raise ProtocolError(ErrorCode.STALE_MARKS, f"the dead marks changed at version {self.marks_version}, "
                                                        f"after the version {after} this acceptance was made at")
         now = self._now()
@@ -519,10 +523,9 @@ class Room:
                 raise ProtocolError(ErrorCode.TIMEOUT, "your time ran out before this move")
             if self.status == "ended":
                 raise ProtocolError(ErrorCode.GAME_OVER, "this game is over: a clock ran out")
-        words = move.split()
-        if words and words[0].lower() in IDEMPOTENT_MARKS and self._changes_nothing(move, seat):
+        if first in IDEMPOTENT_MARKS and self._changes_nothing(move, seat):
             return Ack(room=self.id, seq=seq, version=self.version)
-        turn = not words or words[0].lower() not in ACTIONS
+        turn = first not in ACTIONS
         point = stone_point(self.game, move)
         try:
             play = self.game.play(move, seat=seat)
@@ -566,8 +569,8 @@ class Room:
             raise
         self.rows.append([seat, play.move, seq, self.version])
         self.row_index.append(row)
-        self._remember_seq(seat, seq)
-        if words and words[0].lower() in MARK_WORDS:
+        self.last_seq[seat] = seq      # above the seat's last: a seq at or below it was answered above
+        if first in MARK_WORDS:
             self.marks_version = self.version
         return Ack(room=self.id, seq=seq, version=self.version)
 

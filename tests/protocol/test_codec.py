@@ -78,6 +78,15 @@ def test_event_fields_sit_beside_the_header_on_the_wire():
     assert "id" not in protocol.Ack(room="r", seq=1, version=2).to_wire()
 
 
+@pytest.mark.parametrize("ack", [protocol.Ack(room="r", seq=1, version=2),
+                                 protocol.Ack(room="r", seq=7, version=40, id=3),
+                                 protocol.Ack(room="abcdefgh", seq=2**31, version=0, id=0)])
+def test_the_acks_own_map_is_the_plain_one_key_for_key_in_order(ack):
+    plain = protocol.ServerMessage.to_wire(ack)
+    assert list(ack.to_wire().items()) == list(plain.items())
+    assert encode(ack.to_wire(), MSGPACK) == encode(plain, MSGPACK)
+
+
 def test_server_messages_are_read_leniently():
     frame = json.dumps({"type": "ack", "room": "r", "seq": 1, "version": 2, "new_field": True})
     assert decode_server(frame) == protocol.Ack(room="r", seq=1, version=2)
