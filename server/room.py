@@ -122,11 +122,11 @@ class Room:
         """`rows` are the stored moves, `[seat, move, seq, version]` each, in the order recorded."""
         self.hub = hub
         self.id = room_id
-        self.settings = effective_settings(settings)
         self.owner = owner
         self.invite = invite
         self.rows: list[list[Any]] = rows or []
         self.game, self.row_index = replay(settings, self.rows) if self.rows else (new_game(settings), [])
+        self.settings = effective_settings(settings, self.game.board)
         self.players = len(self.game.players)
         self.seats: list[Seat | None] = seats or [None] * self.players
         self.version = version
