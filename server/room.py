@@ -27,6 +27,7 @@ from protocol import MSGPACK, Ack, ErrorCode, Events, Ok, ProtocolError, ServerM
 
 from .clock import Clocks
 from .config import Config
+from .event_window import EventWindow
 from .games import (SERVER_ONLY_MOVES, UNDO, changes, clock_of, clocks_view, dropped, effective_settings,
                     game_view, ko_view, legal_view, new_game, proposal_view, replay, result_view, stone_point)
 from . import logs
@@ -131,9 +132,8 @@ class Room:
         self.seats: list[Seat | None] = seats or [None] * self.players
         self.version = version
         self._derive()
-        self.events: deque[tuple[int, bytes]] = deque(maxlen=hub.config.resync_events)
-        """The last events for a reconnect's resync: each one's version and its `event` message as
-        msgpack, the bytes its broadcast sent (`_commit` says why not the map)."""
+        self.events = EventWindow(hub.config.resync_events, hub.config.resync_bytes)
+        """The last events for a reconnect's resync, as the bytes their broadcast sent."""
         self.watchers: set[Peer] = set()
         self.presence = Presence(self, hub.config.presence_interval, hub.house_bots.holds)
         self.clock_settings = clock_of(settings.get("clock"))
@@ -369,8 +369,9 @@ class Room:
             return self.snapshot(session)
         if since == self.version:
             return Events(room=self.id, events=[])
-        if self.events and self.events[0][0] <= since + 1:
-            return Events(room=self.id, events=[_event(packed) for version, packed in self.events if version > since])
+        window = self.events.since(since)
+        if window is not None:
+            return Events(room=self.id, events=[_event(packed) for packed in window])
         if self.version - since <= self.hub.config.resync_events:
             events = await self.hub.store.events_since(self.id, since)
             if [e.get("version") for e in events] == list(range(since + 1, self.version + 1)):
@@ -404,8 +405,7 @@ class Room:
     def forget_events(self, through: int) -> None:
         """Drop the window's events up to version `through` (a chat line there passed its retention).
         The window stays a run of consecutive versions, which `watch` serves from without a check."""
-        while self.events and self.events[0][0] <= through:
-            self.events.popleft()
+        self.events.forget(through)
 
     def forget_chat(self, *, through: int | None = None, line: int | None = None) -> None:
         """Take out of the chat tail the lines the store deleted: those up to version `through`
@@ -814,7 +814,7 @@ class Room:
         await self.hub.store.record(self.id, version, event, move=move, rescinded=rescinded,
                                     clocks=saved, deadline=deadline, result=result, plain=plain, step=step)
         self.version = version
-        self.events.append((version, packed))
+        self.events.append(version, packed)
         if result is not None:
             self.hub.ended(self)
             rules = self.settings["rules"]
