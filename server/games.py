@@ -11,7 +11,7 @@ import functools
 import json
 import re
 import weakref
-from typing import Any
+from typing import Any, Sequence
 
 from gorules import Board, Game
 from gorules.ruleset import Repetition, preset
@@ -159,7 +159,7 @@ def effective_options(game: Game) -> dict[str, Any]:
     return options
 
 
-def live_moves(rows: list[list[Any]]) -> tuple[list[list[Any]], list[int]]:
+def live_moves(rows: Sequence[Sequence[Any]]) -> tuple[list[list[Any]], list[int]]:
     """The rows the engine replays (undo rows applied) and, for each, its row index."""
     moves: list[list[Any]] = []
     index: list[int] = []
@@ -173,7 +173,7 @@ def live_moves(rows: list[list[Any]]) -> tuple[list[list[Any]], list[int]]:
     return moves, index
 
 
-def replay(settings: dict[str, Any], rows: list[list[Any]]) -> tuple[Game, list[int]]:
+def replay(settings: dict[str, Any], rows: Sequence[Sequence[Any]]) -> tuple[Game, list[int]]:
     """The game after the stored move rows, and the row index of each entry of its history."""
     moves, index = live_moves(rows)
     board = board_of(settings["board"])

@@ -118,14 +118,15 @@ class Room:
     """A room and the task that serialises its requests."""
 
     def __init__(self, hub: RoomHost, room_id: str, settings: dict[str, Any], *, owner: str,
-                 invite: str | None, rows: list[list[Any]] | None = None, version: int = 0,
+                 invite: str | None, rows: list[Sequence[Any]] | None = None, version: int = 0,
                  seats: list[Seat | None] | None = None) -> None:
-        """`rows` are the stored moves, `[seat, move, seq, version]` each, in the order recorded."""
+        """`rows` are the stored moves, `[seat, move, seq, version]` each, in the order recorded;
+        the room's own are tuples (16 bytes fewer a row than a list)."""
         self.hub = hub
         self.id = room_id
         self.owner = owner
         self.invite = invite
-        self.rows: list[list[Any]] = rows or []
+        self.rows: list[Sequence[Any]] = rows or []
         self.game, self.row_index = replay(settings, self.rows) if self.rows else (new_game(settings), [])
         self.settings = effective_settings(settings, self.game.board)
         self.players = len(self.game.players)
@@ -564,7 +565,7 @@ class Room:
         except Exception:
             await self._rebuild()
             raise
-        self.rows.append([seat, play.move, seq, self.version])
+        self.rows.append((seat, play.move, seq, self.version))
         self.row_index.append(row)
         self._remember_seq(seat, seq)
         if words and words[0].lower() in MARK_WORDS:
@@ -642,7 +643,7 @@ class Room:
         return Ok(ref="undo_reply", room=self.id)
 
     async def _take_back(self, seat: int) -> None:
-        rows = self.rows + [[seat, UNDO, None, self.version + 1]]
+        rows = self.rows + [(seat, UNDO, None, self.version + 1)]
         game, row_index = replay(self.settings, rows)
         after = game.stones()
         data = {"seat": seat, "index": len(self.row_index) - 1, "changes": changes(self.stones, after)}
@@ -690,7 +691,7 @@ class Room:
         except Exception:
             await self._rebuild()
             raise
-        self.rows.append([seat, "timeout", None, self.version])
+        self.rows.append((seat, "timeout", None, self.version))
         self.row_index.append(row)
         return True
 
