@@ -228,16 +228,18 @@ class Board:
             data["coords"] = {k: list(v) for k, v in self.coords.items()}
         return data
 
-    def describe(self) -> "str | dict[str, Any]":
-        """What a record stores: the spec string where there is one, else the whole graph, as one
-        map built once (:meth:`to_json`) and shared by every caller, never to be changed: a server
-        keeps it in the settings of each room on this board, where a copy of a 1,024-point graph
-        was some 240 KiB a room."""
-        return self.spec if self.spec else self._description
-
     @cached_property
-    def _description(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Any]:
+        """:meth:`to_json` built once and shared by every caller, never to be changed: a server
+        sends it in every snapshot (building it took 0.46 ms on 19x19, 1.9 ms on 1,024 points)
+        and keeps it in the settings of each room on a graph (a copy was some 240 KiB a room on
+        1,024 points)."""
         return self.to_json()
+
+    def describe(self) -> "str | dict[str, Any]":
+        """What a record stores: the spec string where there is one, else the whole graph
+        (:attr:`as_json`, shared)."""
+        return self.spec if self.spec else self.as_json
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Board) and self.points == other.points

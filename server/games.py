@@ -187,7 +187,7 @@ def game_view(game: Game) -> dict[str, Any]:
     board = game.board
     view = {
         "rules": game.rules.name,
-        "board": board.to_json(),
+        "board": board.as_json,
         "players": list(game.players),
         "to_move": game.to_move,
         "phase": game.phase,
