@@ -231,9 +231,9 @@ class Board:
     @cached_property
     def as_json(self) -> dict[str, Any]:
         """:meth:`to_json` built once and shared by every caller, never to be changed: a server
-        sends it in every snapshot (building it took 0.46 ms on 19x19, 1.9 ms on 1,024 points)
-        and keeps it in the settings of each room on a graph (a copy was some 240 KiB a room on
-        1,024 points)."""
+        sends it in every snapshot (building it costs 0.46 ms on 19x19, 1.9 ms on 1,024 points)
+        and keeps it in the settings of each room on a graph (a copy each would be some 240 KiB
+        a room on 1,024 points)."""
         return self.to_json()
 
     def describe(self) -> "str | dict[str, Any]":
