@@ -259,6 +259,15 @@ def test_to_json_from_json_round_trip(board: Board) -> None:
     assert set(again.edges) == set(board.edges)
     assert again.coords == board.coords
     assert Board.from_json(json.dumps(data)) == board
+    assert again.to_json() == data      # a stored graph and its board describe each other
+
+
+def test_a_graph_given_in_any_order_is_described_in_point_order() -> None:
+    shuffled = {"points": ["a", "b", "c", "d"], "edges": [["d", "c"], ["b", "a"], ["c", "a"]],
+                "coords": {"a": [0, 0], "b": [1, 0.5], "c": [0, 1], "d": [1, 1]}}
+    described = Board.from_json(shuffled).to_json()
+    assert described["edges"] == [["a", "b"], ["a", "c"], ["c", "d"]]
+    assert Board.from_json(described).to_json() == described
 
 
 def test_from_json_accepts_a_name_and_merges_repeated_edges() -> None:
