@@ -70,8 +70,9 @@ def fill(db: str, megabytes: int) -> int:
         for _ in range(100):
             room_id = f"filler{room:07d}"
             room += 1
-            con.execute("INSERT INTO rooms (room_id, settings, owner, invite, version, created_at, updated_at)"
-                        " VALUES (?, '{}', 'x', NULL, 300, 0, 0)", (room_id,))
+            con.execute("INSERT INTO rooms (room_id, owner, invite, version, created_at, updated_at)"
+                        " VALUES (?, 'x', NULL, 300, 0, 0)", (room_id,))
+            con.execute("INSERT INTO room_settings (room_id, settings) VALUES (?, '{}')", (room_id,))
             con.execute("INSERT INTO results (room_id, body, finished_at) VALUES (?, '{}', 0)", (room_id,))
             rows += [(room_id, i, i % 2, "A1", i, i + 1) for i in range(300)]
             con.executemany("INSERT INTO events (room_id, version, body) VALUES (?, ?, ?)",

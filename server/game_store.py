@@ -18,8 +18,8 @@ class GameQueries(GroupCommit):
     async def finished_seats(self, room_id: str) -> dict | None:
         """A finished room's settings, invite and seats as {seat: (token, user)}, or None (no such
         room, or not finished): who may have a move of it acknowledged again (server/resends.py)."""
-        row = await self._one("SELECT r.settings, r.invite FROM rooms r JOIN results f USING (room_id)"
-                              " WHERE r.room_id = ?", (room_id,))
+        row = await self._one("SELECT c.settings, r.invite FROM rooms r JOIN results f USING (room_id)"
+                              " JOIN room_settings c USING (room_id) WHERE r.room_id = ?", (room_id,))
         if row is None:
             return None
         seats, _, users = await self._seats(room_id)
@@ -32,10 +32,10 @@ class GameQueries(GroupCommit):
         (``turn``), the calendar deadline and its seats as `_seats_of` gives them."""
         tokens = "?" if user is None else 'SELECT ? UNION SELECT token FROM sessions WHERE "user" = ?'
         rows = await self._all(
-            "SELECT r.room_id, r.settings, r.version, r.turn, r.deadline, min(s.seat) FROM seats s"
-            f" JOIN rooms r USING (room_id) WHERE s.token IN ({tokens})"
+            "SELECT r.room_id, c.settings, r.version, r.turn, r.deadline, min(s.seat) FROM seats s"
+            f" JOIN rooms r USING (room_id) JOIN room_settings c USING (room_id) WHERE s.token IN ({tokens})"
             " AND NOT EXISTS (SELECT 1 FROM results f WHERE f.room_id = s.room_id)"
-            " GROUP BY r.room_id, r.settings, r.version, r.turn, r.deadline ORDER BY r.room_id LIMIT ?",
+            " GROUP BY r.room_id, c.settings, r.version, r.turn, r.deadline ORDER BY r.room_id LIMIT ?",
             ((token,) if user is None else (token, user)) + (limit,))
         seats = await self._seats_of([row[0] for row in rows])
         return [{"room_id": room_id, "settings": json.loads(settings), "version": version, "turn": turn,
@@ -58,7 +58,8 @@ class GameQueries(GroupCommit):
         many there are: what a node of a cluster lists, whichever node serves them. Each has its
         settings, version and seats as {seat: (token, the session's name, its user)}."""
         listed = "invite IS NULL AND room_id NOT IN (SELECT room_id FROM results)"
-        rows = await self._all(f"SELECT room_id, settings, version FROM rooms WHERE {listed}"
+        rows = await self._all(f"SELECT room_id, c.settings, version FROM rooms JOIN room_settings c USING (room_id)"
+                               f" WHERE {listed}"
                                " ORDER BY created_at, room_id LIMIT ? OFFSET ?", (limit, offset))
         (total,) = await self._one(f"SELECT count(*) FROM rooms WHERE {listed}", ())
         seats = await self._seats_of([row[0] for row in rows])
@@ -88,9 +89,9 @@ class GameQueries(GroupCommit):
         if not (isinstance(limit, int) and 1 <= limit <= 1000 and isinstance(offset, int) and offset >= 0):
             raise StoreError("bad-value", f"limit must be 1 to 1000 and offset >= 0, not {limit!r}, {offset!r}.")
         rows = await self._all(
-            "SELECT r.room_id, r.settings, r.created_at, f.body, f.finished_at,"
+            "SELECT r.room_id, c.settings, r.created_at, f.body, f.finished_at,"
             " (SELECT count(*) - 2 * count(*) FILTER (WHERE m.move = 'undo') FROM moves m WHERE m.room_id = r.room_id)"
-            " FROM results f JOIN rooms r USING (room_id)"
+            " FROM results f JOIN rooms r USING (room_id) JOIN room_settings c USING (room_id)"
             + (" WHERE r.invite IS NULL" if public else "") +
             " ORDER BY f.finished_at DESC, r.room_id LIMIT ? OFFSET ?", (limit, offset))
         out = []
@@ -105,8 +106,9 @@ class GameQueries(GroupCommit):
         """One room's whole record. ``seats`` holds session tokens, which are secrets: send
         ``names`` to clients, never ``seats``."""
         row = await self._one(
-            "SELECT r.settings, r.owner, r.invite, r.version, r.clocks, r.created_at, f.body, f.finished_at"
-            " FROM rooms r LEFT JOIN results f USING (room_id) WHERE r.room_id = ?", (room_id,))
+            "SELECT c.settings, r.owner, r.invite, r.version, r.clocks, r.created_at, f.body, f.finished_at"
+            " FROM rooms r JOIN room_settings c USING (room_id) LEFT JOIN results f USING (room_id)"
+            " WHERE r.room_id = ?", (room_id,))
         if row is None:
             return None
         settings, owner, invite, version, clocks, created_at, result, finished_at = row

@@ -94,9 +94,10 @@ class PoolQueries:
         the room, its pool and rules, the player's seat and place, every seat's name, the result's
         reason, when it ended, and where its record is."""
         rows = await self.store.query(
-            "SELECT s.room_id, s.seat, f.body, f.finished_at, r.settings FROM seats s"
+            "SELECT s.room_id, s.seat, f.body, f.finished_at, c.settings FROM seats s"
             " JOIN sessions x ON x.token = s.token JOIN results f ON f.room_id = s.room_id"
-            ' JOIN rooms r ON r.room_id = s.room_id WHERE x."user" = ? AND r.invite IS NULL'
+            " JOIN rooms r ON r.room_id = s.room_id JOIN room_settings c ON c.room_id = s.room_id"
+            ' WHERE x."user" = ? AND r.invite IS NULL'
             " ORDER BY f.finished_at DESC, s.room_id LIMIT ?", (player, limit))
         if not rows:
             return []

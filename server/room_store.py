@@ -1,4 +1,5 @@
-"""A room's rows: ``rooms`` (settings, version, clocks, deadline, turn, owner), ``seats``,
+"""A room's rows: ``rooms`` (version, clocks, deadline, turn, owner), ``room_settings`` (written
+once: every change rewrites the room's row, and a graph's settings are tens of KiB), ``seats``,
 ``moves``, ``events`` and ``results``; what a room in play writes, and what a restart or a
 takeover reads to rebuild it.
 
@@ -20,8 +21,8 @@ from .store_errors import StoreError
 from .store_values import check_int, check_text, dumps, is_int, plain_dumps
 
 WRITES: dict[str, str] = {
-    "room": "INSERT INTO rooms (room_id, settings, owner, invite, version, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, 0, ?, ?)",
+    "room": "INSERT INTO rooms (room_id, owner, invite, version, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)",
+    "room_settings": "INSERT INTO room_settings (room_id, settings) VALUES (?, ?)",
     "own": "UPDATE rooms SET owner_node = ?, owner_epoch = ? WHERE room_id = ?",   # cluster mode only
     "seat": "INSERT INTO seats (room_id, seat, token) VALUES (?, ?, ?)"
             " ON CONFLICT (room_id, seat) DO UPDATE SET token = excluded.token",
@@ -36,6 +37,8 @@ WRITES: dict[str, str] = {
     "drop_events": "DELETE FROM events WHERE room_id = ?",
     "drop_seats": "DELETE FROM seats WHERE room_id = ?",
     "drop_room": "DELETE FROM rooms WHERE room_id = ? AND NOT EXISTS (SELECT 1 FROM moves WHERE room_id = ?)",
+    "drop_settings": "DELETE FROM room_settings WHERE room_id = ?"
+                     " AND NOT EXISTS (SELECT 1 FROM rooms WHERE room_id = ?)",
 }
 
 
@@ -62,7 +65,7 @@ class RoomQueries(GroupCommit):
             del self._rooms[room_id]
             raise exists
         now = time.time()
-        statements = [("room", (room_id, body, owner, invite, now, now))]
+        statements = [("room", (room_id, owner, invite, now, now)), ("room_settings", (room_id, body))]
         if self.lease is not None:
             statements.append(("own", (self.lease.node_id, self.epoch, room_id)))
         try:
@@ -80,7 +83,7 @@ class RoomQueries(GroupCommit):
         if room.moves:
             raise StoreError("bad-value", f"Room {room_id!r} has moves; only an unstarted room is dropped.")
         await self._write([("drop_events", (room_id,)), ("drop_seats", (room_id,)),
-                           ("drop_room", (room_id, room_id))], room=room_id)
+                           ("drop_room", (room_id, room_id)), ("drop_settings", (room_id, room_id))], room=room_id)
         self._rooms.pop(room_id, None)
         self._owned.discard(room_id)
 
@@ -180,8 +183,9 @@ class RoomQueries(GroupCommit):
             unfinished += " AND room_id = ?"
             params = (only,)
         rooms = await self._all(
-            "SELECT room_id, settings, owner, invite, version, clocks, created_at, updated_at, deadline FROM rooms"
-            f" WHERE room_id IN ({unfinished}) ORDER BY created_at, room_id", params)
+            "SELECT room_id, c.settings, owner, invite, version, clocks, created_at, updated_at, deadline"
+            f" FROM rooms JOIN room_settings c USING (room_id) WHERE room_id IN ({unfinished})"
+            " ORDER BY created_at, room_id", params)
         seats: dict[str, dict[int, str | None]] = {}
         for room_id, seat, token in await self._all(
                 f"SELECT room_id, seat, token FROM seats WHERE room_id IN ({unfinished}) ORDER BY room_id, seat",
@@ -212,7 +216,8 @@ class RoomQueries(GroupCommit):
         players = ("json_extract(settings, '$.players')" if self._db.dialect == "sqlite"
                    else "(settings::json ->> 'players')::bigint")
         unfinished = "room_id NOT IN (SELECT room_id FROM results)"
-        rooms = await self._all(f"SELECT room_id, {players} FROM rooms WHERE {unfinished} ORDER BY created_at, room_id")
+        rooms = await self._all(f"SELECT room_id, {players} FROM rooms JOIN room_settings USING (room_id)"
+                                f" WHERE {unfinished} ORDER BY created_at, room_id")
         seats: dict[str, dict[int, tuple[str, str | None]]] = {}
         for room_id, seat, token, user in await self._all(
                 'SELECT s.room_id, s.seat, s.token, x."user" FROM seats s LEFT JOIN sessions x USING (token)'

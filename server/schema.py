@@ -15,7 +15,7 @@ Each migration takes the schema from version i to i + 1; both lists always have 
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -96,6 +96,13 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (room_id, seat)) WITHOUT ROWID",
         "CREATE INDEX rating_changes_by_player ON rating_changes (player, pool)",
     ),
+    (   # 7: a room's settings in a table of their own: every change of a room updates its row in
+        # ``rooms``, and SQLite writes a row whole, so a graph board's settings (64 KiB on a
+        # 1,024-point lattice) were written again with every move
+        "CREATE TABLE room_settings (room_id TEXT PRIMARY KEY, settings TEXT NOT NULL)",
+        "INSERT INTO room_settings (room_id, settings) SELECT room_id, settings FROM rooms",
+        "ALTER TABLE rooms DROP COLUMN settings",
+    ),
 )
 
 POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -165,6 +172,11 @@ POSTGRES_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # the node that finds games for the cluster (finder.py): one row, a lease like a room's
         'CREATE TABLE finder (id integer PRIMARY KEY CHECK (id = 1), node_id text COLLATE "C" NOT NULL,'
         " epoch bigint NOT NULL)",
+    ),
+    (   # 7: as SQLite's (one set of queries for both databases)
+        'CREATE TABLE room_settings (room_id text COLLATE "C" PRIMARY KEY, settings text NOT NULL)',
+        "INSERT INTO room_settings (room_id, settings) SELECT room_id, settings FROM rooms",
+        "ALTER TABLE rooms DROP COLUMN settings",
     ),
 )
 

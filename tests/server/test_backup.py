@@ -22,7 +22,7 @@ from server.backup import backup
 ROOT = Path(__file__).resolve().parents[2]
 BLACK = [f"{c}{r}" for c in "ABCD" for r in range(1, 10)]
 WHITE = [f"{c}{r}" for c in "JHGF" for r in range(1, 10)]
-TABLES = ("schema_version", "users", "sessions", "rooms", "seats", "moves", "events", "results")
+TABLES = ("schema_version", "users", "sessions", "rooms", "room_settings", "seats", "moves", "events", "results")
 
 
 def rows(path: Path) -> dict[str, list[tuple]]:
@@ -68,7 +68,7 @@ async def test_a_backup_of_a_database_being_written_is_a_committed_state(tmp_pat
     assert copy.moves == len(taken["moves"]) > 0 and copy.rooms == len(taken["rooms"]) == 3
     for table in ("users", "sessions", "seats", "schema_version"):
         assert set(taken[table]) <= set(final[table])
-    versions = {room_id: version for room_id, _, _, _, version, *_ in taken["rooms"]}
+    versions = {room_id: version for room_id, _, _, version, *_ in taken["rooms"]}
     for _, _, room in tables:
         moves = [m for m in taken["moves"] if m[0] == room]
         events = [e for e in taken["events"] if e[0] == room]

@@ -42,10 +42,10 @@ async def test_a_poisoned_room_stored_before_the_check_is_left_out_at_restart(co
     room = (await guest.ok("create", settings={"rules": "chinese", "board": graph(3)}))["room"]
     await first.close()
     with sqlite3.connect(config.db) as con:     # what an older server let in
-        (text,) = con.execute("SELECT settings FROM rooms WHERE room_id = ?", (room,)).fetchone()
-        con.execute("UPDATE rooms SET settings = ? WHERE room_id = ?",
+        (text,) = con.execute("SELECT settings FROM room_settings WHERE room_id = ?", (room,)).fetchone()
+        con.execute("UPDATE room_settings SET settings = ? WHERE room_id = ?",
                     (text.replace('[3,0]', '[100000000000000000000000000000,0]').replace('[3, 0]', '[100000000000000000000000000000, 0]'), room))
-        assert "100000000000000000000000000000" in con.execute("SELECT settings FROM rooms").fetchone()[0]
+        assert "100000000000000000000000000000" in con.execute("SELECT settings FROM room_settings").fetchone()[0]
     second = await make_server()
     (binary,) = await players(1, "polygo.msgpack", port=second.port)
     listing = await binary.ok("list")

@@ -54,7 +54,8 @@ async def test_the_migration_takes_the_seat_to_move_from_the_last_event_that_say
     their next move."""
     store = await Store.open(db)
     await store.close()
-    for statement in ("UPDATE schema_version SET version = 4", "DROP TABLE ratings", "DROP TABLE rated_games",
+    for statement in ("UPDATE schema_version SET version = 4", "DROP TABLE room_settings",
+                      "ALTER TABLE rooms ADD COLUMN settings text", "DROP TABLE ratings", "DROP TABLE rated_games",
                       "DROP TABLE rating_changes", *(["DROP TABLE finder"] if raw.dialect == "postgres" else []),
                       "DROP INDEX rooms_by_deadline",
                       "DROP INDEX seats_by_token", "ALTER TABLE rooms DROP COLUMN deadline",

@@ -9,7 +9,7 @@ import pytest
 from server.schema import SQLITE_MIGRATIONS
 from server.store import SCHEMA_VERSION, Store, StoreError
 
-TABLES = {"schema_version", "users", "sessions", "rooms", "seats", "moves", "events", "results", "bans",
+TABLES = {"schema_version", "users", "sessions", "rooms", "room_settings", "seats", "moves", "events", "results", "bans",
           "ratings", "rated_games", "rating_changes"}
 
 
@@ -106,3 +106,16 @@ async def test_schema_2_events_move_to_a_rowid_table_and_keep_their_order_and_ch
                                                " AND type = 'index'")} == {"events_by_room", "events_by_chat_at"}
         with pytest.raises(sqlite3.IntegrityError):
             db.execute("INSERT INTO events VALUES ('r1', 2, '{}', NULL)")
+
+
+async def test_rooms_of_an_older_file_keep_their_settings_in_a_table_of_their_own(tmp_path):
+    """Schema 7 moves a room's settings out of its row in ``rooms`` (rewritten with every change)."""
+    path = tmp_path / "old.db"
+    schema_2_file(path)
+    store = await Store.open(str(path))
+    try:
+        assert [room["settings"] for room in await store.unfinished_rooms()] == [{"rules": "chinese"}]
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as db:
+        assert "settings" not in [column for _, column, *_ in db.execute("PRAGMA table_info(rooms)")]
