@@ -45,7 +45,8 @@ class Config:
     outbound_limit: int = 1 << 20         # bytes waiting for a peer before it is disconnected
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
-    resync_events: int = 256              # events kept per room for a reconnect's resync
+    resync_events: int = 256              # events a reconnect's resync gets (else a snapshot)
+    resync_bytes: int = 16 * 1024         # bytes of them a room keeps in memory (the store has the rest)
     group_window: float = 0.002           # the store's group commit window
     synchronous: str = "FULL"             # SQLite's sync mode for the store
     evict_after: float = 300.0            # seconds an ended room stays in memory once nobody watches

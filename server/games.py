@@ -11,7 +11,7 @@ import functools
 import json
 import re
 import weakref
-from typing import Any
+from typing import Any, Sequence
 
 from gorules import Board, Game
 from gorules.ruleset import Repetition, preset
@@ -35,18 +35,26 @@ class SettingsError(ValueError):
 
 _graphs: weakref.WeakValueDictionary[str, Board] = weakref.WeakValueDictionary()
 """Graph boards by their JSON, while a game holds them: rooms on the same graph share one board
-(a 1,000-point graph's board is some 200 KiB), and nothing is kept once no game uses it."""
+(a 1,000-point graph's board is some 200 KiB), and nothing is kept once no game uses it. A board
+is filed under the spec it was asked for and under its description (`Board.describe`, what the
+rooms' settings store), so that a room made by `create` and one read back from the store find
+the same board, and its one description."""
 
 
 def board_of(spec: str | dict[str, Any]) -> Board:
     """The board a room's settings name. Spec strings never name files on the server."""
     if isinstance(spec, str):
         return _named_board(spec)
-    key = json.dumps(spec, sort_keys=True, separators=(",", ":"))
+    key = _graph_key(spec)
     board = _graphs.get(key)
     if board is None:
-        board = _graphs[key] = Board.from_json(spec)
+        board = Board.from_json(spec)
+        board = _graphs[key] = _graphs.setdefault(_graph_key(board.describe()), board)
     return board
+
+
+def _graph_key(spec: dict[str, Any]) -> str:
+    return json.dumps(spec, sort_keys=True, separators=(",", ":"))
 
 
 @functools.lru_cache(maxsize=64)
@@ -115,9 +123,13 @@ NO_CLOCK = {"kind": "none"}
 _SUPERKO = (Repetition.POSITIONAL, Repetition.SITUATIONAL)
 
 
-def effective_settings(settings: dict[str, Any]) -> dict[str, Any]:
+def effective_settings(settings: dict[str, Any], board: Board | None = None) -> dict[str, Any]:
     """Stored settings with every default written out; rooms stored before the server wrote them
-    (komi, superko or clock null) get them from the engine's preset."""
+    (komi, superko or clock null) get them from the engine's preset. With the `board` they name
+    (a room's game's), a graph is that board's own description: the one map the rooms on that
+    graph share, not a copy each (the same graph, as `normalize` stored it)."""
+    if board is not None and isinstance(settings["board"], dict):
+        settings = dict(settings, board=board.describe())
     if settings.get("komi") is not None and settings.get("clock") is not None:
         return settings
     return _effective(dict(settings), new_game(settings))
@@ -147,7 +159,7 @@ def effective_options(game: Game) -> dict[str, Any]:
     return options
 
 
-def live_moves(rows: list[list[Any]]) -> tuple[list[list[Any]], list[int]]:
+def live_moves(rows: Sequence[Sequence[Any]]) -> tuple[list[list[Any]], list[int]]:
     """The rows the engine replays (undo rows applied) and, for each, its row index."""
     moves: list[list[Any]] = []
     index: list[int] = []
@@ -161,7 +173,7 @@ def live_moves(rows: list[list[Any]]) -> tuple[list[list[Any]], list[int]]:
     return moves, index
 
 
-def replay(settings: dict[str, Any], rows: list[list[Any]]) -> tuple[Game, list[int]]:
+def replay(settings: dict[str, Any], rows: Sequence[Sequence[Any]]) -> tuple[Game, list[int]]:
     """The game after the stored move rows, and the row index of each entry of its history."""
     moves, index = live_moves(rows)
     board = board_of(settings["board"])
@@ -175,7 +187,7 @@ def game_view(game: Game) -> dict[str, Any]:
     board = game.board
     view = {
         "rules": game.rules.name,
-        "board": board.to_json(),
+        "board": board.as_json,
         "players": list(game.players),
         "to_move": game.to_move,
         "phase": game.phase,

@@ -159,6 +159,16 @@ def test_parse_json_file(tmp_path: Path) -> None:
     assert board.describe() == board.to_json()
 
 
+def test_the_json_form_is_built_once_and_shared() -> None:
+    """A server sends it in every snapshot and keeps a graph's in every room's settings."""
+    graph = Board.from_json({"points": ["a", "b", "c"], "edges": [["a", "b"], ["b", "c"]]})
+    grid = Board.parse("19")
+    for board in (graph, grid):
+        assert board.as_json is board.as_json and board.as_json == board.to_json()
+        assert board.to_json() is not board.to_json()     # to_json: a map of the caller's own
+    assert graph.describe() is graph.as_json and grid.describe() == "19x19"
+
+
 @pytest.mark.parametrize("spec,words", [
     ("", "non-empty"), ("   ", "non-empty"), ("nosuchboard", "unknown board 'nosuchboard'"),
     ("26", "grid sides"), ("0x5", "grid sides"), ("torus:2x2", "at least 3"),
@@ -249,6 +259,15 @@ def test_to_json_from_json_round_trip(board: Board) -> None:
     assert set(again.edges) == set(board.edges)
     assert again.coords == board.coords
     assert Board.from_json(json.dumps(data)) == board
+    assert again.to_json() == data      # a stored graph and its board describe each other
+
+
+def test_a_graph_given_in_any_order_is_described_in_point_order() -> None:
+    shuffled = {"points": ["a", "b", "c", "d"], "edges": [["d", "c"], ["b", "a"], ["c", "a"]],
+                "coords": {"a": [0, 0], "b": [1, 0.5], "c": [0, 1], "d": [1, 1]}}
+    described = Board.from_json(shuffled).to_json()
+    assert described["edges"] == [["a", "b"], ["a", "c"], ["c", "d"]]
+    assert Board.from_json(described).to_json() == described
 
 
 def test_from_json_accepts_a_name_and_merges_repeated_edges() -> None:
