@@ -13,7 +13,7 @@ room in ``moves`` and in ``events``' index, so a batch of many rooms dirties a p
 with the defaults each checkpoint copies and syncs those pages again, and a cache of 2 MiB holds
 the insertion points of a few hundred rooms only.
 
-    python bench/store_growth.py                    # 1,000 rooms, 300 moves, 2 rounds
+    python bench/store_growth.py
     python bench/store_growth.py --rooms 200 --moves 150 --repeat 3
 """
 
@@ -25,7 +25,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -35,17 +34,33 @@ from server.store import Store  # noqa: E402  (after the path set-up, to run fro
 SQLITE_DEFAULTS = ("PRAGMA wal_autocheckpoint = 1000", "PRAGMA cache_size = -2000")
 
 
-async def room_task(store: Store, room_id: str, moves: int, marks: list[float], done: list[int]) -> None:
-    """Record ``moves`` moves with a realistic event and clocks; note the CPU time at each third."""
+async def room_task(store: Store, room_id: str, moves: int, progress: Progress) -> None:
+    """Record ``moves`` moves with a realistic event and clocks."""
     for version in range(1, moves + 1):
         event = {"type": "move", "room": room_id, "version": version, "seat": version % 2, "move": "D4",
                  "captures": [], "to_move": (version + 1) % 2}
         clocks = {"seats": [{"main": 600.0 - version, "periods": 5, "period_left": 30.0, "stones_left": 0,
                              "flagged": False}] * 2, "running": (version + 1) % 2}
         await store.record(room_id, version, event, move=(version % 2, "D4", version), clocks=clocks)
-        done[0] += 1
-        if done[0] in marks[0]:
-            marks[1].append(_cpu())
+        progress.recorded()
+
+
+class Progress:
+    """The process's CPU time (every thread) read at the start and after each third of the moves."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.cpu = [_cpu()]
+
+    def recorded(self) -> None:
+        self.done += 1
+        if self.done * 3 % self.total == 0:
+            self.cpu.append(_cpu())
+
+    def per_third(self) -> list[float]:
+        """µs of CPU a move over each third."""
+        return [(after - before) / (self.total / 3) * 1e6 for before, after in zip(self.cpu, self.cpu[1:])]
 
 
 def _cpu() -> float:
@@ -54,7 +69,7 @@ def _cpu() -> float:
 
 
 async def run(path: str, rooms: int, moves: int, defaults: bool) -> list[float]:
-    """µs of CPU a move over each third of the run."""
+    """µs of CPU a move over each third of the run (``rooms * moves`` a multiple of 3)."""
     store = await Store.open(path)
     try:
         if defaults:
@@ -63,14 +78,11 @@ async def run(path: str, rooms: int, moves: int, defaults: bool) -> list[float]:
         ids = [f"room-{i:05d}" for i in range(rooms)]
         for room_id in ids:
             await store.create_room(room_id, {"rules": "chinese", "board": "19"}, owner="bench", invite=None)
-        total = rooms * moves
-        marks: list = [{total // 3, 2 * total // 3, total}, [_cpu()]]
-        done = [0]
-        await asyncio.gather(*(room_task(store, r, moves, marks, done) for r in ids))
+        progress = Progress(rooms * moves)
+        await asyncio.gather(*(room_task(store, r, moves, progress) for r in ids))
     finally:
         await store.close()
-    cpu = marks[1]
-    return [(cpu[i + 1] - cpu[i]) / (total / 3) * 1e6 for i in range(3)]
+    return progress.per_third()
 
 
 async def main() -> None:
@@ -80,6 +92,8 @@ async def main() -> None:
     parser.add_argument("--repeat", type=int, default=2, help="rounds of the two settings, alternated")
     parser.add_argument("--dir", default=None, help="directory for the database files (default: a temp dir)")
     args = parser.parse_args()
+    if args.rooms < 1 or args.moves < 1 or args.rooms * args.moves % 3:
+        parser.error("--rooms times --moves must be a positive multiple of 3 (the run is read in thirds)")
     print(f"python {sys.version.split()[0]}, {args.rooms} rooms x {args.moves} moves, synchronous=FULL, "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'settings':>16} {'µs/move, 1st third':>19} {'2nd':>6} {'3rd':>6}")

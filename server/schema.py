@@ -97,8 +97,8 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX rating_changes_by_player ON rating_changes (player, pool)",
     ),
     (   # 7: a room's settings in a table of their own: every change of a room updates its row in
-        # ``rooms``, and SQLite writes a row whole, so a graph board's settings (64 KiB on a
-        # 1,024-point lattice) were written again with every move
+        # ``rooms``, and SQLite writes a changed row whole, so settings kept there (64 KiB for a
+        # 1,024-point lattice) would be written again with every move
         "CREATE TABLE room_settings (room_id TEXT PRIMARY KEY, settings TEXT NOT NULL)",
         "INSERT INTO room_settings (room_id, settings) SELECT room_id, settings FROM rooms",
         "ALTER TABLE rooms DROP COLUMN settings",

@@ -7,7 +7,7 @@ class StoreError(Exception):
     """Every error the store raises. ``code`` is stable for programs; the message is for people.
 
     Codes: ``name-taken``, ``room-exists``, ``no-room``, ``stale-version``, ``bad-rescission``,
-    ``bad-value``, ``commit-failed``, ``closed``, ``schema-too-new``; opening a PostgreSQL
+    ``bad-value``, ``commit-failed``, ``closed``, ``schema-too-new``, ``sqlite-too-old``; opening a PostgreSQL
     database also ``unreachable``, ``no-privilege`` and ``no-driver`` (asyncpg is not installed);
     ``migration-backup``, which the server raises when it cannot copy a SQLite file before
     migrating its schema (``app.Server.start``); and the ``Unavailable`` ones below.

@@ -38,12 +38,16 @@ from typing import Any, Generator, Sequence
 from protocol.names import skeleton
 
 from .schema import SCHEMA_VERSION, SQLITE_MIGRATIONS, SchemaTooNew
+from .store_errors import StoreError
 
 CHECKPOINT_PAGES = 10_000
 """WAL pages between checkpoints (SQLite's default: 1,000). A batch of many rooms' moves dirties a
 page per room in ``moves`` and in ``events``' index, and a checkpoint copies each page of the WAL
 back into the file and syncs it: ten times fewer checkpoints copy a busy page once for many batches,
 not once for one or two (``bench/store_growth.py``). The WAL file grows to some 40 MiB between checkpoints."""
+
+OLDEST_SQLITE = (3, 35)
+"""The schema drops a column (``ALTER TABLE ... DROP COLUMN``, SQLite 3.35, 2021)."""
 
 CACHE_KIB = 32_768
 """The writing connection's page cache (SQLite's default: 2 MiB, the insertion points of a few
@@ -134,6 +138,9 @@ def _savepoint(db: sqlite3.Connection, part: list[tuple[str, Sequence[tuple]]]) 
 
 
 def _connect(path: str, synchronous: str) -> sqlite3.Connection:
+    if sqlite3.sqlite_version_info < OLDEST_SQLITE:
+        raise StoreError("sqlite-too-old", f"polygo needs SQLite {'.'.join(map(str, OLDEST_SQLITE))} or newer;"
+                                           f" this Python's sqlite3 module has {sqlite3.sqlite_version}.")
     # Used from two threads, never at once: the rows on the loop's, COMMIT on the writer's.
     db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     db.create_function("name_skeleton", 1, skeleton, deterministic=True)

@@ -119,3 +119,12 @@ async def test_rooms_of_an_older_file_keep_their_settings_in_a_table_of_their_ow
         await store.close()
     with sqlite3.connect(path) as db:
         assert "settings" not in [column for _, column, *_ in db.execute("PRAGMA table_info(rooms)")]
+
+
+async def test_a_sqlite_too_old_for_the_schema_is_one_sentence(tmp_path, monkeypatch):
+    monkeypatch.setattr(sqlite3, "sqlite_version_info", (3, 34, 1))
+    monkeypatch.setattr(sqlite3, "sqlite_version", "3.34.1")
+    with pytest.raises(StoreError) as info:
+        await Store.open(str(tmp_path / "polygo.db"))
+    assert info.value.code == "sqlite-too-old" and "3.34.1" in info.value.message
+    assert not (tmp_path / "polygo.db").exists()
