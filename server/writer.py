@@ -21,17 +21,20 @@ the busy timeout, which must not freeze the loop (the graceful stop's deadline r
 (``LOOP_BEGIN_ROWS``) sends its BEGIN to the thread all the same: the trip gives the loop a turn
 (the frames that came meanwhile, the events of the batch before) before its rows hold the loop.
 
-Measured (2026-11-28, ``bench/server_load.py``, alternated against the tree that sent every
-BEGIN to the thread, load 1-2.5): the BEGIN's trip was 1.0-1.5 ms of a 2.7 ms commit cycle at 50
-games, its return waiting in the loop's queue; BEGIN on the loop for small batches took moves/s
-over the minimal server's from x0.79 to x0.96 (6 pairs) at 50 games and from x0.80 to x0.88 at
-200 (3 pairs). BEGIN on the loop for every batch made p99 at 1,000 games x1.28-1.43 (4 pairs,
-against x1.04-1.09): with the trip kept there, x1.21. BEGIN, the rows and COMMIT in one call on the
-thread (one hand-off a batch, as the minimal server does): better CPU a move at 50 games, worse
-at 1,000, where the thread's CPU a move rose from 19 µs to 45 as the batches grew (each row's
-step on the thread lets go of the GIL beside the busy loop); for batches of at most 150 rows, no
-better moves/s at 50 games (x0.77 against x0.76, 6 pairs). INSERTs of 32 rows a statement (fewer
-steps) did not help. See docs/performance.md.
+Measured (2026-11-28, ``bench/server_load.py`` against the minimal server, alternated with the
+tree that sent every BEGIN to the thread, load 1.5-2.5): the BEGIN's trip was 1.0-1.5 ms of a
+2.7 ms commit cycle at 50 games, its return waiting in the loop's queue. With BEGIN on the loop
+up to 600 rows and the writer yielding a turn after each batch (``group_commit.py``), moves/s
+over the minimal server's went from x0.79-0.84 to x0.88-0.97 at 50 and 200 games (medians of 4-6
+pairs). BEGIN on the loop for every batch made p99 at 1,000 games x1.28-1.43 (4 pairs, against
+x1.04-1.09 with the trip). Runs of the same code move by a fifth between minutes here.
+
+BEGIN, the rows and COMMIT in one call on the thread (one hand-off a batch, as the minimal server
+does): better CPU a move at 50 games, worse at 1,000, where the thread's CPU a move rose from 19
+µs to 45 as the batches grew (each row's step on the thread lets go of the GIL beside the busy
+loop); for batches of at most 150 rows, no better moves/s at 50 games (x0.77 against x0.76, 6
+pairs). INSERTs of 32 rows a statement (fewer steps) did not help. See docs/performance.md.
+
 Reads stay on aiosqlite (see ``store.py``); this module only writes.
 """
 
@@ -59,7 +62,7 @@ OLDEST_SQLITE = (3, 35)
 BUSY_TIMEOUT_MS = 5000
 """How long a BEGIN waits for another process's lock on the file before the batch fails."""
 
-LOOP_BEGIN_ROWS = 150
+LOOP_BEGIN_ROWS = 600
 """A batch of at most this many rows takes the write lock on the loop; a larger one sends its BEGIN
 to the writer's thread, and the trip gives the loop a turn before the rows hold it (the module's
 docstring has the figures)."""
