@@ -6,7 +6,8 @@ Each game is two msgpack clients that move as soon as it is their turn: Black fi
 columns, White the right nine (no captures, no repetition, so every move is legal and checked in
 full by the engine). Both servers are sent the same points in the same order, each in its own
 messages. A move counts when the opponent receives its broadcast; the latency is from the mover's
-send to that receipt. Both servers acknowledge a move only after its commit (SQLite in WAL mode,
+send to that receipt. The clock and the CPU counters start once every game has started (polygo
+answers the sits with commits and start events), so only the moves are measured. Both servers acknowledge a move only after its commit (SQLite in WAL mode,
 synchronous=FULL, group commit); the minimal server only decodes, checks a plain board, commits
 with one thread hop per batch and broadcasts.
 
