@@ -6,7 +6,8 @@ Each game is two msgpack clients that move as soon as it is their turn: Black fi
 columns, White the right nine (no captures, no repetition, so every move is legal and checked in
 full by the engine). Both servers are sent the same points in the same order, each in its own
 messages. A move counts when the opponent receives its broadcast; the latency is from the mover's
-send to that receipt. Both servers acknowledge a move only after its commit (SQLite in WAL mode,
+send to that receipt. The clock and the CPU counters start once every game has started (polygo
+answers the sits with commits and start events), so only the moves are measured. Both servers acknowledge a move only after its commit (SQLite in WAL mode,
 synchronous=FULL, group commit); the minimal server only decodes, checks a plain board, commits
 with one thread hop per batch and broadcasts.
 
@@ -132,6 +133,7 @@ class Game:
         self.sent_at = 0.0
         self.delivered = 0
         self.latencies: list[float] = []
+        self.started = asyncio.Event()     # both seats taken: the server has set the game up
         self.done = asyncio.Event()
 
     def delivered_one(self) -> None:
@@ -176,13 +178,15 @@ class PolygoClients:
                 await ws.send(msgpack.packb({"type": "move", "room": room, "move": mine[sent], "seq": sent + 1}))
                 sent += 1
 
-        await go.wait()
         async for frame in ws:
             msg = msgpack.unpackb(frame, raw=False)
             kind = msg.get("type")
             if kind == "event":
-                if msg["kind"] == "start" and seat == 0:
-                    await send_next()
+                if msg["kind"] == "start":
+                    game.started.set()
+                    if seat == 0:
+                        await go.wait()
+                        await send_next()
                 elif msg["kind"] == "move" and msg["seat"] != seat:
                     game.delivered_one()
                     await send_next()
@@ -221,6 +225,7 @@ class MinimalClients:
                 await ws.send(msgpack.packb(move))
                 sent += 1
 
+        game.started.set()     # a room is a path: nothing to set up
         await go.wait()
         if seat == 0:
             await send_next()
@@ -237,8 +242,8 @@ CLIENTS = {"polygo": PolygoClients, "minimal": MinimalClients}
 
 
 async def seat_games(kind: str, ports: list[int], states: list[Game]):
-    """Open every game (game i at ports[i % len(ports)]), start its players and seat them; the
-    players move once the returned event is set."""
+    """Open every game (game i at ports[i % len(ports)]), start its players and seat them, and
+    return once every game has started; the players move once the returned event is set."""
     clients = CLIENTS[kind]
     opened = await asyncio.gather(*(clients.open(ports[i % len(ports)], i, g) for i, g in enumerate(states)))
     go = asyncio.Event()
@@ -246,6 +251,9 @@ async def seat_games(kind: str, ports: list[int], states: list[Game]):
              for (room, sockets), game in zip(opened, states) for seat, ws in enumerate(sockets)]
     for room, sockets in opened:
         await clients.seat(room, sockets)
+    # polygo answers the sits and starts the games in its own time: measuring from then on would
+    # charge that work to the moves
+    await asyncio.wait_for(asyncio.gather(*(g.started.wait() for g in states)), timeout=120)
     return opened, tasks, go
 
 

@@ -228,6 +228,7 @@ class GroupCommit:
                             write.future.set_result(None)
             finally:
                 self._inflight = []
+            await asyncio.sleep(0)     # the callers answered send their events before the next rows hold the loop
 
     async def _commit(self, batch: list[_Write]) -> dict[int, Exception] | None:
         """Commit the batch; the writes that failed alone (by id), if any: those of rooms the

@@ -1,5 +1,5 @@
-"""The store's writing connection: a batch's rows written on the event loop, its BEGIN and its
-COMMIT on a thread of its own.
+"""The store's writing connection: a batch's BEGIN and rows written on the event loop, its COMMIT
+on a thread of its own.
 
 aiosqlite hands every call to its thread and every result back through the event loop. A group
 commit made of BEGIN, one ``executemany`` per table and COMMIT is five such trips, and on a busy
@@ -11,20 +11,30 @@ and a thread switch (42,000 futex calls for 15,000 moves under strace, the threa
 per move half again the baseline server's with the same store). Now the rows are bound and
 stepped on the loop's own thread, where nothing competes for the GIL; they only fill SQLite's page
 cache (tens of µs a batch). Only COMMIT, which writes the WAL and waits for the disk's sync, goes
-to the thread, and BEGIN IMMEDIATE before the rows: the server is the file's only writer
-(``lockfile.py``), but another process may still hold the file's lock (a backup, a person with the
-sqlite3 shell), and BEGIN then waits up to the busy timeout, which must not freeze the loop (the
-graceful stop's deadline runs there: ``tests/server/test_shutdown.py``). Once BEGIN holds the
-write lock, the rows wait on nothing.
+to the thread: one trip a batch.
+
+BEGIN IMMEDIATE is tried on the loop without waiting (the connection's busy timeout is 0): the
+server is the file's only writer (``lockfile.py``), so the lock is free but for another process
+holding it (a backup, a person with the sqlite3 shell). Then BEGIN waits on the thread, up to
+the busy timeout, which must not freeze the loop (the graceful stop's deadline runs there:
+``tests/server/test_shutdown.py``, ``tests/store/test_writer_lock.py``). A large batch
+(``LOOP_BEGIN_ROWS``) sends its BEGIN to the thread all the same: the trip gives the loop a turn
+(the frames that came meanwhile, the events of the batch before) before its rows hold the loop.
+
+Measured (2026-11-28, ``bench/server_load.py`` against the minimal server, alternated with the
+tree that sent every BEGIN to the thread, load 1.5-2.5): the BEGIN's trip was 1.0-1.5 ms of a
+2.7 ms commit cycle at 50 games, its return waiting in the loop's queue. With BEGIN on the loop
+up to 600 rows and the writer yielding a turn after each batch (``group_commit.py``), moves/s
+over the minimal server's went from x0.79-0.84 to x0.88-0.97 at 50 and 200 games (medians of 4-6
+pairs). BEGIN on the loop for every batch made p99 at 1,000 games x1.28-1.43 (4 pairs, against
+x1.04-1.09 with the trip). Runs of the same code move by a fifth between minutes here.
 
 BEGIN, the rows and COMMIT in one call on the thread (one hand-off a batch, as the minimal server
-does) was measured again against this (2026-11-28, ``bench/server_load.py``, 5-7 alternated runs,
-load 1-2.7; CPU a move over the minimal server's, medians): better at 50 games (x1.21 against
-x1.41), no better at 200 (x1.25 against x1.22), worse at 1,000 (x1.35 against x1.16), where the
-thread's CPU a move rose from 19 µs to 45 as the batches grew: the server has one core there,
-and each row's step on the thread lets go of the GIL beside the busy loop. INSERTs of 32 rows a statement
-(fewer steps) did not help (x1.35-1.40); BEGIN on the loop when the lock is free, one hand-off
-left, measured as this does (x1.23-1.34). See docs/performance.md.
+does): better CPU a move at 50 games, worse at 1,000, where the thread's CPU a move rose from 19
+µs to 45 as the batches grew (each row's step on the thread lets go of the GIL beside the busy
+loop); for batches of at most 150 rows, no better moves/s at 50 games (x0.77 against x0.76, 6
+pairs). INSERTs of 32 rows a statement (fewer steps) did not help. See docs/performance.md.
+
 Reads stay on aiosqlite (see ``store.py``); this module only writes.
 """
 
@@ -48,6 +58,14 @@ not once for one or two (``bench/store_growth.py``). The WAL file grows to some 
 
 OLDEST_SQLITE = (3, 35)
 """The schema drops a column (``ALTER TABLE ... DROP COLUMN``, SQLite 3.35, 2021)."""
+
+BUSY_TIMEOUT_MS = 5000
+"""How long a BEGIN waits for another process's lock on the file before the batch fails."""
+
+LOOP_BEGIN_ROWS = 600
+"""A batch of at most this many rows takes the write lock on the loop; a larger one sends its BEGIN
+to the writer's thread, and the trip gives the loop a turn before the rows hold it (the module's
+docstring has the figures)."""
 
 CACHE_KIB = 32_768
 """The writing connection's page cache (SQLite's default: 2 MiB, the insertion points of a few
@@ -82,7 +100,8 @@ class Writer:
         rolled back alone: returns, per part, its exception or None. A failing step fails all."""
         db = self._connection
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, db.execute, "BEGIN IMMEDIATE")
+        if sum(len(rows) for part in parts for _, rows in part) > LOOP_BEGIN_ROWS or not _begun(db):
+            await loop.run_in_executor(self._executor, _begin_waiting, db)
         try:
             if len(parts) == 1:
                 for sql, rows in parts[0]:
@@ -111,6 +130,28 @@ class Writer:
     async def close(self) -> None:
         await asyncio.get_running_loop().run_in_executor(self._executor, self._connection.close)
         self._executor.shutdown(wait=False)
+
+
+def _begun(db: sqlite3.Connection) -> bool:
+    """BEGIN IMMEDIATE without waiting (the connection's busy timeout is 0): False when another
+    process holds the file's write lock."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if exc.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+            return False
+        raise
+    return True
+
+
+def _begin_waiting(db: sqlite3.Connection) -> None:
+    """On the writer's thread: BEGIN IMMEDIATE, waiting up to the busy timeout for another
+    process's lock on the file."""
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    finally:
+        db.execute("PRAGMA busy_timeout = 0")
 
 
 def _drive(db: sqlite3.Connection, step: Generator[tuple[str, tuple], list[tuple], Any]) -> None:
@@ -147,10 +188,11 @@ def _connect(path: str, synchronous: str) -> sqlite3.Connection:
     try:
         db.execute("PRAGMA journal_mode = WAL")
         db.execute(f"PRAGMA synchronous = {synchronous}")
-        db.execute("PRAGMA busy_timeout = 5000")
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         db.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
         _migrate(db)
+        db.execute("PRAGMA busy_timeout = 0")   # BEGIN on the loop must not wait; _begin_waiting does
     except BaseException:
         db.close()
         raise
