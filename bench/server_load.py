@@ -7,9 +7,10 @@ columns, White the right nine (no captures, no repetition, so every move is lega
 full by the engine). Both servers are sent the same points in the same order, each in its own
 messages. A move counts when the opponent receives its broadcast; the latency is from the mover's
 send to that receipt. The clock and the CPU counters start once every game has started (polygo
-answers the sits with commits and start events), so only the moves are measured. Both servers acknowledge a move only after its commit (SQLite in WAL mode,
-synchronous=FULL, group commit); the minimal server only decodes, checks a plain board, commits
-with one thread hop per batch and broadcasts.
+answers the sits with commits and start events), so only the moves are measured. Both servers
+acknowledge a move only after its commit (SQLite in WAL mode, synchronous=FULL, group commit);
+the minimal server only decodes, checks a plain board, commits with one thread hop per batch and
+broadcasts.
 
 Servers run in their own processes (one core each, as the clients take the other); the
 per-connection rate limit is raised because scripted clients move as fast as they are answered, and
