@@ -20,7 +20,7 @@ class Repetition(str, Enum):
     KEE = "kee"                    # Kee rule 11, with appeals and rescission (rules 12-14)
     POSITIONAL = "positional"      # no whole-board position may repeat
     SITUATIONAL = "situational"    # no position may repeat with the same player to move
-    OWN_PREVIOUS = "own-previous"  # not the position the player left at his previous turn (ko)
+    KO = "ko"                      # no immediate recapture in a ko (Japanese 1989, Article 6)
     HANSEN = "hansen"              # Hansen's SST ko rules: cycle sets (rule 9), disallowed captures (15)
     NIEMINEN = "nieminen"          # own-previous ko, dispute superko, "no result" for loops (N7a, N14a, N12)
     NKR = "nkr"                    # Jasiek's New Ko Rules: ko analysis and rules R1-R4, no whole-board repetition
@@ -194,7 +194,7 @@ def _handicap_mode(rules: Ruleset, value: Any) -> dict[str, Any]:
 
 
 def _superko(rules: Ruleset, value: Any) -> dict[str, Any]:
-    if rules.repetition in (Repetition.KEE, Repetition.OWN_PREVIOUS, Repetition.HANSEN, Repetition.NIEMINEN,
+    if rules.repetition in (Repetition.KEE, Repetition.KO, Repetition.HANSEN, Repetition.NIEMINEN,
                             Repetition.NKR):
         raise RulesetError(f"{rules.name} has its own repetition rule; superko cannot be changed")
     if value not in ("positional", "situational"):
@@ -264,7 +264,7 @@ PRESETS: dict[str, Ruleset] = {
                        handicap_bonus=HandicapBonus.N),
     "aga": Ruleset("aga", Repetition.SITUATIONAL, Suicide.FORBIDDEN, komi=7.5,
                    handicap_bonus=HandicapBonus.N_MINUS_1, max_players=2),
-    "japanese": Ruleset("japanese", Repetition.OWN_PREVIOUS, Suicide.FORBIDDEN,
+    "japanese": Ruleset("japanese", Repetition.KO, Suicide.FORBIDDEN,
                         scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
     "nieminen": Ruleset("nieminen", Repetition.NIEMINEN, Suicide.FORBIDDEN,
                         scoring=Scoring.TERRITORY_LITERAL, ending=Ending.DISPUTE, komi=6.5, max_players=2,

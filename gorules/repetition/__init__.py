@@ -8,7 +8,8 @@ hold a rule text beside its module:
 
     kee.py       Kee rules 11-14: the cycle prohibition, appealing passes, rescission
     superko.py   positional and situational superko
-    ko.py        the position the player left at his previous turn (Nieminen N7a, japanese)
+    ko.py        the position the player left at his previous turn (Nieminen N7a); the
+                 immediate ko recapture (japanese, 1989 Article 6)
     hansen.py    Hansen's SST ko rules: cycle sets (rule 9), disallowed captures (rule 15), A1', A3'
     nieminen.py  Nieminen's ko, dispute superko (N14a) and "no result" for endless loops (N12)
     jasiek/      Jasiek's New Ko Rules: ko shapes, ko types and the four rules
@@ -22,7 +23,7 @@ from ..ruleset import Repetition
 from .hansen import CycleSets
 from .jasiek import NewKoRules
 from .kee import CycleProhibition
-from .ko import OwnPreviousPosition
+from .ko import BasicKo, OwnPreviousPosition
 from .nieminen import NieminenRepetition
 from .rule import RepetitionRule
 from .superko import SituationalSuperko, Superko
@@ -30,7 +31,7 @@ from .superko import SituationalSuperko, Superko
 if TYPE_CHECKING:
     from ..view import GameView
 
-__all__ = ["RepetitionRule", "repetition_rule", "CycleProhibition", "CycleSets", "NewKoRules",
+__all__ = ["RepetitionRule", "repetition_rule", "BasicKo", "CycleProhibition", "CycleSets", "NewKoRules",
            "NieminenRepetition", "OwnPreviousPosition", "SituationalSuperko", "Superko"]
 
 
@@ -39,8 +40,8 @@ def repetition_rule(game: "GameView") -> RepetitionRule:
     kind = game.rules.repetition
     if kind is Repetition.KEE:
         return CycleProhibition(game)
-    if kind is Repetition.OWN_PREVIOUS:
-        return OwnPreviousPosition(game)
+    if kind is Repetition.KO:
+        return BasicKo(game)
     if kind is Repetition.HANSEN:
         return CycleSets(game)
     if kind is Repetition.NIEMINEN:

@@ -1,9 +1,17 @@
-"""The ko rule of Nieminen's N7a (and the japanese preset): no stone play may bring back the
-board position the player left at his previous turn.
+"""Two ko rules that forbid bringing back one earlier position.
 
-"Previous turn" is his last move of any kind: a pass leaves the board he faced (Nieminen spec
-A2). At his first turn there is no previous turn, so nothing is forbidden: a first play may bring
-back the starting position, as after a set-up where the opponent's first play is a ko capture.
+Nieminen's N7a: no stone play may bring back the board position the player left at his previous
+turn. "Previous turn" is his last move of any kind: a pass leaves the board he faced (Nieminen
+spec A2). At his first turn there is no previous turn, so nothing is forbidden: a first play may
+bring back the starting position, as after a set-up where the opponent's first play is a ko
+capture.
+
+The japanese preset's ko (Japanese rules of 1989, Article 6): "A player whose stone has been
+captured in a ko cannot recapture in that ko on the next move." The text speaks of the next move,
+not of the player's previous turn: the recapture is refused at a first turn too. Bringing back
+the position that stood before the opponent's last move is exactly such a recapture; in a game
+of two that is the position the player left at his previous turn, or the starting position
+before his first.
 """
 
 from __future__ import annotations
@@ -45,7 +53,22 @@ class OwnPreviousPosition(RepetitionRule):
         return super().explain(reason, point, player)
 
     def copy(self, game: "GameView") -> "OwnPreviousPosition":
-        other = object.__new__(OwnPreviousPosition)
+        other = object.__new__(type(self))
         other.game, other.left = game, list(self.left)
         other.hot_hashes = other.left
         return other
+
+
+class BasicKo(OwnPreviousPosition):
+    """Article 6's ko: before any turn of his own, a seat "left" the starting position."""
+
+    two_players = True
+
+    def reset(self) -> None:
+        super().reset()
+        self.left[:] = [self.game.position.hash] * len(self.left)
+
+    def explain(self, reason: Reason, point: str, player: str) -> str:
+        if reason is Reason.KO:
+            return f"{point} would retake the ko at once, bringing back the position before the last move (ko)"
+        return super().explain(reason, point, player)

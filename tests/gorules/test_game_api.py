@@ -131,16 +131,30 @@ def test_ruleset_json_is_strict_and_round_trips():
 KO = {"B3": 0, "A2": 0, "B1": 0, "C3": 1, "B2": 1, "D2": 1, "C1": 1}
 
 
-@pytest.mark.parametrize("rules", ["japanese", "nieminen"])
-def test_own_previous_position_ko_rule(rules):
-    g = Game(Board.grid(4, 3), rules=rules, setup=KO)
+def test_own_previous_position_ko_rule():
+    g = Game(Board.grid(4, 3), rules="nieminen", setup=KO)
     g.play("C2")                                     # Black takes the ko
-    assert g.why_illegal("B2") is None               # White's first turn: White left no position
+    assert g.why_illegal("B2") is None               # N7a, A2: White's first turn, White left no position
     g.play("B2")                                     # White takes back: the set-up position again
     assert g.why_illegal("C2") == "ko"               # would bring back the position Black left
     g.play("A3")                                     # a move elsewhere
     g.play("D3")
     assert g.why_illegal("C2") is None               # now a new position
+
+
+def test_japanese_ko_refuses_the_retake_on_the_next_move_even_at_a_first_turn():
+    """Japanese 1989, Article 6: a player whose stone has been captured in a ko "cannot
+    recapture in that ko on the next move"; the text knows no "previous turn"."""
+    g = Game(Board.grid(4, 3), rules="japanese", setup=KO)
+    g.play("C2")                                     # Black takes the ko at once
+    assert g.why_illegal("B2") == "ko"               # White's first move: the retake is refused
+    with pytest.raises(IllegalMove, match="ko"):
+        g.play("B2")
+    g.play("D3")                                     # White plays elsewhere, Black answers
+    g.play("A3")
+    assert g.why_illegal("B2") is None               # no longer the next move: White may retake
+    g.play("B2")
+    assert g.why_illegal("C2") == "ko"               # and now Black may not at once
 
 
 def test_territory_scoring_counts_prisoners_and_komi():

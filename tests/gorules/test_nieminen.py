@@ -43,11 +43,10 @@ def test_nie01_ko_is_the_position_the_player_left(script):
     assert g.phase == "play"
 
 
-OWN_PREVIOUS_PRESETS = sorted(name for name, rules in PRESETS.items()
-                              if rules.repetition in (Repetition.OWN_PREVIOUS, Repetition.NIEMINEN))
+NIEMINEN_PRESETS = sorted(name for name, rules in PRESETS.items() if rules.repetition is Repetition.NIEMINEN)
 
 
-@pytest.mark.parametrize("rules", OWN_PREVIOUS_PRESETS)
+@pytest.mark.parametrize("rules", NIEMINEN_PRESETS)
 def test_a_first_turn_after_a_set_up_forbids_nothing(rules, script):
     """N7a, A2: White's B5 brings back the set-up position, but White has no previous turn whose
     board it could repeat. Black's A5 again would repeat the board Black left: that is ko."""

@@ -207,8 +207,8 @@ class Model:
     """A slow, independent reading of the stone-play rules, to compare the engine with.
 
     It keeps whole positions instead of hashes and scans the whole live sequence for every
-    question (Kee rules 8-14, positional and situational superko, the own-previous-position ko
-    rule, Nieminen's dispute superko): far too slow for play,
+    question (Kee rules 8-14, positional and situational superko, the ko rule of
+    the japanese preset, Nieminen's dispute superko): far too slow for play,
     plain enough to check by eye. Fed every accepted play from the start of a game.
     """
 
@@ -299,8 +299,9 @@ class Model:
             if seen and not self.cycle_allowed(seat, seen[0], seen[-1]):
                 return "cycle"
             return "rescinded" if point in self.excluded.get(len(self.live), ()) else None
-        if self.rules.repetition.value == "own-previous":
-            return "ko" if after == self.left_by(seat) else None
+        if self.rules.repetition.value == "ko":   # Japanese Article 6: no retake on the next move
+            before_last = self.live[-2][3] if len(self.live) > 1 else self.initial
+            return "ko" if self.live and after == before_last else None
         if self.rules.repetition.value == "hansen":
             return HansenModel(self).reason(seat, point, now, after)
         if self.rules.repetition.value == "nieminen":   # N7a; N14a: any board he left, in a play-out

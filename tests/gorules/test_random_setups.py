@@ -2,7 +2,7 @@
 
 ``test_properties.py`` starts most of its games on an empty board, where a capture seldom comes
 before the second or third move of each player. Some readings only show from a crowded start: a
-ko at a player's first turn (the own-previous-position ko of ``japanese`` and ``nieminen``),
+ko at a player's first turn (refused by ``japanese``'s ko, allowed by ``nieminen``'s N7a),
 or a string already in atari beside kos of both colours (Hansen's A3'). Here every game starts
 from a set-up drawn point by point on a 2x2 to 5x5 grid (the chains left without a liberty
 taken off), captures are played more often than other plays, and after every move
