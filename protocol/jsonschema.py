@@ -11,6 +11,7 @@ refused), from `protocol.messages`. Server messages are described down to every 
 them: a client must ignore fields it does not know, so their schemas allow more.
 """
 
+import inspect
 import json
 import sys
 from typing import Any, Union
@@ -42,6 +43,9 @@ def schema() -> dict[str, Any]:
     discriminator["mapping"]["event"] = "#/$defs/Event"
     defs["ServerMessage"] = {"anyOf": [*server_ref["anyOf"], {"$ref": "#/$defs/Event"}],
                              "discriminator": discriminator}
+    for name, rule in EXACTLY_ONE.items():
+        defs[name].update(rule)
+    _clean_descriptions(defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"polygo wire protocol, version {PROTOCOL_VERSION}",
@@ -49,6 +53,36 @@ def schema() -> dict[str, Any]:
         "anyOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
         "$defs": dict(sorted(defs.items())),
     }
+
+
+def _given(field: str) -> dict[str, Any]:
+    """A field present and not null: the server reads a null field as one left out."""
+    return {"required": [field], "properties": {field: {"not": {"type": "null"}}}}
+
+
+#: the messages whose alternatives the server checks itself (refused with ``bad-field``)
+EXACTLY_ONE: dict[str, dict[str, Any]] = {
+    "Hello": {"allOf": [
+        {"oneOf": [_given("name"), _given("token"), {"anyOf": [_given("user"), _given("password")]}]},
+        {"if": {"anyOf": [_given("user"), _given("password")]}, "then": {"allOf": [_given("user"), _given("password")]}},
+    ]},
+    "Seek": {"oneOf": [_given("pool"), _given("settings")]},
+    "Challenge": {"oneOf": [_given("pool"), _given("settings")]},
+}
+
+
+def _clean_descriptions(node: Any) -> None:
+    """Dedent every description as ``inspect.cleandoc`` does: msgspec copies docstrings with
+    their indentation from 0.23 on and without it before, and the file must be the same."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                node[key] = inspect.cleandoc(value)
+            else:
+                _clean_descriptions(value)
+    elif isinstance(node, list):
+        for value in node:
+            _clean_descriptions(value)
 
 
 def _names(root: dict[str, Any], defs: dict[str, Any]) -> set[str]:
