@@ -35,11 +35,22 @@ def parse_networks(text: str) -> Networks:
 
 def client_address(peer: str, forwarded_for: str | None, trusted: Networks) -> str:
     """The key the per-address limits count the connection under."""
+    return limit_key(forwarded_address(peer, forwarded_for, trusted))
+
+
+def forwarded_address(peer: str, forwarded_for: str | None, trusted: Networks) -> str:
+    """The client's own address, as the logs name it: an IPv6 host, not the /64 it is counted
+    under; an IPv4-mapped one (a dual-stack socket's IPv4 client) as the IPv4 address. Anything
+    but an IP address is cut to 64 characters, like its key."""
     hops = [hop.strip() for hop in forwarded_for.split(",")] if forwarded_for and trusted else []
     address = peer
     while hops and is_trusted(address, trusted):
         address = hops.pop()
-    return limit_key(address)
+    try:
+        ip = ip_address(address)
+    except ValueError:
+        return address[:64]
+    return str(getattr(ip, "ipv4_mapped", None) or ip)
 
 
 def is_trusted(address: str, trusted: Networks) -> bool:

@@ -196,7 +196,7 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
         flag = "--" + field.replace("_", "-")
         variable = "POLYGO_" + field.upper()
         fallback = getattr(default, field)
-        parser.add_argument(flag, type=kind, metavar="N" if kind is _count else "SECONDS",
+        parser.add_argument(flag, type=kind, metavar=METAVARS[kind],
                             default=env.get(variable) or (None if fallback is None else str(fallback)),
                             help=f"{about} ({variable}, default %(default)s)")
     args = parser.parse_args(argv)
@@ -304,3 +304,6 @@ PROTECTIONS: tuple[tuple[str, Any, str], ...] = (
                                "expires, unless it holds a seat in an unfinished game"),
 )
 """The protection limits, each a flag and a variable: (Config field, its parser, help)."""
+
+METAVARS = {_count: "N", _rate: "PER_SECOND", _seconds: "SECONDS"}
+"""What `--help` calls a protection's value, by its parser: a rate is a number per second, not a delay."""

@@ -29,7 +29,7 @@ from protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Ack, Analysis, Arena, Cha
 from protocol.names import clean_name
 
 from . import VERSION
-from .addresses import Networks, client_address
+from .addresses import Networks, forwarded_address, limit_key
 from .frames import frame, write
 from .logs import board_label, event
 from .my_games import my_games
@@ -65,12 +65,14 @@ class Connection:
         self.hub = hub
         self.ws = ws
         self.codec = JSON if ws.subprotocol == JSON else MSGPACK
-        self.address = address_of(ws, hub.config.trusted_proxies)
+        self.client = address_of(ws, hub.config.trusted_proxies)
+        """The client's address, for the log lines; the limits count it as `address`."""
+        self.address = limit_key(self.client)
         self.id = next(_IDS)
         """A number for this connection's log lines, so that its events can be followed."""
         self.opened = _now()
         peer = ws.remote_address
-        event("connection-opened", conn=self.id, address=self.address, peer=str(peer[0]) if peer else None,
+        event("connection-opened", conn=self.id, address=self.client, peer=str(peer[0]) if peer else None,
               codec=self.codec)
         forget_handshake(ws)
         self.session: Session | None = None
@@ -103,7 +105,7 @@ class Connection:
             self.hub.arena.dropped(self)
             self.hub.challenges.dropped(self)
             session = self.session
-            event("connection-closed", conn=self.id, address=self.address, code=self.ws.close_code,
+            event("connection-closed", conn=self.id, address=self.client, code=self.ws.close_code,
                   seconds=round(_now() - self.opened, 3), name=session.name if session else None,
                   user=session.user if session else None)
 
@@ -124,7 +126,7 @@ class Connection:
         if isinstance(message, Error):
             self.hub.metrics.refused(message.code)
             event("rate-limited" if message.code == ErrorCode.RATE_LIMITED.value else "error",
-                  conn=self.id, address=self.address, code=message.code, ref=message.ref, room=message.room)
+                  conn=self.id, address=self.client, code=message.code, ref=message.ref, room=message.room)
         self.send_frame(frame(encode(message.to_wire(), self.codec)))
 
     def send_frame(self, framed: bytes) -> None:
@@ -150,12 +152,12 @@ class Connection:
         if transport is None or transport.is_closing():
             return
         if transport.get_write_buffer_size() > self.hub.config.outbound_limit:
-            log.warning("%s: outbound buffer over %d bytes, disconnecting", self.address,
+            log.warning("%s: outbound buffer over %d bytes, disconnecting", self.client,
                         self.hub.config.outbound_limit)
             self.closed = True
             transport.abort()
             return
-        write(self.ws, transport, frames, self.address)
+        write(self.ws, transport, frames, self.client)
 
     # -- receiving ------------------------------------------------------------------------------------
 
@@ -221,7 +223,7 @@ class Connection:
             reply = _refusal(ProtocolError(ErrorCode.UNAVAILABLE, f"{exc.message} Ask again.",
                                            retry_after=exc.retry_after), message)
         else:
-            log.exception("%s failed on %s", self.address, message.TYPE)
+            log.exception("%s failed on %s", self.client, message.TYPE)
             reply = _refusal(ProtocolError(ErrorCode.INTERNAL, "the server failed on this message; nothing changed"),
                              message)
         forget(exc)
@@ -252,10 +254,10 @@ class Connection:
                 session = await sessions.login(clean_name(m.user, field="user"), m.password, self.address)
             self._check_ban(session.name, session.user)
         except ProtocolError as exc:
-            event("login-refused", conn=self.id, address=self.address, how=how, code=exc.code.value,
+            event("login-refused", conn=self.id, address=self.client, how=how, code=exc.code.value,
                   user=m.user if how == "password" else None)
             raise
-        event("login", conn=self.id, address=self.address, how=how, name=session.name, user=session.user)
+        event("login", conn=self.id, address=self.client, how=how, name=session.name, user=session.user)
         if self.session is not None and self.session.token != session.token:
             self._leave_session()
         self.session = session
@@ -281,9 +283,9 @@ class Connection:
         try:
             await self.hub.sessions.register(self.session, clean_name(m.user, field="user"), m.password, self.address)
         except ProtocolError as exc:
-            event("register-refused", conn=self.id, address=self.address, user=m.user, code=exc.code.value)
+            event("register-refused", conn=self.id, address=self.client, user=m.user, code=exc.code.value)
             raise
-        event("register", conn=self.id, address=self.address, user=self.session.user)
+        event("register", conn=self.id, address=self.client, user=self.session.user)
         self.hub.registered(self.session)
         return Ok(ref="register")
 
@@ -299,7 +301,7 @@ class Connection:
         created = await self.hub.create(self.session, m.settings, self.address)
         room = self.hub.rooms.get(created.room)
         settings = room.settings if room is not None else {}
-        event("room-created", conn=self.id, address=self.address, room=created.room, name=self.session.name,
+        event("room-created", conn=self.id, address=self.client, room=created.room, name=self.session.name,
               rules=settings.get("rules"), board=board_label(settings.get("board")), players=settings.get("players"),
               clock=(settings.get("clock") or {}).get("kind"), private=created.invite is not None)
         return created
@@ -418,11 +420,10 @@ _IDS = itertools.count(1)
 
 
 def address_of(ws: ServerConnection, trusted: Networks) -> str:
-    """The key of the per-address limits: the client's address, as a trusted proxy forwards it
-    (`server/addresses.py`)."""
+    """The client's address, as a trusted proxy forwards it (`server/addresses.py`)."""
     remote = ws.remote_address
     forwarded = ws.request.headers.get("X-Forwarded-For") if ws.request is not None else None
-    return client_address(str(remote[0]) if remote else "", forwarded, trusted)
+    return forwarded_address(str(remote[0]) if remote else "", forwarded, trusted)
 
 
 def forget_handshake(ws: ServerConnection) -> None:

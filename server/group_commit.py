@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, ClassVar, Collection, Iterable, Protocol, Sequence
 
 from .lease import Fenced, Lease
+from .logs import event
 from .ratings import Step
-from .store_errors import StoreError, Unavailable
+from .store_errors import StatementFailed, StoreError, Unavailable
 
 log = logging.getLogger("polygo.store")
 
@@ -250,8 +251,7 @@ class GroupCommit:
         of no room) under a savepoint of its own, so that one room's failure fails only its own.
         A write with a step (a rating update, the finder's claim) is not tried again: its step
         already ran in the failed transaction, and it fails with the batch's error."""
-        stepped = {id(w): StoreError("commit-failed", f"The store could not commit: {cause}.")
-                   for w in batch if w.step is not None}
+        stepped = [w for w in batch if w.step is not None]
         batch = [w for w in batch if w.step is None]
         parts: dict[Any, list[_Write]] = {}
 
@@ -264,13 +264,13 @@ class GroupCommit:
 
         refused, errors = await self._db.transaction(build, rooms)
         failed = self._refused(batch, refused) if refused else {}
-        failed.update(stepped)
+        _log_failure(stepped, cause)
+        failed.update((id(w), StoreError("commit-failed", f"The store could not commit: {cause}.")) for w in stepped)
         broken: set[str] = set()
         for writes, error in zip(parts.values(), errors):
             if error is None:
                 continue
-            log.error("a write of %s could not be committed (%s); its neighbours in the batch were",
-                      writes[0].room or "no room", error)
+            _log_failure(writes, error)
             failure = StoreError("commit-failed", f"The store could not commit: {error}.")
             failure.__cause__ = error
             failed.update((id(w), failure) for w in writes)
@@ -325,6 +325,7 @@ class GroupCommit:
         checked against those reservations."""
         error = StoreError("commit-failed", f"The store could not commit: {exc}.")
         error.__cause__ = exc
+        _log_failure(batch, exc)
         self._forget_rooms({w.room for w in batch if w.room is not None}, error)
         self._count_failed(batch, error)
 
@@ -473,3 +474,12 @@ class GroupCommit:
         except Unavailable as exc:
             self._went_down(exc)
             raise
+
+
+def _log_failure(writes: Iterable[_Write], error: BaseException) -> None:
+    """A `database-error` event for each room whose writes failed (`room` null for writes of no
+    room: a session, a user), with the kind of statement the database refused, when it says
+    (`StatementFailed`), and why: the room an operator asks about is a field, not a sentence."""
+    statement = error.statement if isinstance(error, StatementFailed) else None
+    for room in dict.fromkeys(w.room for w in writes):
+        event("database-error", logging.ERROR, room=room, statement=statement, cause=str(error))

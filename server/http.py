@@ -20,7 +20,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from .addresses import Networks, client_address
+from .addresses import Networks, client_address, forwarded_address
 from .bans import Bans
 from .logs import event
 from .metrics import CONTENT_TYPE, NullMetrics
@@ -149,7 +149,8 @@ class Endpoints:
         self._metrics.handshake_refused(reason)
         peer = connection.remote_address
         event("handshake-refused", reason=reason, status=status.value, peer=str(peer[0]) if peer else "",
-              address=self._client(connection, request))
+              address=forwarded_address(str(peer[0]) if peer else "", request.headers.get("X-Forwarded-For"),
+                                        self._trusted))
 
 
 async def _headless(answer: Awaitable[Response]) -> Response:

@@ -6,7 +6,8 @@ format; the text form stays the default for a terminal. An event (`event("login"
 is a line whose fields are keys of that object (`{"event": "login", "user": ...}`), not words of
 a message, so an operator filters on `address` or `room` without a regular expression; the text
 form shows them as `key=value`. Tokens and passwords are never logged, so neither form can leak
-one; addresses are the client's, resolved through the trusted proxies (`server/addresses.py`).
+one; addresses are the client's, resolved through the trusted proxies (`server/addresses.py`),
+and an IPv6 client's is its own, not the /64 its limits are counted under.
 
 Each kind of event has a budget (`BUDGETS`): past it, lines of that kind are counted, not
 written, and the next line of the kind that is written says how many were held back

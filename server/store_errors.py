@@ -30,3 +30,14 @@ class Unavailable(StoreError):
     def __init__(self, code: str, message: str, retry_after: float = 1.0) -> None:
         super().__init__(code, message)
         self.retry_after = retry_after
+
+
+class StatementFailed(Exception):
+    """The database refused one statement of a transaction. ``statement`` is its kind, the SQL's
+    first word (``begin``, ``insert``, ``update``, ``delete``, ``select``, ``commit``), for the
+    log's ``database-error`` event; the driver's exception is the cause and gives the message."""
+
+    def __init__(self, sql: str, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.statement = sql.split(None, 1)[0].lower()
+        self.__cause__ = cause

@@ -48,7 +48,7 @@ from typing import Any, Generator, Sequence
 from protocol.names import skeleton
 
 from .schema import SCHEMA_VERSION, SQLITE_MIGRATIONS, SchemaTooNew
-from .store_errors import StoreError
+from .store_errors import StatementFailed, StoreError
 
 CHECKPOINT_PAGES = 10_000
 """WAL pages between checkpoints (SQLite's default: 1,000). A batch of many rooms' moves dirties a
@@ -97,15 +97,22 @@ class Writer:
         between its BEGIN and its COMMIT on the writer's thread, then each step (a generator that
         yields a statement and receives its rows, `ratings.update_step`). One part is all or
         nothing; with several, each runs under a savepoint of its own, and a part that fails is
-        rolled back alone: returns, per part, its exception or None. A failing step fails all."""
+        rolled back alone: returns, per part, its exception or None. A failing step fails all.
+        The database's refusals are `StatementFailed`, naming the statement's kind for the log."""
         db = self._connection
         loop = asyncio.get_running_loop()
-        if sum(len(rows) for part in parts for _, rows in part) > LOOP_BEGIN_ROWS or not _begun(db):
-            await loop.run_in_executor(self._executor, _begin_waiting, db)
+        try:
+            if sum(len(rows) for part in parts for _, rows in part) > LOOP_BEGIN_ROWS or not _begun(db):
+                await loop.run_in_executor(self._executor, _begin_waiting, db)
+        except sqlite3.Error as exc:
+            raise StatementFailed("BEGIN", exc) from exc
         try:
             if len(parts) == 1:
-                for sql, rows in parts[0]:
-                    db.executemany(sql, rows)
+                try:
+                    for sql, rows in parts[0]:
+                        db.executemany(sql, rows)
+                except sqlite3.Error as exc:
+                    raise StatementFailed(sql, exc) from exc
                 errors: list[BaseException | None] = [None]
             else:
                 errors = [_savepoint(db, part) for part in parts]
@@ -122,9 +129,11 @@ class Writer:
         db = self._connection
         try:
             db.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StatementFailed("COMMIT", exc) from exc
             raise
 
     async def close(self) -> None:
@@ -162,6 +171,8 @@ def _drive(db: sqlite3.Connection, step: Generator[tuple[str, tuple], list[tuple
             sql, params = step.send(db.execute(sql, params).fetchall())
     except StopIteration:
         pass
+    except sqlite3.Error as exc:
+        raise StatementFailed(sql, exc) from exc
 
 
 def _savepoint(db: sqlite3.Connection, part: list[tuple[str, Sequence[tuple]]]) -> BaseException | None:
@@ -173,7 +184,7 @@ def _savepoint(db: sqlite3.Connection, part: list[tuple[str, Sequence[tuple]]]) 
     except sqlite3.Error as exc:
         db.execute("ROLLBACK TO part")
         db.execute("RELEASE part")
-        return exc
+        return StatementFailed(sql, exc)
     db.execute("RELEASE part")
     return None
 

@@ -35,7 +35,7 @@ def test_the_issue_s_alerts_are_there_on_metrics_the_server_exports():
     rules = yaml.safe_load((PROMETHEUS / "polygo-rules.yml").read_text())["groups"][0]["rules"]
     alerts = {r["alert"]: r["expr"] for r in rules}
     assert {"PolygoNoCommits", "PolygoAckLatencyHigh", "PolygoCommitFailures", "PolygoEventLoopLag",
-            "PolygoBackupTooOld"} <= set(alerts)
+            "PolygoBackupTooOld", "PolygoDatabaseDown"} <= set(alerts)
     metrics = PrometheusMetrics(lambda: {"connections": 0, "sessions": 0, "rooms": {}, "pending_writes": 0,
                                          "ready": True, "last_backup": 0.0})
     metrics.committed(1, 0.001)

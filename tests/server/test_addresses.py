@@ -13,7 +13,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from server.addresses import client_address, limit_key, parse_networks
+from server.addresses import client_address, forwarded_address, limit_key, parse_networks
 
 from .conftest import Client
 
@@ -35,6 +35,9 @@ def test_an_ipv6_client_counts_by_its_slash_64():
     assert limit_key("2001:db8:1:3::1") != limit_key("2001:db8:1:2::1")
     assert limit_key("::ffff:203.0.113.7") == "203.0.113.7"
     assert limit_key("203.0.113.7") == "203.0.113.7"
+    # ... while the logs name the host itself
+    assert forwarded_address("2001:db8:1:2:aaaa::1", None, ()) == "2001:db8:1:2:aaaa::1"
+    assert forwarded_address("::ffff:203.0.113.7", None, ()) == "203.0.113.7"
 
 
 def test_a_bad_proxy_list_names_the_entry():

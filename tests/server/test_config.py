@@ -50,3 +50,14 @@ def test_an_unopenable_database_is_a_clear_error(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "cannot start: database" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_help_names_each_limit_by_its_unit(capsys):
+    """A rate is a number per second, not a delay: `--guest-rate SECONDS` read as "one guest every
+    SECONDS" would set the limit upside down."""
+    with pytest.raises(SystemExit):
+        parse_config(["--help"], env={})
+    text = capsys.readouterr().out
+    for flag in ("--create-rate", "--read-rate", "--guest-rate", "--register-rate", "--chat-rate"):
+        assert f"{flag} PER_SECOND" in text, flag
+    assert "--login-window SECONDS" in text and "--max-rooms N" in text

@@ -8,6 +8,7 @@ import asyncio
 import json
 import logging
 import signal
+import socket
 import subprocess
 
 import msgpack
@@ -16,6 +17,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol import PROTOCOL_VERSION
+from server import logs
 from server.logs import BUDGETS, EVENTS_LOGGER, EventLog, JsonFormatter, TextFormatter
 
 CLIENT = "203.0.113.7"     # the address the proxy says it forwards for (TEST-NET-3)
@@ -88,6 +90,34 @@ async def test_a_session_through_a_proxy_is_logged_as_events(tmp_path, port, spa
     errors = of("error")
     assert ("illegal-move", room, "move") in {(e["code"], e["room"], e["ref"]) for e in errors}
     assert of("rate-limited") and {e["address"] for e in of("rate-limited")} == {CLIENT}
+
+
+def ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback")
+async def test_an_ipv6_client_is_logged_by_its_address_not_its_slash_64(make_server, tmp_path, caplog, monkeypatch):
+    """The limits count an IPv6 client by its /64 (server/addresses.py), but an operator reading
+    the log needs the host: `::/64` names 2^64 of them."""
+    monkeypatch.setattr(logs.event, "_buckets", {})     # budgets fresh, whatever earlier tests logged
+    srv = await make_server(db=str(tmp_path / "v6.db"), host="::1")
+    url = f"ws://[::1]:{srv.port}/"
+    with caplog.at_level(logging.INFO, logger=EVENTS_LOGGER):
+        with pytest.raises(InvalidStatus):
+            await connect(url, origin="https://elsewhere.example")
+        async with connect(url) as ws:
+            await talk(ws, type="hello", protocol=PROTOCOL_VERSION, name="ann")
+            await talk(ws, type="create", settings={"rules": "japanese", "board": "9"})
+        await srv.close()
+    addresses = {(r.msg, r.fields["address"]) for r in caplog.records if "address" in getattr(r, "fields", {})}
+    assert addresses == {("handshake-refused", "::1"), ("connection-opened", "::1"), ("login", "::1"),
+                         ("room-created", "::1"), ("connection-closed", "::1")}
 
 
 def test_a_flood_of_refusals_is_a_few_lines_that_count_the_rest(caplog, monkeypatch):

@@ -3,7 +3,9 @@ reason, games started and finished per ruleset, every error code from 0, and no 
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
@@ -69,3 +71,14 @@ async def test_the_newest_backup_s_time_is_exported_when_the_server_knows_where_
 
 async def test_without_a_backup_dir_there_is_no_backup_metric(server):
     assert not [name for name, _ in await scrape(server.port) if "backup" in name]
+
+
+async def test_every_polygo_metric_is_in_the_operations_table(server):
+    """An operator paged on a series (`polygo_database_up 0`) finds what it means in
+    docs/operations.md's table of metrics."""
+    _, _, body = await get(server.port, "/metrics")
+    names = {name for name, _ in samples(body) if name.startswith("polygo_")}
+    table = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
+    families = {re.sub(r"_(bucket|count|sum)$", "", name) for name in names}
+    assert "polygo_database_up" in families
+    assert not [name for name in sorted(families) if f"| `{name}" not in table]
