@@ -135,7 +135,7 @@ async def who(server: RunningServer, request: dict[str, Any]) -> dict[str, Any]:
     connections = []
     for conn in sorted(server.connections, key=lambda c: c.id):
         session = conn.session
-        connections.append({"conn": conn.id, "address": conn.address, "codec": conn.codec,
+        connections.append({"conn": conn.id, "address": conn.client, "limit_key": conn.address, "codec": conn.codec,
                             "name": session.name if session else None, "user": session.user if session else None,
                             "rooms": sorted(room.id for room in conn.watching),
                             "seconds": round(now - conn.opened, 1)})

@@ -61,6 +61,16 @@ async def test_who_lists_the_connections(server, players, seat):
     assert "2 connections" in table.stdout and room in table.stdout
 
 
+async def test_who_shows_an_ipv6_client_by_its_address_beside_its_limit_key(server):
+    """The limits and address bans count an IPv6 client by its /64; the operator asking who is
+    connected needs the host itself."""
+    client = await from_address(server, "2001:db8::5")
+    await client.hello("v6")
+    done = await asyncio.to_thread(cli, server, "--json", "who")
+    [listed] = json.loads(done.stdout)["connections"]
+    assert (listed["address"], listed["limit_key"]) == ("2001:db8::5", "2001:db8::/64")
+
+
 async def test_closing_a_game_being_played_ends_it_for_everyone(server, players, seat):
     ann, bob = await players(2)
     room = await seat([ann, bob], {"rules": "chinese", "board": "9"})
