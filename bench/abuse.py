@@ -41,13 +41,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.server_load import free_port, script, wait_ready  # noqa: E402
-from protocol import PROTOCOL_VERSION  # noqa: E402
+from polygo.protocol import PROTOCOL_VERSION  # noqa: E402
 
 POLYGO = """
 import asyncio, logging, sys
 sys.path.insert(0, {root!r})
-from server.app import run
-from server.config import Config
+from polygo.server.app import run
+from polygo.server.config import Config
 logging.basicConfig(level="ERROR")
 asyncio.run(run(Config(port={port}, db={db!r}, rate=1e9, burst=1e9, rooms_per_session=10**6{limits})))
 """

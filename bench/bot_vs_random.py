@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gorules import PRESETS, Board, BoardError, Game  # noqa: E402
+from polygo.rules import PRESETS, Board, BoardError, Game  # noqa: E402
 
-from client_cli.builtin_bot import choose_move  # noqa: E402
+from polygo.client.builtin_bot import choose_move  # noqa: E402
 
 
 def play_one(board: Board, rules: str, komi: float | None, bot_seat: int, seed: int, max_moves: int) -> tuple[bool, int]:

@@ -1,7 +1,7 @@
 """Fault drill of cluster mode: PostgreSQL restarted under the games, or a node killed, and what
 the players see.
 
-A private PostgreSQL 15 (fsync on; tests/postgres.py makes it) and three `python -m server` nodes
+A private PostgreSQL 15 (fsync on; tests/postgres.py makes it) and three `python -m polygo.server` nodes
 on it (lease 10 s). Each game is one scripted player against the server's house bot on 19x19,
 created at node i mod 3. Players connect straight to the nodes (as HAProxy's /n/<node>/ would):
 one answered `moved` goes to the node named, one answered `unavailable` waits its `retry_after`,
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.cluster_failover import Player as FailoverPlayer, free_port  # noqa: E402
-from protocol import PROTOCOL_VERSION  # noqa: E402
+from polygo.protocol import PROTOCOL_VERSION  # noqa: E402
 from tests.postgres import PostgresCluster  # noqa: E402
 
 NODES = ("a", "b", "c")
@@ -69,7 +69,7 @@ AUDIT = [
 
 def start_node(db: str, node: str, port: int) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="ERROR")
-    return subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--db", db, "--node-id", node,
+    return subprocess.Popen([sys.executable, "-m", "polygo.server", "--port", str(port), "--db", db, "--node-id", node,
                              "--lease", "10"], cwd=ROOT, env=env)
 
 

@@ -1,6 +1,6 @@
 """Failover benchmark: kill -9 the node that serves every game, and time until each game goes on.
 
-A private PostgreSQL 15 (fsync on; tests/postgres.py makes it) and three `python -m server` nodes
+A private PostgreSQL 15 (fsync on; tests/postgres.py makes it) and three `python -m polygo.server` nodes
 on it (lease 10 s). Every game is one scripted player against the server's house bot, created at
 node a; the player moves as soon as the bot has answered (the bot pauses 0.3 s). After a warm-up,
 node a is killed with SIGKILL. Each player reconnects at once to node b or c (as HAProxy would send
@@ -37,7 +37,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from protocol import PROTOCOL_VERSION  # noqa: E402
+from polygo.protocol import PROTOCOL_VERSION  # noqa: E402
 from tests.postgres import PostgresCluster  # noqa: E402
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
@@ -52,7 +52,7 @@ def free_port() -> int:
 
 def start_node(db: str, node: str, port: int) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="WARNING")
-    return subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--db", db, "--node-id", node,
+    return subprocess.Popen([sys.executable, "-m", "polygo.server", "--port", str(port), "--db", db, "--node-id", node,
                              "--lease", "10"], cwd=ROOT, env=env)
 
 

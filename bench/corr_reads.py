@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.store import Store  # noqa: E402  (after the path set-up, to run from a checkout)
+from polygo.server.store import Store  # noqa: E402  (after the path set-up, to run from a checkout)
 
 SETTINGS = {"rules": "chinese", "board": "19", "players": 2, "clock": {"kind": "corr", "period": 259200,
                                                                         "cap": 259200}}

@@ -38,8 +38,8 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gorules import Board, Game  # noqa: E402
-from gorules.board import COLUMNS  # noqa: E402
+from polygo.rules import Board, Game  # noqa: E402
+from polygo.rules.board import COLUMNS  # noqa: E402
 
 RULES = ("chinese", "tromp-taylor", "aga", "japanese", "kee", "lasker-maas", "nieminen", "hansen-sst",
          "jasiek-nkr")   # every preset: issue 13's target is for each
@@ -286,7 +286,7 @@ def time_full_analysis(board: Board, setup: dict[str, int], repeat: int) -> tupl
     """(ko positions, seconds per full analysis from scratch with every ko's type read, of which
     the types). The analysis works a type out when it is read (issue 13's eighth round), so the
     types are what reading them all adds to the rest: mouths, strings, couplings, ko positions."""
-    from gorules.repetition.jasiek.analysis import Analysis
+    from polygo.rules.repetition.jasiek.analysis import Analysis
     g = Game(board, rules="jasiek-nkr", setup=setup)
     rule = g._rule
 

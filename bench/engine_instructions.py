@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import engine  # noqa: E402
-from gorules.ruleset import PRESETS  # noqa: E402
+from polygo.rules.ruleset import PRESETS  # noqa: E402
 
 PEER = "sgfmill"
 

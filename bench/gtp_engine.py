@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from client_cli.gtp import GtpEngine  # noqa: E402
+from polygo.client.gtp import GtpEngine  # noqa: E402
 
 COMMANDS = ("play b D4", "undo")
 

@@ -40,13 +40,13 @@ sys.path.insert(0, str(ROOT))
 
 from bench.abuse import REFUSED, rss_mb  # noqa: E402
 from bench.server_load import cpu_seconds, free_port, wait_ready  # noqa: E402
-from protocol import PROTOCOL_VERSION  # noqa: E402
+from polygo.protocol import PROTOCOL_VERSION  # noqa: E402
 
 POLYGO = """
 import asyncio, logging, sys
 sys.path.insert(0, {root!r})
-from server.app import run
-from server.config import Config
+from polygo.server.app import run
+from polygo.server.config import Config
 logging.basicConfig(level="ERROR")
 asyncio.run(run(Config(port={port}, db={db!r}{limits})))
 """
@@ -65,7 +65,7 @@ BIGGEST = {"rules": "chinese", "board": {"points": PATH, "edges": [[PATH[i], PAT
 
 def limits_for(raised: bool) -> str:
     """The Config keyword arguments of the run, only those this checkout's Config has."""
-    from server.config import Config
+    from polygo.server.config import Config
     fields = set(Config.__dataclass_fields__)
     chosen = [part for part in (RAISED if raised else ", rate=1e9, burst=10**9").split(",") if part.strip()]
     return "".join(f", {part.strip()}" for part in chosen if part.split("=")[0].strip() in fields)

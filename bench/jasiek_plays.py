@@ -34,8 +34,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import engine  # noqa: E402
-from gorules import Game  # noqa: E402
-from gorules.repetition.jasiek import rules as nkr  # noqa: E402
+from polygo.rules import Game  # noqa: E402
+from polygo.rules.repetition.jasiek import rules as nkr  # noqa: E402
 
 NewKoRules = nkr.NewKoRules
 

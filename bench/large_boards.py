@@ -33,10 +33,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "gorules"))
+sys.path.insert(0, str(ROOT / "tests" / "rules"))
 
 import engine  # noqa: E402
-from gorules import Board, Game  # noqa: E402
+from polygo.rules import Board, Game  # noqa: E402
 from large_graphs import LARGE  # noqa: E402
 
 BOARDS = (*LARGE, "19")

@@ -27,13 +27,13 @@ from websockets.exceptions import InvalidStatus
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from protocol import PROTOCOL_VERSION  # noqa: E402
+from polygo.protocol import PROTOCOL_VERSION  # noqa: E402
 
 SERVER = """
 import logging, sys
 sys.path.insert(0, {root!r})
-from server.app import run_sync
-from server.config import Config
+from polygo.server.app import run_sync
+from polygo.server.config import Config
 logging.basicConfig(level="WARNING")
 run_sync(Config(port={port}, db={db!r}, connections_per_address=10**6))
 """

@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SERVER = """
 import asyncio, logging, sys
 sys.path.insert(0, {root!r})
-from server.app import run
-from server.config import Config
+from polygo.server.app import run
+from polygo.server.config import Config
 logging.basicConfig(level="WARNING")
 asyncio.run(run(Config(port={port}, db={db!r}, rate=1e9, burst=1e9,
                        read_rate=1e12, guest_rate=1e6, points_per_address=10**9, rooms_per_creator=10**6,

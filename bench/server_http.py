@@ -173,7 +173,7 @@ async def main() -> None:
     if args.probe is not None:
         print(json.dumps(probe(tuple(args.probe), args.rate, args.seconds)))
         return
-    from server.app import loop_factory
+    from polygo.server.app import loop_factory
     uvloop = loop_factory() is not None
     roots = {"this": server_load.ROOT}
     if args.against is not None:

@@ -63,7 +63,7 @@ async def baseline_main(port: int, db: str, sync: str) -> None:
     from websockets.asyncio.connection import broadcast
     from websockets.asyncio.server import serve
 
-    from server.store import Store
+    from polygo.server.store import Store
 
     store = await Store.open(db, synchronous=sync)
     rooms: dict[str, dict] = {}
@@ -118,7 +118,7 @@ async def baseline_main(port: int, db: str, sync: str) -> None:
 def serve(kind: str, portfile: str, collector: bool) -> None:
     """Run one server until SIGTERM, its port written to ``portfile``; every store write resolved
     by the loop at once (see the module's doc); without the ``collector`` once it listens."""
-    from server.store import Store
+    from polygo.server.store import Store
 
     def resolved(self: Store, statements: list, room: str | None = None) -> asyncio.Future:
         done = self._loop.create_future()
@@ -133,9 +133,9 @@ def serve(kind: str, portfile: str, collector: bool) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             db = os.path.join(tmp, f"{kind}.db")
             if kind == "polygo":
-                from server.app import Server
-                from server.collector import tune_for_serving
-                from server.config import Config
+                from polygo.server.app import Server
+                from polygo.server.collector import tune_for_serving
+                from polygo.server.config import Config
                 server = await Server(Config(port=0, host="127.0.0.1", db=db, rate=1e9, burst=1e9,
                                              read_rate=1e12, guest_rate=1e6, points_per_address=10**9,
                                              rooms_per_creator=10**6,
@@ -155,7 +155,7 @@ def serve(kind: str, portfile: str, collector: bool) -> None:
         os._exit(0)   # valgrind reports at the exit; the baseline's store has no close of its own
 
     if kind == "polygo":
-        from server.app import loop_factory
+        from polygo.server.app import loop_factory
         asyncio.Runner(loop_factory=loop_factory()).run(main())
     else:
         asyncio.run(main())

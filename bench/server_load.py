@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PEER = ROOT.parent / "shared" / "peers" / "minimal-server"
 sys.path.insert(0, str(ROOT))
 
-from protocol import PROTOCOL_VERSION  # noqa: E402
+from polygo.protocol import PROTOCOL_VERSION  # noqa: E402
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 
@@ -82,9 +82,9 @@ def free_port() -> int:
 POLYGO = """
 import asyncio, logging, sys
 sys.path.insert(0, {root!r})
-from server.app import run, run_sync
-from server.collector import tune_for_serving
-from server.config import Config
+from polygo.server.app import run, run_sync
+from polygo.server.collector import tune_for_serving
+from polygo.server.config import Config
 logging.basicConfig(level="WARNING")
 config = Config(port={port}, db={db!r}, rate=1e9, burst=1e9,
                 read_rate=1e12, guest_rate=1e6, points_per_address=10**9, rooms_per_creator=10**6,
@@ -310,7 +310,7 @@ async def main() -> None:
     args = parser.parse_args()
     if not (args.peer / "server.py").exists():
         parser.error(f"no minimal server in {args.peer}: this benchmark compares polygo with it")
-    from server.app import loop_factory
+    from polygo.server.app import loop_factory
     uvloop = not args.stock_loop and loop_factory() is not None
     print(f"SQLite synchronous={args.synchronous}, databases in {args.dir or tempfile.gettempdir()}; "
           f"both servers on {'uvloop' if uvloop else 'asyncio'}; load average {os.getloadavg()[0]:.1f}")

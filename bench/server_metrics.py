@@ -24,7 +24,7 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     template = server_load.POLYGO
-    from server.app import loop_factory
+    from polygo.server.app import loop_factory
     uvloop = loop_factory() is not None
     results: dict[str, list[dict]] = {"metrics": [], "no metrics": []}
     print(f"{'server':11} {'games':>5} {'moves/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'server CPU':>10}")

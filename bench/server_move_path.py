@@ -37,16 +37,16 @@ from websockets.protocol import State
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from protocol import PROTOCOL_VERSION  # noqa: E402
-from server.app import loop_factory  # noqa: E402
-from server.collector import tune_for_serving  # noqa: E402
-from server.config import Config  # noqa: E402
-from server.connection import Connection  # noqa: E402
-from server.games import ko_view, legal_view, stone_point  # noqa: E402
-from server.hub import Hub  # noqa: E402
-from server.metrics import make_metrics  # noqa: E402
-from server.sessions import Sessions  # noqa: E402
-from server.store import Store  # noqa: E402
+from polygo.protocol import PROTOCOL_VERSION  # noqa: E402
+from polygo.server.app import loop_factory  # noqa: E402
+from polygo.server.collector import tune_for_serving  # noqa: E402
+from polygo.server.config import Config  # noqa: E402
+from polygo.server.connection import Connection  # noqa: E402
+from polygo.server.games import ko_view, legal_view, stone_point  # noqa: E402
+from polygo.server.hub import Hub  # noqa: E402
+from polygo.server.metrics import make_metrics  # noqa: E402
+from polygo.server.sessions import Sessions  # noqa: E402
+from polygo.server.store import Store  # noqa: E402
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 MOVES = 150

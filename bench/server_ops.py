@@ -35,7 +35,7 @@ from server_load import ROOT, Game, free_port, script, seat_games, wait_ready
 
 sys.path.insert(0, str(ROOT))
 
-from server.writer import _connect  # noqa: E402
+from polygo.server.writer import _connect  # noqa: E402
 
 
 def delivered(states: list[Game]) -> int:
@@ -93,7 +93,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "polygo.db")
         filled = fill(db, args.megabytes)
-        proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--db", db,
+        proc = subprocess.Popen([sys.executable, "-m", "polygo.server", "--port", str(port), "--db", db,
                                  "--log-level", "WARNING"], cwd=ROOT)
         try:
             await wait_ready(port)
@@ -103,7 +103,7 @@ async def main() -> None:
             go.set()
             await asyncio.sleep(1.0)
             quiet = await window(states, [sys.executable, "-c", "import time; time.sleep(1)"], 10)
-            ours = await window(states, [sys.executable, "-m", "server", "backup", str(Path(tmp) / "vacuum.db"),
+            ours = await window(states, [sys.executable, "-m", "polygo.server", "backup", str(Path(tmp) / "vacuum.db"),
                                          "--db", db], args.cap)
             peer = await window(states, [shutil.which("sqlite3") or "sqlite3", db,
                                          f".backup '{Path(tmp) / 'shell.db'}'"], args.cap)

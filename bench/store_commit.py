@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.store import Store  # noqa: E402  (after the path set-up, to run from a checkout)
+from polygo.server.store import Store  # noqa: E402  (after the path set-up, to run from a checkout)
 
 
 async def room_task(store: Store, room_id: str, until: float, latencies: list[float]) -> None:

@@ -1,6 +1,6 @@
 """What a move frame costs the server before it reaches the room: decode + validate, per frame.
 
-`protocol.decode_client` turns a frame into a checked message. Its peer in the same run is the
+`polygo.protocol.decode_client` turns a frame into a checked message. Its peer in the same run is the
 bare decoder with no checking at all (the `msgpack` package's `unpackb` for binary frames, the
 standard library's `json.loads` for text frames): the ratio says what validation adds on top of
 reading the bytes. Run it by hand (a benchmark, not a test):
@@ -25,7 +25,7 @@ import msgpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from protocol import decode_client  # noqa: E402
+from polygo.protocol import decode_client  # noqa: E402
 
 MOVE = {"type": "move", "room": "Xk2bT9aQ", "move": "appeal D4", "seq": 1_700_000_000_123, "id": 4711}
 CREATE = {"type": "create", "id": 2, "settings": {"rules": "kee", "board": "19", "players": 3,

@@ -1,4 +1,4 @@
-"""Three `python -m server` nodes on one PostgreSQL database behind a real HAProxy running
+"""Three `python -m polygo.server` nodes on one PostgreSQL database behind a real HAProxy running
 deploy/haproxy/haproxy.cfg, all on loopback ports: shared by tests/cluster and tests/web.
 
 Without HAProxy the tests using it are skipped, except under CI (CI=true), where .ci/run installs it.
@@ -59,7 +59,7 @@ class Cluster:
     def start(self, node: str) -> subprocess.Popen:
         env = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="WARNING")
         self.nodes[node] = subprocess.Popen(
-            [sys.executable, "-m", "server", "--port", str(self.ports[node]), "--db", self.db,
+            [sys.executable, "-m", "polygo.server", "--port", str(self.ports[node]), "--db", self.db,
              "--node-id", node, "--lease", str(LEASE)], cwd=ROOT, env=env)
         return self.nodes[node]
 

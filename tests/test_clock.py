@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.clock_settings import ClockSettings
-from server.clock import Clocks
+from polygo.protocol.clock_settings import ClockSettings
+from polygo.server.clock import Clocks
 
 
 def clocks(text: str, seats: int = 2) -> Clocks:
@@ -368,7 +368,7 @@ def test_flagged_and_stop_agree_at_the_deadline_itself():
 
 def test_an_uncapped_fischer_clock_stays_within_the_documented_bound():
     """Issue 16, item 12: quick moves under fischer:10^8+10^8 grew the clock past 10^8 s."""
-    from protocol.clock_settings import MAX_SECONDS
+    from polygo.protocol.clock_settings import MAX_SECONDS
 
     clocks = Clocks(ClockSettings.parse(f"fischer:{MAX_SECONDS}+{MAX_SECONDS}"), 2)
     clocks.start(0, 0.0)

@@ -1,4 +1,5 @@
-"""No import circles inside a package: a reader can read each package's modules bottom up.
+"""No import circles inside a package, and no import against the layers of DESIGN.md: a reader
+can read each package's modules bottom up, and the engine and the wire stay free of the server.
 
 Every import in a module counts, those under ``if TYPE_CHECKING:`` and inside functions too
 (a circle hidden from the interpreter is still one for the reader). An import of ``a.b.c``
@@ -82,9 +83,58 @@ def circles(package: str) -> list[list[str]]:
     return groups
 
 
-@pytest.mark.parametrize("package", ["gorules", "protocol", "server", "client_cli"])
+PACKAGES = ["polygo/rules", "polygo/protocol", "polygo/server", "polygo/client"]
+
+
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_package_has_an_import_circle(package):
     assert circles(package) == []
+
+
+#: what each package may not import (DESIGN.md): the engine is pure, the wire knows no server,
+#: and the server and the client never import each other
+FORBIDDEN = {
+    "polygo.rules": ("polygo.protocol", "polygo.server", "polygo.client", "asyncio", "websockets", "aiosqlite",
+                     "sqlite3", "msgpack"),
+    "polygo.protocol": ("polygo.server", "polygo.client", "websockets", "aiosqlite", "sqlite3"),
+    "polygo.server": ("polygo.client",),
+    "polygo.client": ("polygo.server", "aiosqlite", "sqlite3"),
+}
+
+
+def absolute_imports(path: Path) -> set[str]:
+    """Every module a file imports by its absolute name, and its relative imports made absolute."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    package = parts if path.name == "__init__.py" else parts[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def violations(package: str) -> list[str]:
+    banned = FORBIDDEN[package]
+    return sorted(f"{path.relative_to(ROOT)} imports {name}"
+                  for path in (ROOT / package.replace(".", "/")).rglob("*.py")
+                  for name in absolute_imports(path)
+                  if any(name == b or name.startswith(b + ".") for b in banned))
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_each_package_imports_only_what_its_layer_allows(package):
+    assert violations(package) == []
+
+
+def test_the_layer_check_finds_an_import_that_goes_the_wrong_way(tmp_path, monkeypatch):
+    (tmp_path / "polygo" / "protocol").mkdir(parents=True)
+    (tmp_path / "polygo" / "protocol" / "a.py").write_text("from ..server.hub import Hub\nimport asyncio\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert violations("polygo.protocol") == ["polygo/protocol/a.py imports polygo.server.hub.Hub"]
 
 
 def test_the_check_finds_a_circle(tmp_path, monkeypatch):

@@ -35,7 +35,7 @@ def test_a_wheel_build_is_complete_and_leaves_the_checkout_clean(tmp_path):
     assert left == set(), f"the build left files in the checkout: {sorted(left)[:10]}"
     [wheel] = out.glob("polygo-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"server/web/index.html", "gorules/boards/hex5.json", "server/__main__.py",
-            "client_cli/__main__.py", "protocol/messages.py"} <= names
+    assert {"polygo/server/web/index.html", "polygo/rules/boards/hex5.json", "polygo/server/__main__.py",
+            "polygo/client/__main__.py", "polygo/protocol/messages.py"} <= names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert not any(name.startswith(("tests/", "bench/", "docs/")) for name in names)

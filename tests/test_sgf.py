@@ -10,8 +10,8 @@ from importlib.metadata import version
 
 from sgfmill import common, sgf, sgf_moves
 
-from gorules import Board, Game
-from gorules.sgf import sgf_point, to_sgf
+from polygo.rules import Board, Game
+from polygo.rules.sgf import sgf_point, to_sgf
 
 GNUGO = "/usr/games/gnugo"
 

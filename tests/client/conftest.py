@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from gorules import Game
-from protocol import Snapshot
+from polygo.rules import Game
+from polygo.protocol import Snapshot
 
-from client_cli.room import RoomView
+from polygo.client.room import RoomView
 
 from .tmux import Tmux
 
@@ -40,7 +40,7 @@ def gnugo() -> str:
 
 
 class LocalServer:
-    """A real `python -m server` on a free loopback port with its own SQLite file."""
+    """A real `python -m polygo.server` on a free loopback port with its own SQLite file."""
 
     def __init__(self, db: Path) -> None:
         self.db = db
@@ -54,7 +54,7 @@ class LocalServer:
 
     def start(self, port: int = 0, *args: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "server", "--port", str(port), "--db", str(self.db), "--log-level", "INFO", *args],
+            [sys.executable, "-m", "polygo.server", "--port", str(port), "--db", str(self.db), "--log-level", "INFO", *args],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )
         assert self.process.stderr is not None
@@ -122,5 +122,5 @@ def _view_of(game: Game, names: list[str], settings: dict | None = None) -> Room
 
 @pytest.fixture
 def make_view():
-    """A factory: the RoomView a snapshot of a gorules Game would give (no server needed)."""
+    """A factory: the RoomView a snapshot of a polygo.rules Game would give (no server needed)."""
     return _view_of

@@ -6,10 +6,10 @@ import json
 import pytest
 from websockets.asyncio.client import connect
 
-from protocol import JSON, PROTOCOL_VERSION, Analysis, RoomSettings, SeatName
+from polygo.protocol import JSON, PROTOCOL_VERSION, Analysis, RoomSettings, SeatName
 
-from client_cli.errors import ServerRefused
-from client_cli.session import Client
+from polygo.client.errors import ServerRefused
+from polygo.client.session import Client
 
 GUARD = 60.0  # seconds before a stuck wait fails the test; never a measure of speed
 

@@ -49,7 +49,7 @@ def arena_server(tmp_path) -> LocalServer:
 def run_bots(server: LocalServer, tmp_path, engines: list[list[str]], games: int, pool: str = "arena-fast") -> None:
     """`polygo bot ENGINE --arena POOL` for each engine (users arenabot0, 1, ...), to the end."""
     bots = [subprocess.Popen(
-        [sys.executable, "-m", "client_cli", "bot", *engine, "--arena", pool, "--user", f"arenabot{i}",
+        [sys.executable, "-m", "polygo.client", "bot", *engine, "--arena", pool, "--user", f"arenabot{i}",
          "--games", str(games), "--server", server.url, "--token-file", str(tmp_path / f"tokens{i}.json"),
          "--log-level", "WARNING"],
         cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_PASSWORD=f"secret-{i}"),

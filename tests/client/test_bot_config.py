@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from protocol import RoomSettings
+from polygo.protocol import RoomSettings
 
-from client_cli.__main__ import bot_from
-from client_cli.bot_config import Accept, BotConfigError, parse_config, read_config
-from client_cli.errors import UsageError
-from client_cli.sdk import Bot, BotRunner, Turn, run_bot
-from client_cli.session import Client
+from polygo.client.__main__ import bot_from
+from polygo.client.bot_config import Accept, BotConfigError, parse_config, read_config
+from polygo.client.errors import UsageError
+from polygo.client.sdk import Bot, BotRunner, Turn, run_bot
+from polygo.client.session import Client
 
 GUARD = 120.0  # seconds before a stuck game fails the test; never a measure of speed
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "bots.md"
@@ -134,7 +134,7 @@ farewell = "Thanks for the game."
         while not all(view.seats[0].get("name") for view in views[:2]):  # the bot must find seat 1 free
             await asyncio.wait_for(watcher.changes.get(), GUARD)
         env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"))
-        bot = await asyncio.create_subprocess_exec(sys.executable, "-m", "client_cli", "bot", "--config", str(config),
+        bot = await asyncio.create_subprocess_exec(sys.executable, "-m", "polygo.client", "bot", "--config", str(config),
                                                    env=env)
         assert await asyncio.wait_for(bot.wait(), GUARD) == 0
         results = await asyncio.wait_for(asyncio.gather(*passers), GUARD)
@@ -186,7 +186,7 @@ class Counting(Bot):
 
 
 async def test_serve_keeps_within_the_limit(server):
-    from client_cli.bot_service import serve
+    from polygo.client.bot_service import serve
 
     class Passer(Bot):
         name = "passer"
@@ -211,7 +211,7 @@ async def test_serve_keeps_within_the_limit(server):
 
 
 async def test_serve_leaves_empty_rooms_alone(server):
-    from client_cli.bot_service import serve
+    from polygo.client.bot_service import serve
 
     class Passer(Bot):
         name = "passer"

@@ -7,15 +7,15 @@ import sys
 
 import pytest
 
-from protocol import RoomSettings
+from polygo.protocol import RoomSettings
 
-from client_cli.errors import ServerRefused
-from client_cli.gtp_bridge import GtpBot
-from client_cli.sdk import Bot, Turn, run_bot
-from client_cli.session import Client
+from polygo.client.errors import ServerRefused
+from polygo.client.gtp_bridge import GtpBot
+from polygo.client.sdk import Bot, Turn, run_bot
+from polygo.client.session import Client
 
 GUARD = 120.0  # seconds before a stuck game fails the test; never a measure of speed
-POLYGO = [sys.executable, "-m", "client_cli"]
+POLYGO = [sys.executable, "-m", "polygo.client"]
 
 
 async def create_room(url: str, **settings) -> str:
@@ -148,7 +148,7 @@ class BigChainAbuser(Abuser):
     """Marks the largest chain of seat 0 dead, twice (after seat 0 accepted), then accepts anything."""
 
     async def mark_dead(self, turn: Turn) -> str | None:
-        from client_cli.marking import chains_of
+        from polygo.client.marking import chains_of
 
         black = [p for p, s in turn.game.stones().items() if s == 0]
         chains = sorted(chains_of(turn.game, black), key=len)

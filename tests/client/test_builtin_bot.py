@@ -4,10 +4,10 @@ import random
 
 import pytest
 
-from gorules import PRESETS, Board, Game
+from polygo.rules import PRESETS, Board, Game
 
-from client_cli.builtin_bot import choose_move, value_of
-from client_cli.tactics import Snapshot
+from polygo.client.builtin_bot import choose_move, value_of
+from polygo.client.tactics import Snapshot
 
 SEATS = {"X": 0, "O": 1, "R": 2}
 
@@ -236,7 +236,7 @@ def test_is_a_pure_function_of_game_and_seed():
 
 
 def test_winds_down_a_game_that_runs_too_long(monkeypatch):
-    from client_cli import builtin_bot
+    from polygo.client import builtin_bot
 
     game = Game(Board.grid(5, 5), rules="kee", players=2)
     game.play("C3")

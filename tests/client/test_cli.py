@@ -12,11 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from protocol import RoomSettings
+from polygo.protocol import RoomSettings
 
-from client_cli.session import Client
+from polygo.client.session import Client
 
-POLYGO = [sys.executable, "-m", "client_cli"]
+POLYGO = [sys.executable, "-m", "polygo.client"]
 
 
 def polygo(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -139,7 +139,7 @@ async def test_rooms_and_watch(server, tmp_path, tmux):
 
 
 def test_board_files_are_read_by_the_client(tmp_path):
-    from client_cli.__main__ import build_parser, settings_from
+    from polygo.client.__main__ import build_parser, settings_from
 
     graph = {"points": ["a", "b", "c"], "edges": [["a", "b"], ["b", "c"]]}
     path = tmp_path / "line.json"
@@ -154,8 +154,8 @@ def test_board_files_are_read_by_the_client(tmp_path):
 
 
 async def test_export_and_a_bot_refusing_a_room_it_cannot_play(server, tmp_path, fake_engine):
-    from client_cli.bots import BuiltinBot
-    from client_cli.sdk import run_bot
+    from polygo.client.bots import BuiltinBot
+    from polygo.client.sdk import run_bot
 
     async with Client(server.url, name="host") as host:
         room = (await host.create(RoomSettings(rules="tromp-taylor", board="5x5"))).room
@@ -201,17 +201,17 @@ def test_a_bad_board_file_starts_no_local_server(tmp_path):
     (["--rules", "hansen-sst", "--option", "komi=3"], "setting of its own"), (["--option", "a1"], "KEY=VALUE"),
 ])
 def test_settings_the_engine_refuses_are_usage_errors_before_connecting(flags, words):
-    from client_cli.__main__ import build_parser, settings_from
-    from client_cli.errors import UsageError
+    from polygo.client.__main__ import build_parser, settings_from
+    from polygo.client.errors import UsageError
 
     with pytest.raises(UsageError, match=words):
         settings_from(build_parser().parse_args(["play", *flags]))
 
 
 async def test_jasiek_nkr_room_played_by_bots_exports_a_record_that_replays(server):
-    from client_cli.bots import BuiltinBot
-    from client_cli.sdk import run_bot
-    from gorules import Game
+    from polygo.client.bots import BuiltinBot
+    from polygo.client.sdk import run_bot
+    from polygo.rules import Game
 
     async with Client(server.url, name="host") as host:
         room = (await host.create(RoomSettings(rules="jasiek-nkr", board="5x5", options={"ko_shapes": "reconstructed"}))).room

@@ -1,17 +1,17 @@
-"""A bot that answers challenges by its filters (client_cli/finding.py) against a real server:
+"""A bot that answers challenges by its filters (polygo/client/finding.py) against a real server:
 it accepts a challenge its filters allow and plays the game, and declines one they refuse."""
 
 from __future__ import annotations
 
 import asyncio
 
-from protocol import ChallengeState, Matched
+from polygo.protocol import ChallengeState, Matched
 
-from client_cli.bot_config import Accept
-from client_cli.bots import BuiltinBot
-from client_cli.finding import Finding, find_games
-from client_cli.sdk import BotRunner
-from client_cli.session import Client
+from polygo.client.bot_config import Accept
+from polygo.client.bots import BuiltinBot
+from polygo.client.finding import Finding, find_games
+from polygo.client.sdk import BotRunner
+from polygo.client.session import Client
 
 GUARD = 60.0
 

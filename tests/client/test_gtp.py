@@ -5,13 +5,13 @@ import sys
 
 import pytest
 
-from client_cli.errors import (
+from polygo.client.errors import (
     EngineCommandFailed,
     EngineProtocolError,
     EngineTerminated,
     EngineTimeout,
 )
-from client_cli.gtp import GtpEngine, LateReply, parse_response_line
+from polygo.client.gtp import GtpEngine, LateReply, parse_response_line
 
 
 def test_parse_response_line():

@@ -8,15 +8,15 @@ import sys
 
 import pytest
 
-from gorules import Board, Game
-from gorules.handicap import fixed_handicap_points
+from polygo.rules import Board, Game
+from polygo.rules.handicap import fixed_handicap_points
 from sgfmill import sgf
-from protocol import RoomSettings
-from protocol.clock_settings import ClockSettings
+from polygo.protocol import RoomSettings
+from polygo.protocol.clock_settings import ClockSettings
 
-from client_cli.bots import BuiltinBot
-from client_cli.gtp import GtpEngine
-from client_cli.gtp_bridge import (
+from polygo.client.bots import BuiltinBot
+from polygo.client.gtp import GtpEngine
+from polygo.client.gtp_bridge import (
     GtpBot,
     engine_argv,
     engine_plays,
@@ -25,12 +25,12 @@ from client_cli.gtp_bridge import (
     time_left_args,
     time_settings_command,
 )
-from client_cli.gtp_game import rules_commands
-from client_cli.gtp_time import told_clock
-from client_cli.room import Clocks
-from client_cli.seat_clock import seat_clock
-from client_cli.sdk import Bot, Turn, run_bot
-from client_cli.session import Client
+from polygo.client.gtp_game import rules_commands
+from polygo.client.gtp_time import told_clock
+from polygo.client.room import Clocks
+from polygo.client.seat_clock import seat_clock
+from polygo.client.sdk import Bot, Turn, run_bot
+from polygo.client.session import Client
 
 GUARD = 300.0  # seconds before a stuck game fails the test; never a measure of speed
 
@@ -161,7 +161,7 @@ async def test_gnugo_against_gnugo_through_the_server(server, gnugo, tmp_path):
     room = await create_room(server.url, rules="chinese", board="9x9", players=2, komi=7.5)
     env = dict(os.environ, POLYGO_HOME=str(tmp_path / "home"))
     bots = [await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "client_cli", "bot", "--server", server.url, "--room", room,
+        sys.executable, "-m", "polygo.client", "bot", "--server", server.url, "--room", room,
         "--seat", str(seat), "--name", f"gnugo{seat}", "--log-level", "WARNING",
         "--gtp", f"{gnugo} --mode gtp --level {seat}", env=env) for seat in (0, 1)]
     codes = await asyncio.wait_for(asyncio.gather(*(bot.wait() for bot in bots)), GUARD)
@@ -169,7 +169,7 @@ async def test_gnugo_against_gnugo_through_the_server(server, gnugo, tmp_path):
 
     sgf = tmp_path / "game.sgf"
     export = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "client_cli", "export", room, "--format", "sgf", "-o", str(sgf),
+        sys.executable, "-m", "polygo.client", "export", room, "--format", "sgf", "-o", str(sgf),
         "--server", server.url, env=env)
     assert await export.wait() == 0
     text = sgf.read_text()

@@ -1,8 +1,8 @@
-"""The marking answers of client_cli.marking, move by move, on games built with gorules."""
+"""The marking answers of polygo.client.marking, move by move, on games built with polygo.rules."""
 
-from gorules import Board, Game
+from polygo.rules import Board, Game
 
-from client_cli.marking import Marking, chain_at, marking_move
+from polygo.client.marking import Marking, chain_at, marking_move
 
 
 def scoring(moves: list[tuple[int, str]]) -> Game:

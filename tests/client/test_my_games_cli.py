@@ -7,12 +7,12 @@ import subprocess
 import sys
 import time
 
-from protocol import MyGames, RoomSettings
+from polygo.protocol import MyGames, RoomSettings
 
-from client_cli.my_games import notice, table
-from client_cli.session import Client, TokenStore
+from polygo.client.my_games import notice, table
+from polygo.client.session import Client, TokenStore
 
-POLYGO = [sys.executable, "-m", "client_cli"]
+POLYGO = [sys.executable, "-m", "polygo.client"]
 
 
 def polygo(*args: str) -> subprocess.CompletedProcess:

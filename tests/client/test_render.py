@@ -4,9 +4,9 @@ import re
 
 from wcwidth import wcwidth
 
-from gorules import Board, Game
+from polygo.rules import Board, Game
 
-from client_cli.render import Style, board_lines, letters, prohibited, screen
+from polygo.client.render import Style, board_lines, letters, prohibited, screen
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -125,8 +125,8 @@ def test_scoring_and_result_are_shown(make_view):
 
 
 def test_hansen_cycle_set_points_are_marked_and_refusals_explained():
-    from client_cli.errors import ServerRefused
-    from client_cli.terminal import refusal_text
+    from polygo.client.errors import ServerRefused
+    from polygo.client.terminal import refusal_text
 
     setup = {"C4": 0, "B3": 0, "C2": 0, "D4": 1, "E3": 1, "D2": 1}
     game = Game(Board.grid(7, 5), rules="hansen-sst", setup=setup)

@@ -1,9 +1,9 @@
 """The client's mirror of a room: clocks counted locally, resync when it disagrees with the server."""
 
-from gorules import Board, Game
-from protocol import Event
+from polygo.rules import Board, Game
+from polygo.protocol import Event
 
-from client_cli.room import Clocks, result_line, result_text
+from polygo.client.room import Clocks, result_line, result_text
 
 
 def test_clocks_count_down_locally_for_the_running_seat():

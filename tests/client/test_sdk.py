@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from gorules import PRESETS
-from protocol import RoomSettings
+from polygo.rules import PRESETS
+from polygo.protocol import RoomSettings
 
-from client_cli.bots import BuiltinBot
-from client_cli.example_bot import RandomBot
-from client_cli.sdk import Bot, BotRunner, Turn, run_bot
-from client_cli.session import Client, TokenStore
+from polygo.client.bots import BuiltinBot
+from polygo.client.example_bot import RandomBot
+from polygo.client.sdk import Bot, BotRunner, Turn, run_bot
+from polygo.client.session import Client, TokenStore
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "client_cli" / "example_bot.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "polygo" / "client" / "example_bot.py"
 GUARD = 120.0  # seconds before a stuck game fails the test; never a measure of speed
 
 
@@ -45,7 +45,7 @@ def check_result(results: list[dict], players: int) -> None:
 def test_example_bot_is_under_30_lines_and_in_the_docs():
     source = EXAMPLE.read_text()
     assert len(source.splitlines()) < 30
-    docs = (EXAMPLE.parents[1] / "docs" / "bots.md").read_text()
+    docs = (EXAMPLE.parents[2] / "docs" / "bots.md").read_text()
     assert source.split('"""', 2)[2].strip() in docs
 
 
@@ -224,7 +224,7 @@ async def test_a_bot_about_to_overrun_its_clock_passes():
             await asyncio.Event().wait()
             return "C3"
 
-    from gorules import Board, Game
+    from polygo.rules import Board, Game
 
     runner = BotRunner(Slow(), client=None)  # type: ignore[arg-type]
     turn = Turn("R", 0, Game(Board.grid(5, 5)), None, time_left=0.5, settings={})

@@ -2,8 +2,8 @@
 
 import pytest
 
-from client_cli.room import Clocks
-from client_cli.seat_clock import seat_clock
+from polygo.client.room import Clocks
+from polygo.client.seat_clock import seat_clock
 
 BYOYOMI = {"kind": "byoyomi", "main": 4, "periods": 3, "period": 10}
 CANADIAN = {"kind": "canadian", "main": 60, "period": 30, "stones": 3}

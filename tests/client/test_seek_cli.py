@@ -8,11 +8,11 @@ import asyncio
 import os
 import sys
 
-from protocol import Matched
+from polygo.protocol import Matched
 
-from client_cli.session import Client
+from polygo.client.session import Client
 
-POLYGO = [sys.executable, "-m", "client_cli"]
+POLYGO = [sys.executable, "-m", "polygo.client"]
 
 
 async def test_play_seek_puts_the_terminal_player_in_the_room_found(server, tmp_path, tmux):

@@ -7,12 +7,12 @@ import re
 import signal
 import sys
 
-from gorules import Board, Game
+from polygo.rules import Board, Game
 
-from client_cli.session import Client, backoff
-from client_cli.terminal import Command, parse_command
+from polygo.client.session import Client, backoff
+from polygo.client.terminal import Command, parse_command
 
-POLYGO = [sys.executable, "-m", "client_cli"]
+POLYGO = [sys.executable, "-m", "polygo.client"]
 
 
 def test_parse_command():

@@ -1,4 +1,4 @@
-"""Fixtures of the cluster tests: three `python -m server` nodes on one private PostgreSQL
+"""Fixtures of the cluster tests: three `python -m polygo.server` nodes on one private PostgreSQL
 database behind a real HAProxy running deploy/haproxy/haproxy.cfg, all on loopback ports
 (tests/haproxy_cluster.py).
 

@@ -10,17 +10,17 @@ import shlex
 import subprocess
 import sys
 
-from client_cli.bots import BuiltinBot
-from client_cli.runner import BotRunner
-from client_cli.session import Client
-from protocol import RoomSettings
+from polygo.client.bots import BuiltinBot
+from polygo.client.runner import BotRunner
+from polygo.client.session import Client
+from polygo.protocol import RoomSettings
 from tests.client.tmux import Tmux
 
 from .conftest import ROOT
 
 GUARD = 120.0
 HOUSE = RoomSettings(rules="tromp-taylor", board="5x5", bots=1)
-POLYGO = [sys.executable, "-m", "client_cli"]
+POLYGO = [sys.executable, "-m", "polygo.client"]
 FAKE_GTP = ROOT / "tests" / "client" / "fake_gtp.py"
 
 

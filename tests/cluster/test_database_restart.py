@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from client_cli.bots import BuiltinBot
-from client_cli.runner import BotRunner
-from client_cli.session import Client
-from protocol import RoomSettings
+from polygo.client.bots import BuiltinBot
+from polygo.client.runner import BotRunner
+from polygo.client.session import Client
+from polygo.protocol import RoomSettings
 from tests.haproxy_cluster import NODES, start_cluster
 from tests.postgres import PostgresCluster
 

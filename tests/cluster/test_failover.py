@@ -19,7 +19,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 WAIT = 20.0
 HOMES = ("a",) * 16 + ("b",) * 4 + ("c",) * 4    # the node each of the 24 games is created at: a owns most

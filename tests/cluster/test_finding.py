@@ -1,4 +1,4 @@
-"""Finding games in a cluster, behind HAProxy: one node finds games for all (server/finder.py), so
+"""Finding games in a cluster, behind HAProxy: one node finds games for all (polygo/server/finder.py), so
 two seekers connected to two other nodes are sent to it (`moved`), meet there, and play the room
 it started; when that node is killed another takes the role and seeking goes on."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from protocol import Matched
+from polygo.protocol import Matched
 
-from client_cli.session import Client
+from polygo.client.session import Client
 
 from .test_clients import stored
 

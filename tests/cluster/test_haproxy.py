@@ -17,8 +17,8 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from client_cli.session import Client
-from protocol import PROTOCOL_VERSION
+from polygo.client.session import Client
+from polygo.protocol import PROTOCOL_VERSION
 
 WAIT = 10.0
 SETTINGS = {"rules": "chinese", "board": "9"}

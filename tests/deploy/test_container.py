@@ -78,7 +78,7 @@ def test_the_image_s_packages_are_pinned_satisfy_pyproject_and_leave_the_client_
 
 def test_the_server_runs_without_the_terminal_client_s_packages(tmp_path):
     code = ("import sys; sys.modules['prompt_toolkit'] = sys.modules['wcwidth'] = None\n"
-            "import runpy; sys.argv = ['polygo-server', '--version']; runpy.run_module('server', run_name='__main__')")
+            "import runpy; sys.argv = ['polygo-server', '--version']; runpy.run_module('polygo.server', run_name='__main__')")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert done.returncode == 0 and done.stdout.startswith("polygo-server "), done.stderr
@@ -93,7 +93,7 @@ def test_the_health_check_command_works_against_a_real_server(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_PORT=str(port), POLYGO_LOG_LEVEL="WARNING")
     down = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=60)
     assert down.returncode != 0                                             # nothing listens: unhealthy
-    server = subprocess.Popen([sys.executable, "-m", "server", "--db", str(tmp_path / "h.db")], env=env, cwd=ROOT)
+    server = subprocess.Popen([sys.executable, "-m", "polygo.server", "--db", str(tmp_path / "h.db")], env=env, cwd=ROOT)
     try:
         for _ in range(200):
             if subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=60).returncode == 0:
@@ -128,7 +128,7 @@ def test_the_build_context_sends_what_the_image_copies_and_nothing_else():
     for source in sources:
         assert (ROOT / source).exists(), source
         assert sent(source) and sent(f"{source}/__init__.py" if (ROOT / source).is_dir() else source), source
-    for private in (".git", ".venv", "tests", "bench", "deploy", "polygo.db", "server/__pycache__/x.pyc"):
+    for private in (".git", ".venv", "tests", "bench", "deploy", "polygo.db", "polygo/server/__pycache__/x.pyc"):
         assert not sent(private), private
 
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
-from protocol import PROTOCOL_VERSION
-from server.addresses import parse_networks
-from server.app import Server
-from server.config import Config
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.addresses import parse_networks
+from polygo.server.app import Server
+from polygo.server.config import Config
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 CERTS = "/etc/letsencrypt/live/go.example.org/"

@@ -15,9 +15,9 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from server.addresses import parse_networks
-from server.app import Server
-from server.config import Config
+from polygo.server.addresses import parse_networks
+from polygo.server.app import Server
+from polygo.server.config import Config
 
 from .test_proxies import DEPLOY, free_port, nginx_cmd, nginx_site, self_signed
 

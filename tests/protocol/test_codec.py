@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import protocol
-from protocol import (CLIENT_MESSAGES, JSON, MAX_FRAME, MSGPACK, ErrorCode, ProtocolError, RoomSettings,
+from polygo import protocol
+from polygo.protocol import (CLIENT_MESSAGES, JSON, MAX_FRAME, MSGPACK, ErrorCode, ProtocolError, RoomSettings,
                       decode_client, decode_server, encode, encode_message)
 
 SAMPLES = [

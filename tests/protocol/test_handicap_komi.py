@@ -1,7 +1,7 @@
 """A handicap room without a komi gets komi 0.5 (the OGS/KGS convention), everywhere the game is built."""
 
-from gorules import Board, Game
-from protocol import engine_options
+from polygo.rules import Board, Game
+from polygo.protocol import engine_options
 
 
 def game_of(settings: dict) -> Game:

@@ -2,8 +2,8 @@
 
 import pytest
 
-from protocol import ErrorCode, ProtocolError
-from protocol.names import clean_name, skeleton
+from polygo.protocol import ErrorCode, ProtocolError
+from polygo.protocol.names import clean_name, skeleton
 
 
 @pytest.mark.parametrize("given, written", [

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from protocol import CLIENT_MESSAGES, SERVER_MESSAGES
-from protocol.jsonschema import schema, text
+from polygo.protocol import CLIENT_MESSAGES, SERVER_MESSAGES
+from polygo.protocol.jsonschema import schema, text
 
 SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "schema" / "protocol.json"
 
 
 def test_the_schema_in_docs_is_current():
-    assert SCHEMA.read_text() == text(), "regenerate: python -m protocol.jsonschema > docs/schema/protocol.json"
+    assert SCHEMA.read_text() == text(), "regenerate: python -m polygo.protocol.jsonschema > docs/schema/protocol.json"
 
 
 def test_the_schema_describes_every_message_and_its_bounds():

@@ -20,10 +20,10 @@ import msgspec
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from protocol import PROTOCOL_VERSION, views
-from server import room_store
-from server.app import Server
-from server.config import Config
+from polygo.protocol import PROTOCOL_VERSION, views
+from polygo.server import room_store
+from polygo.server.app import Server
+from polygo.server.config import Config
 
 WAIT = 5.0  # seconds any single expected message may take before the test fails
 
@@ -138,7 +138,7 @@ def plain_events_checked(monkeypatch):
 def no_failure_delay(monkeypatch):
     """A failed login answered at once, without its second's delay: for the tests that count
     failures or only need one (the delay itself is tests/server/test_logins.py's)."""
-    monkeypatch.setattr("server.sessions.FAILURE_DELAY", 0.0)
+    monkeypatch.setattr("polygo.server.sessions.FAILURE_DELAY", 0.0)
 
 
 @pytest.fixture
@@ -153,7 +153,7 @@ def config(tmp_path) -> Config:
 @pytest.fixture
 async def server(config, tmp_path):
     """A server on a database of its own: `make_server`'s servers use `config.db`, and a database
-    has one server at a time (server/lockfile.py)."""
+    has one server at a time (polygo/server/lockfile.py)."""
     srv = await Server(dataclasses.replace(config, db=str(tmp_path / "server.db"))).start()
     yield srv
     await srv.close()
@@ -189,7 +189,7 @@ async def connect_client(server):
     for client in clients:
         await client.close()
     undescribed = [m for client in clients for m in client.undescribed]
-    assert not undescribed, f"the server sent messages protocol/views.py does not describe: {undescribed[:3]}"
+    assert not undescribed, f"the server sent messages polygo/protocol/views.py does not describe: {undescribed[:3]}"
 
 
 @pytest.fixture
@@ -237,14 +237,14 @@ def port() -> int:
 
 @pytest.fixture
 async def spawn_server():
-    """A factory of `python -m server` processes, answered by /readyz before it returns; any still
+    """A factory of `python -m polygo.server` processes, answered by /readyz before it returns; any still
     running at the end of the test are killed."""
     procs: list[subprocess.Popen] = []
 
     async def spawn(db: Path, port: int, *args: str, env: dict[str, str] | None = None,
                     **popen: Any) -> subprocess.Popen:
         environ = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="WARNING", **(env or {}))
-        proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port), "--db", str(db), *args],
+        proc = subprocess.Popen([sys.executable, "-m", "polygo.server", "--port", str(port), "--db", str(db), *args],
                                 cwd=ROOT, env=environ, **popen)
         procs.append(proc)
         for _ in range(400):

@@ -3,7 +3,7 @@ dead-stone marking and agreement, resignation."""
 
 from __future__ import annotations
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 
 async def final_event(client) -> dict:

@@ -11,10 +11,10 @@ import asyncio
 import pytest
 from websockets.asyncio.client import connect
 
-from protocol import PROTOCOL_VERSION
-from server import logins
-from server.logins import FailureCounter
-from server.ratelimit import Buckets, Tally
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server import logins
+from polygo.server.logins import FailureCounter
+from polygo.server.ratelimit import Buckets, Tally
 
 from .conftest import WAIT, Client
 

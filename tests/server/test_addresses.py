@@ -13,7 +13,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from server.addresses import client_address, forwarded_address, limit_key, parse_networks
+from polygo.server.addresses import client_address, forwarded_address, limit_key, parse_networks
 
 from .conftest import Client
 

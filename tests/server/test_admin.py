@@ -17,8 +17,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from protocol import PROTOCOL_VERSION
-from server import admin
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server import admin
 
 from .conftest import ROOT, WAIT, Client
 
@@ -34,7 +34,7 @@ async def ask(server, **message) -> dict:
 
 
 def cli(server, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server", "admin", "--socket", server.config.admin_socket, *args],
+    return subprocess.run([sys.executable, "-m", "polygo.server", "admin", "--socket", server.config.admin_socket, *args],
                           cwd=ROOT, capture_output=True, text=True, input=stdin, timeout=60,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
 

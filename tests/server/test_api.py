@@ -9,7 +9,7 @@ import urllib.error
 import urllib.request
 import zipfile
 
-from server.matching import Window
+from polygo.server.matching import Window
 from tests.server.test_seeks import matched, registered
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from protocol import PROTOCOL_VERSION
-from server.app import Server
-from server.backup import backup
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.app import Server
+from polygo.server.backup import backup
 
 ROOT = Path(__file__).resolve().parents[2]
 BLACK = [f"{c}{r}" for c in "ABCD" for r in range(1, 10)]
@@ -34,7 +34,7 @@ def rows(path: Path) -> dict[str, list[tuple]]:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server", "backup", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "polygo.server", "backup", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import gc
 import weakref
 
-from server.app import Server
-from server.games import board_of, replay
+from polygo.server.app import Server
+from polygo.server.games import board_of, replay
 from tests.lattices import triangular_lattice
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from protocol import PROTOCOL_VERSION
-from server.room import CHAT_TAIL
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.room import CHAT_TAIL
 from tests.lattices import triangular_lattice
 
 

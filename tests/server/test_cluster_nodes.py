@@ -10,9 +10,9 @@ import asyncio
 import pytest
 from websockets.asyncio.client import connect
 
-from protocol import PROTOCOL_VERSION
-from server.app import Server
-from server.config import Config
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.app import Server
+from polygo.server.config import Config
 
 from .conftest import Client
 

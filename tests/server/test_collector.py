@@ -9,8 +9,8 @@ import subprocess
 import sys
 import textwrap
 
-from server.app import Server
-from server.collector import GC_THRESHOLDS
+from polygo.server.app import Server
+from polygo.server.collector import GC_THRESHOLDS
 
 from .conftest import ROOT
 
@@ -32,7 +32,7 @@ def test_the_entry_point_tunes_the_collector_once_it_serves(tmp_path):
     # A thread waits for the tuning, then stops the server as an operator would (SIGTERM).
     script = textwrap.dedent(f"""
         import gc, os, signal, sys, threading, time
-        from server.__main__ import main
+        from polygo.server.__main__ import main
 
         def stop_once_tuned():
             deadline = time.monotonic() + 30

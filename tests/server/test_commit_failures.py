@@ -6,10 +6,10 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-import server.room as rooms
-from server import logs
-from server.logs import EVENTS_LOGGER
-from server.store import StoreError
+import polygo.server.room as rooms
+from polygo.server import logs
+from polygo.server.logs import EVENTS_LOGGER
+from polygo.server.store import StoreError
 
 
 async def test_a_failed_commit_leaves_the_room_as_it_was(server, players, seat, monkeypatch):
@@ -71,7 +71,7 @@ async def test_a_transaction_the_database_cannot_begin_is_an_event_too(server, p
     """Another process holding the file's write lock (a person with the sqlite3 shell) past the
     busy timeout: the BEGIN fails, and the event says so."""
     monkeypatch.setattr(logs.event, "_buckets", {})
-    monkeypatch.setattr("server.writer.BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr("polygo.server.writer.BUSY_TIMEOUT_MS", 50)
     black, white = await players(2)
     room = await seat([black, white], {"rules": "chinese", "board": "9"})
     shell = sqlite3.connect(server.config.db, isolation_level=None)

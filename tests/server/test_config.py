@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from server.config import Config, parse_config
-from server.passwords import check_password, hash_password
-from server.ratelimit import TokenBucket
+from polygo.server.config import Config, parse_config
+from polygo.server.passwords import check_password, hash_password
+from polygo.server.ratelimit import TokenBucket
 
 
 def test_defaults_environment_and_arguments():
@@ -46,7 +46,7 @@ def test_bad_settings_are_usage_errors(argv, env, capsys):
 
 
 def test_an_unopenable_database_is_a_clear_error(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "server", "--port", "0", "--db", str(tmp_path / "no" / "x.db")],
+    done = subprocess.run([sys.executable, "-m", "polygo.server", "--port", "0", "--db", str(tmp_path / "no" / "x.db")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "cannot start: database" in done.stderr and "Traceback" not in done.stderr

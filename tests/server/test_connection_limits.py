@@ -11,7 +11,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidMessage, InvalidStatus
 
-from server.gate import AcceptErrorLimiter
+from polygo.server.gate import AcceptErrorLimiter
 
 
 async def test_connections_are_bounded_per_address(make_server, tmp_path):

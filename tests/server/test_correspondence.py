@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from protocol import PROTOCOL_VERSION
-from server.app import Server
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.app import Server
 
 DAY = 86400
 

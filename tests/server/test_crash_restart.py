@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

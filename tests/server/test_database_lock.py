@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from server.app import Server
-from server.lockfile import DatabaseLock, LockError
+from polygo.server.app import Server
+from polygo.server.lockfile import DatabaseLock, LockError
 
 
 @pytest.mark.parametrize("link", ["symbolic", "hard"])

@@ -16,9 +16,9 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from protocol import PROTOCOL_VERSION
-from server import logs
-from server.logs import BUDGETS, EVENTS_LOGGER, EventLog, JsonFormatter, TextFormatter
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server import logs
+from polygo.server.logs import BUDGETS, EVENTS_LOGGER, EventLog, JsonFormatter, TextFormatter
 
 CLIENT = "203.0.113.7"     # the address the proxy says it forwards for (TEST-NET-3)
 PASSWORD = "correct horse battery staple"
@@ -103,7 +103,7 @@ def ipv6_loopback() -> bool:
 
 @pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback")
 async def test_an_ipv6_client_is_logged_by_its_address_not_its_slash_64(make_server, tmp_path, caplog, monkeypatch):
-    """The limits count an IPv6 client by its /64 (server/addresses.py), but an operator reading
+    """The limits count an IPv6 client by its /64 (polygo/server/addresses.py), but an operator reading
     the log needs the host: `::/64` names 2^64 of them."""
     monkeypatch.setattr(logs.event, "_buckets", {})     # budgets fresh, whatever earlier tests logged
     srv = await make_server(db=str(tmp_path / "v6.db"), host="::1")
@@ -122,7 +122,7 @@ async def test_an_ipv6_client_is_logged_by_its_address_not_its_slash_64(make_ser
 
 def test_a_flood_of_refusals_is_a_few_lines_that_count_the_rest(caplog, monkeypatch):
     now = [1000.0]
-    monkeypatch.setattr("server.logs.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("polygo.server.logs.time.monotonic", lambda: now[0])
     log = EventLog()
     rate, burst = BUDGETS["handshake-refused"]
     with caplog.at_level(logging.INFO, logger=EVENTS_LOGGER):

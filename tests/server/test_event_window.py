@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import msgpack
 
-from server.event_window import EventWindow
+from polygo.server.event_window import EventWindow
 
 
 def packed(version: int, size: int) -> bytes:

@@ -13,8 +13,8 @@ from typing import Awaitable, Callable
 import pytest
 from sgfmill import sgf
 
-from server.config import Config, parse_config
-from protocol import PROTOCOL_VERSION
+from polygo.server.config import Config, parse_config
+from polygo.protocol import PROTOCOL_VERSION
 
 DELAY = 0.2     # the test servers' evict_after
 PATIENCE = 5.0  # seconds any awaited condition may take before the test fails

@@ -1,4 +1,4 @@
-"""The frames the server builds itself (server/frames.py) read back as websockets reads them, at
+"""The frames the server builds itself (polygo/server/frames.py) read back as websockets reads them, at
 each length encoding; a live connection keeps nothing of its handshake's headers."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from server.frames import frame
+from polygo.server.frames import frame
 
 
 def parsed(data: bytes) -> Frame:

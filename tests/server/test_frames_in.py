@@ -1,5 +1,5 @@
 """Client frames as bytes on the socket, written by hand: the server's quick reading of a lone whole
-frame (`server/quick_reading.py`, `QuickReading`) and websockets' parser for everything else must read
+frame (`polygo/server/quick_reading.py`, `QuickReading`) and websockets' parser for everything else must read
 the same messages in the same order, and refuse what websockets refuses, with its close codes. The
 quick reading reads websockets' private state: the first test names all of it, so that a release
 of websockets that moves any of it fails here, by name (CI runs on the newest the pin allows)."""
@@ -14,7 +14,7 @@ import pytest
 from websockets.frames import apply_mask
 from websockets.protocol import State
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 from .conftest import WAIT
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from protocol import CLIENT_MESSAGES
+from polygo.protocol import CLIENT_MESSAGES
 
 
 async def test_random_requests_never_break_the_server(players, seat, make_server, tmp_path):

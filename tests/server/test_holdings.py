@@ -11,8 +11,8 @@ import dataclasses
 
 import pytest
 
-from server.config import Config, parse_config
-from server.holdings import LEAST_POINTS
+from polygo.server.config import Config, parse_config
+from polygo.server.holdings import LEAST_POINTS
 
 PATIENCE = 5.0
 

@@ -13,9 +13,9 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from protocol import PROTOCOL_VERSION, decode_client
-from server import connection
-from server.config import parse_config
+from polygo.protocol import PROTOCOL_VERSION, decode_client
+from polygo.server import connection
+from polygo.server.config import parse_config
 
 from .conftest import Client
 

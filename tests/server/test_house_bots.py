@@ -6,13 +6,13 @@ import asyncio
 import random
 import re
 
-from gorules import Board, Game
+from polygo.rules import Board, Game
 
-from protocol import PROTOCOL_VERSION
-from server.app import Server
-from server.house_life import Question, dead_stones
-from server.house_marking import MAX_RESUMES, house_marking
-from server.house_play import choose
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.app import Server
+from polygo.server.house_life import Question, dead_stones
+from polygo.server.house_marking import MAX_RESUMES, house_marking
+from polygo.server.house_play import choose
 
 WAIT = 20.0
 QUICK = 0.01

@@ -17,8 +17,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from server.app import Server
-from server.hub import Hub
+from polygo.server.app import Server
+from polygo.server.hub import Hub
 
 CHINESE_9 = {"rules": "chinese", "board": "9"}
 

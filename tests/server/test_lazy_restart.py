@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from protocol import PROTOCOL_VERSION
-from server.app import Server
-from server.config import Config
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.app import Server
+from polygo.server.config import Config
 
 NINE = {"rules": "chinese", "board": "9"}
 PATIENCE = 5.0

@@ -4,7 +4,7 @@ the list of finished games counts."""
 
 from __future__ import annotations
 
-from gorules import Board, Game
+from polygo.rules import Board, Game
 
 
 async def test_the_player_to_move_is_told_its_prohibited_points_and_appeals(players, seat):

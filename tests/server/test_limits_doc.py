@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from server.config import PROTECTIONS, Config
+from polygo.server.config import PROTECTIONS, Config
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 

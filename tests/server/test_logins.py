@@ -9,8 +9,8 @@ from websockets.asyncio.client import connect
 
 import pytest
 
-from protocol import PROTOCOL_VERSION
-from server.logins import FailureCounter
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.logins import FailureCounter
 
 from .conftest import Client
 

@@ -8,7 +8,7 @@ import json
 
 import msgpack
 import pytest
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 BAD_FRAMES = [
     (b"\xc1\xff\x00garbage", "bad-frame"),

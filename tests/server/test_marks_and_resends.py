@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 PATIENCE = 5.0
 

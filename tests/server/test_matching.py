@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from server.matching import Entry, Window, arena_groups, match, seat_order
+from polygo.server.matching import Entry, Window, arena_groups, match, seat_order
 
 
 def entry(key: str, rating: float, since: float = 0.0, **kw) -> Entry:

@@ -11,10 +11,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from gorules import PRESETS
-from protocol import ErrorCode
-from server import VERSION
-from server.backup import backup
+from polygo.rules import PRESETS
+from polygo.protocol import ErrorCode
+from polygo.server import VERSION
+from polygo.server.backup import backup
 from tests.server.test_http import get, samples, scrape
 
 

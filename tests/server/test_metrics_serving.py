@@ -14,7 +14,7 @@ import pytest
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from server.metrics import MAX_AGE, PrometheusMetrics
+from polygo.server.metrics import MAX_AGE, PrometheusMetrics
 
 CHINESE_9 = {"rules": "chinese", "board": "9"}
 STARTED = ("polygo_games_started_total", (("rules", "chinese"),))

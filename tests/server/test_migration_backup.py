@@ -10,13 +10,13 @@ import sys
 
 import pytest
 
-from protocol.names import skeleton
-from server import VERSION
-from server.app import Server
-from server.backup import BackupError
-from server.config import parse_config
-from server.schema import SCHEMA_VERSION, SQLITE_MIGRATIONS
-from server.store import StoreError
+from polygo.protocol.names import skeleton
+from polygo.server import VERSION
+from polygo.server.app import Server
+from polygo.server.backup import BackupError
+from polygo.server.config import parse_config
+from polygo.server.schema import SCHEMA_VERSION, SQLITE_MIGRATIONS
+from polygo.server.store import StoreError
 
 
 def old_database(path, version: int = SCHEMA_VERSION - 1) -> None:
@@ -74,7 +74,7 @@ async def test_a_copy_that_cannot_be_made_stops_the_start(config, tmp_path, monk
     def full_disk(db):
         raise BackupError("writing the copy failed: [Errno 28] No space left on device")
 
-    monkeypatch.setattr("server.app.before_migration", full_disk)
+    monkeypatch.setattr("polygo.server.app.before_migration", full_disk)
     with pytest.raises(StoreError, match="--no-migration-backup"):
         await Server(dataclasses.replace(config, db=str(path))).start()
     assert schema_of(path) == SCHEMA_VERSION - 1
@@ -87,5 +87,5 @@ def test_the_flag_and_its_variable():
 
 
 def test_version():
-    done = subprocess.run([sys.executable, "-m", "server", "--version"], capture_output=True, text=True, timeout=30)
+    done = subprocess.run([sys.executable, "-m", "polygo.server", "--version"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and done.stdout.strip() == f"polygo-server {VERSION}"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from protocol import PROTOCOL_VERSION
-from server.schema import SQLITE_MIGRATIONS
-from server.store import Store
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.schema import SQLITE_MIGRATIONS
+from polygo.server.store import Store
 
 from .conftest import Client
 

@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-from server.config import Config, parse_config
-from server.systemd import Notifier
+from polygo.server.config import Config, parse_config
+from polygo.server.systemd import Notifier
 
 
 def test_settings_for_operations_from_arguments_and_environment():

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from server.store import Store, StoreError
-from server.store_values import dumps, plain_dumps
+from polygo.server.store import Store, StoreError
+from polygo.server.store_values import dumps, plain_dumps
 
 from .conftest import not_plain
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from server import pools
-from server.config import parse_config
+from polygo.server import pools
+from polygo.server.config import parse_config
 
 
 def write(tmp_path, text: str):

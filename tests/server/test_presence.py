@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from websockets.asyncio.client import connect
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 from .conftest import Client
 

@@ -4,7 +4,7 @@ drift from the server again.
 The page's ```exchange blocks are read as the page describes ("How to read the examples"): each
 block is a scenario of its own with fresh connections named on the left; `→` lines are sent as
 they are written (after `$name` substitution; `msgpack HEX` as a binary frame of those bytes), `←`
-lines must match a message that connection receives. Every message received must also be as protocol/views.py (the JSON Schema) describes it.
+lines must match a message that connection receives. Every message received must also be as polygo/protocol/views.py (the JSON Schema) describes it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import msgspec
 import pytest
 from websockets.asyncio.client import connect
 
-from protocol import views
+from polygo.protocol import views
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 BLOCK = re.compile(r"^```exchange\n(.*?)^```", re.M | re.S)
@@ -144,7 +144,7 @@ async def test_example_exchange(server, first, steps):
             else:
                 await peers[who].expect(message, names, where)
         for who, peer in peers.items():
-            assert not peer.undescribed, f"{who} got messages protocol/views.py does not describe"
+            assert not peer.undescribed, f"{who} got messages polygo/protocol/views.py does not describe"
     finally:
         for peer in peers.values():
             await peer.ws.close()

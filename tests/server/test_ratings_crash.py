@@ -13,9 +13,9 @@ import sys
 
 import pytest
 
-from protocol import PROTOCOL_VERSION
-from server.ratings import MODEL
-from server.store import Store
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.ratings import MODEL
+from polygo.server.store import Store
 from tests.server.conftest import ROOT
 
 WAIT = 5.0
@@ -46,7 +46,7 @@ async def stored_ratings(db: str) -> dict[str, tuple]:
 
 
 def ratings_command(db: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server", "ratings", *args, "--db", db], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "polygo.server", "ratings", *args, "--db", db], cwd=ROOT,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=60)
 
 

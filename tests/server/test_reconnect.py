@@ -3,7 +3,7 @@ events (or a snapshot when the gap is too old), and a resent move is acknowledge
 
 from __future__ import annotations
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 
 async def test_reconnect_resumes_from_a_version(players, seat, connect_client):

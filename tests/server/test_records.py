@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sgfmill import sgf
 
-from gorules import Game
+from polygo.rules import Game
 
 
 async def test_finished_game_as_json_and_sgf(players, seat):

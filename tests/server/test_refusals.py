@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gorules import PRESETS
-from protocol import PROTOCOL_VERSION
+from polygo.rules import PRESETS
+from polygo.protocol import PROTOCOL_VERSION
 
 
 async def test_moves_from_non_seated_sessions_and_out_of_turn_are_refused(players, seat, connect_client):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from client_cli.session import Client
-from protocol import RoomSettings
+from polygo.client.session import Client
+from polygo.protocol import RoomSettings
 
 WAIT = 20.0
 

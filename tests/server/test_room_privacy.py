@@ -4,7 +4,7 @@ the old identity's rooms behind."""
 
 from __future__ import annotations
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 
 async def test_only_players_and_spectators_chat(server, players, seat):

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "schema" / "protocol.json").read_text())
 SETTINGS = {"rules": "chinese", "board": "9"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from server.matching import Window
-from server.ratings import MODEL
+from polygo.server.matching import Window
+from polygo.server.ratings import MODEL
 
 WAIT = 5.0
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 from .conftest import Client, seat_all
 

@@ -1,7 +1,7 @@
 """Sessions: a bounded memory of recent ones over the store that keeps them all."""
 
-from server.sessions import Sessions
-from server.store import Store
+from polygo.server.sessions import Sessions
+from polygo.server.store import Store
 
 
 async def test_session_cache_is_bounded_and_evicted_sessions_come_back_from_the_store(tmp_path):
@@ -19,7 +19,7 @@ async def test_session_cache_is_bounded_and_evicted_sessions_come_back_from_the_
 
 
 def test_room_ids_and_invitations_are_safe_on_a_command_line():
-    from server.hub import CODE_LETTERS, code
+    from polygo.server.hub import CODE_LETTERS, code
 
     ids = {code(8) for _ in range(2000)}
     assert len(ids) == 2000

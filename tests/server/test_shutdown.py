@@ -16,7 +16,7 @@ import pytest
 
 from websockets.exceptions import ConnectionClosed
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 GAMES = 4
 MOVES = 30            # per player at most: black fills columns A-D, white F-J, nothing is captured

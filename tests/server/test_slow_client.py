@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 HANDSHAKE = ("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"

@@ -16,17 +16,17 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from protocol import PROTOCOL_VERSION
-from server.app import Server
-from server.lockfile import LockError
+from polygo.protocol import PROTOCOL_VERSION
+from polygo.server.app import Server
+from polygo.server.lockfile import LockError
 
 from .conftest import ROOT, free_port
 
 
 def start(db, port) -> subprocess.CompletedProcess:
-    """`python -m server` on `db`; it must exit by itself (it cannot start)."""
+    """`python -m polygo.server` on `db`; it must exit by itself (it cannot start)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="WARNING")
-    return subprocess.run([sys.executable, "-m", "server", "--port", str(port), "--db", str(db)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "polygo.server", "--port", str(port), "--db", str(db)], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=60)
 
 

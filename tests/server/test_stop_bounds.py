@@ -16,8 +16,8 @@ import urllib.request
 
 import pytest
 
-from server.app import EXIT_GRACE
-from server.systemd import Notifier
+from polygo.server.app import EXIT_GRACE
+from polygo.server.systemd import Notifier
 
 from .conftest import ROOT
 
@@ -61,8 +61,8 @@ async def test_under_a_stuck_notify_socket_healthz_answers_and_sigterm_is_in_tim
 def test_a_loop_stuck_in_the_stop_is_ended_from_outside(tmp_path):
     script = textwrap.dedent(f"""
         import asyncio, faulthandler, os, signal, time
-        from server import app
-        from server.config import Config
+        from polygo.server import app
+        from polygo.server.config import Config
 
         async def stuck(self):
             time.sleep(60)               # the loop itself stops: nothing on it can end the stop

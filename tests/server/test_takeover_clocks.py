@@ -8,7 +8,7 @@ import asyncio
 import json
 import signal
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 from .conftest import free_port
 

@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from server.app import Server
-from server.walcheck import FRAME_HEADER, HEADER, wal_damage
+from polygo.server.app import Server
+from polygo.server.walcheck import FRAME_HEADER, HEADER, wal_damage
 
 
 async def crashed_copy(config, tmp_path, players, seat) -> tuple[str, str]:

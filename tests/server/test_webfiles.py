@@ -8,7 +8,7 @@ import http.client
 
 import pytest
 
-from server.webfiles import CSP
+from polygo.server.webfiles import CSP
 
 
 def get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:

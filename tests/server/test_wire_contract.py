@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 
 async def test_to_move_is_null_in_a_snapshot_before_the_start(players):
@@ -144,7 +144,7 @@ async def test_seq_versions_survive_a_restart(players, seat, make_server, connec
 
 async def test_analysis_seat_name_and_a_stale_done_are_as_documented(players, seat):
     """The bots' messages (issue 10) on the raw wire: every reply and event passes the
-    descriptions of protocol/views.py that the schema is made from (the fixture checks them)."""
+    descriptions of polygo/protocol/views.py that the schema is made from (the fixture checks them)."""
     black, white = await players(2)
     room = await seat([black, white], {"rules": "chinese", "board": "5"})
     assert (await black.ok("analysis", room=room, score=2.5, winrate=0.6, pv=["C3", "D4"]))["type"] == "ok"

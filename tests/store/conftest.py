@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from server.store import Store
+from polygo.server.store import Store
 
 
 class Raw:

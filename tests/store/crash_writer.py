@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 
-from server.store import Store
+from polygo.server.store import Store
 
 
 async def room_loop(store: Store, room_id: str, acks: list[int], mode: str) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from server.lease import Lease
-from server.store import Store, StoreError
+from polygo.server.lease import Lease
+from polygo.server.store import Store, StoreError
 
 
 async def room_loop(store: Store, node: str, room_id: str) -> None:

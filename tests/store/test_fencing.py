@@ -10,8 +10,8 @@ import asyncio
 
 import pytest
 
-from server.lease import Lease, OwnedElsewhere
-from server.store import Store, StoreError, Unavailable
+from polygo.server.lease import Lease, OwnedElsewhere
+from polygo.server.store import Store, StoreError, Unavailable
 
 
 async def open_node(url: str, name: str, seconds: float = 30.0) -> Store:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from server.lease import Lease, OwnedElsewhere
-from server.store import Store, StoreError
+from polygo.server.lease import Lease, OwnedElsewhere
+from polygo.server.store import Store, StoreError
 
 WRITER = Path(__file__).with_name("lease_writer.py")
 ROOT = Path(__file__).resolve().parents[2]

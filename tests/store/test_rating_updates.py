@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 
-from server.pool_store import PoolQueries
-from server.ratings import RatedGame, replay, update_step
-from server.store import Store
+from polygo.server.pool_store import PoolQueries
+from polygo.server.ratings import RatedGame, replay, update_step
+from polygo.server.store import Store
 
 
 async def end(store: Store, room: str, game: RatedGame, version: int = 2) -> None:

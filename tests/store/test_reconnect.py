@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from server.lease import Lease
-from server.store import Store, StoreError, Unavailable
+from polygo.server.lease import Lease
+from polygo.server.store import Store, StoreError, Unavailable
 from tests.postgres import PostgresCluster
 
 WAIT = 30.0

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from server.store import Store, StoreError
+from polygo.server.store import Store, StoreError
 
 SETTINGS = {"rules": "chinese", "board": "9", "players": 2, "clock": {"kind": "corr", "period": 86400, "cap": 86400}}
 CLOCKS = {"seats": [], "running": 0}

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from server.store import Store
+from polygo.server.store import Store
 
 WRITER = Path(__file__).with_name("crash_writer.py")
 ROOT = Path(__file__).resolve().parents[2]

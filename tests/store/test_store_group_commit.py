@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from server.store import Store, StoreError
+from polygo.server.store import Store, StoreError
 
 
 async def rooms(store: Store, count: int) -> list[str]:

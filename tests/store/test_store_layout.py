@@ -1,4 +1,4 @@
-"""`Store` is the commit engine with each table's queries: every ``server/*_store.py`` module's
+"""`Store` is the commit engine with each table's queries: every ``polygo/server/*_store.py`` module's
 class of queries on `GroupCommit` is one of its bases, and every statement such a module's writes
 name is in `Store.WRITES` under a kind no other module uses (a dict union would let one table's
 statement silently replace another's)."""
@@ -9,11 +9,11 @@ import importlib
 import inspect
 from pathlib import Path
 
-import server
-from server.group_commit import GroupCommit
-from server.store import Store
+from polygo import server
+from polygo.server.group_commit import GroupCommit
+from polygo.server.store import Store
 
-MODULES = [importlib.import_module(f"server.{path.stem}")
+MODULES = [importlib.import_module(f"polygo.server.{path.stem}")
            for path in sorted(Path(server.__file__).parent.glob("*_store.py"))]
 
 

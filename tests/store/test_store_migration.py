@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from server.schema import SQLITE_MIGRATIONS
-from server.store import SCHEMA_VERSION, Store, StoreError
+from polygo.server.schema import SQLITE_MIGRATIONS
+from polygo.server.store import SCHEMA_VERSION, Store, StoreError
 
 TABLES = {"schema_version", "users", "sessions", "rooms", "room_settings", "seats", "moves", "events", "results", "bans",
           "ratings", "rated_games", "rating_changes"}

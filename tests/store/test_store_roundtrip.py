@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from server.store import Store, StoreError
+from polygo.server.store import Store, StoreError
 
 SETTINGS = {"rules": "kee", "board": "9x9", "players": 3, "clock": {"kind": "byoyomi", "main": 600,
                                                                      "periods": 5, "period": 30}}

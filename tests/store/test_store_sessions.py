@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from server.store import StoreError
+from polygo.server.store import StoreError
 
 
 async def test_look_alikes_of_a_registered_name_are_found_and_refused(store):

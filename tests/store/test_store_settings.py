@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from server.store import Store
+from polygo.server.store import Store
 from tests.lattices import triangular_lattice
 
 MOVES = 20

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from server.store import Store
+from polygo.server.store import Store
 
 
 async def test_a_batch_waits_on_its_thread_for_another_process_lock(tmp_path):

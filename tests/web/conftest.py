@@ -1,4 +1,4 @@
-"""Fixtures of the web client's tests: a real `python -m server` on a free port, and Debian's
+"""Fixtures of the web client's tests: a real `python -m polygo.server` on a free port, and Debian's
 Chromium driven by Playwright (launched by its path: nothing is downloaded). In CI (.ci/run
 installs chromium) a missing browser fails the tests; elsewhere they skip with the apt-get line."""
 
@@ -61,7 +61,7 @@ def _free_port() -> int:
 
 
 class WebServer:
-    """`python -m server` on a free loopback port with its own database."""
+    """`python -m polygo.server` on a free loopback port with its own database."""
 
     def __init__(self, db: Path) -> None:
         self.db = db
@@ -74,7 +74,7 @@ class WebServer:
 
     def start(self) -> "WebServer":
         env = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="WARNING")
-        self.proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(self.port), "--db", str(self.db)],
+        self.proc = subprocess.Popen([sys.executable, "-m", "polygo.server", "--port", str(self.port), "--db", str(self.db)],
                                      cwd=ROOT, env=env)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

@@ -11,7 +11,7 @@ from typing import Any
 from playwright.sync_api import expect
 from websockets.sync.client import connect
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 KO7 = [("C4", "D4"), ("B3", "E3"), ("C2", "D2"), ("pass", "C3")]   # White's C3 makes the ko
 

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from playwright.sync_api import expect
 
-from client_cli.session import Client
-from protocol import RoomSettings
+from polygo.client.session import Client
+from polygo.protocol import RoomSettings
 from tests.haproxy_cluster import NODES, start_cluster
 
 from .conftest import TIMEOUT_MS

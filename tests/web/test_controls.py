@@ -129,7 +129,7 @@ def test_a_flag_falls_on_the_page_and_a_house_bot_answers(open_page, web_server)
 
 
 def test_shipped_graphs_draw_every_edge_against_house_bots(open_page, shot):
-    from gorules import Board
+    from polygo.rules import Board
 
     page = open_page("ann")
     for name, players in [("hex5", 4), ("cube4", 3)]:

@@ -13,7 +13,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 from websockets.sync.client import connect
 
-from protocol import PROTOCOL_VERSION
+from polygo.protocol import PROTOCOL_VERSION
 
 ROOM = re.compile(r"#/room/(\w+)$")
 

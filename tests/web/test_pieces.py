@@ -69,8 +69,8 @@ def test_the_replay_puts_back_the_position_of_a_rescission(page):
 
 
 def test_replays_know_grids_and_fixed_handicaps_as_the_engine_does(page):
-    from gorules import Board
-    from gorules.handicap import fixed_handicap_points
+    from polygo.rules import Board
+    from polygo.rules.handicap import fixed_handicap_points
 
     for spec, stones in [("9", 2), ("9", 5), ("13", 9), ("19", 4), ("19", 7), ("19", 8), ("9x7", 3)]:
         got = run(page, "replay.js", f"return Object.keys(m.fixedHandicap({spec!r}, {stones}));")
