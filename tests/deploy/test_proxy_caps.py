@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import socket
 import ssl
 import subprocess
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
@@ -23,6 +25,25 @@ from .test_proxies import DEPLOY, free_port, nginx_cmd, nginx_site, self_signed
 
 CAP = 2
 CLIENT = "127.0.0.2"
+
+
+def unassigned_port() -> int:
+    """A free port below the kernel's ephemeral range, for Caddy: it listens on every address
+    (its site address names the host to serve, not where to listen), so a port that `free_port`
+    found free can be handed by the kernel, before Caddy binds it, to any outgoing connection of
+    the machine as its source port; Caddy then exits with "address already in use", the more
+    often the busier the machine. The kernel never hands out a port below that range itself."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    start = random.randrange(1024, low)
+    for port in [*range(start, low), *range(1024, start)]:
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)     # as Caddy's listener
+            try:
+                probe.bind(("", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free port below {low}")
 
 
 async def until_listening(port: int, proc: subprocess.Popen) -> None:
@@ -113,7 +134,7 @@ async def test_behind_caddy_the_server_caps_connections_per_client(tool, tmp_pat
     server = await Server(Config(port=0, db=str(tmp_path / "polygo.db"), group_window=0.001,
                                  trusted_proxies=parse_networks("127.0.0.1"),
                                  connections_per_address=CAP)).start()
-    listen = free_port()
+    listen = unassigned_port()
     wrapper = tmp_path / "Caddyfile"
     wrapper.write_text("{\n\tadmin off\n}\n\nimport "
                        f"{DEPLOY / 'caddy' / 'Caddyfile'}\n")
