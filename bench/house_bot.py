@@ -2,7 +2,7 @@
 
     python bench/house_bot.py [--games 40] [--size 9] [--rules chinese] [--seed 1]
 
-The house bot (`polygo/server/house_play.py`, polygo.rules only, because the server may not import polygo.client)
+The house bot (`polygo/server/house/play.py`, polygo.rules only, because the server may not import polygo.client)
 plays `polygo play --bots N` games; the built-in bot (`polygo/client/builtin_bot.py`) is the peer it is
 measured against, in strength (games won by each, colours alternating) and in the time it takes to
 choose a move. A game past `--max-moves` is scored as it stands; the marking phase is accepted at
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from polygo.rules import Board, Game  # noqa: E402
 
 from polygo.client.builtin_bot import choose_move  # noqa: E402
-from polygo.server.house_play import choose  # noqa: E402
+from polygo.server.house.play import choose  # noqa: E402
 
 PLAYERS = {"house": choose, "builtin": choose_move}
 

@@ -2,7 +2,7 @@
 
 Two measurements over the same seeded random games (19x19, chinese, and kee with 3 players):
 
-1. `polygo.server.games.legal_view` alone, per position, beside what the room already computed for
+1. `polygo.server.rooms.games.legal_view` alone, per position, beside what the room already computed for
    each move without it: `Game.play` of that move (the engine's own work per move).
 2. End to end: a client pair plays the games against an in-process server over websockets, one
    move at a time, and the time from sending a move to its `ack` is taken. The peer is the same
@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from websockets.asyncio.client import connect  # noqa: E402
 
-import polygo.server.games  # noqa: E402
-import polygo.server.room  # noqa: E402
+import polygo.server.rooms.games  # noqa: E402
+import polygo.server.rooms.room  # noqa: E402
 from polygo.rules import Board, Game  # noqa: E402
 from polygo.protocol import PROTOCOL_VERSION  # noqa: E402
 from polygo.server.app import Server  # noqa: E402
@@ -67,12 +67,12 @@ def engine_figures(settings: dict[str, Any], games: list[list[str]], repeat: int
         view = play = 0.0
         count = 0
         for moves in games:
-            game = polygo.server.games.new_game(settings)
+            game = polygo.server.rooms.games.new_game(settings)
             for move in moves:
                 start = time.process_time()
                 game.play(move)
                 middle = time.process_time()
-                polygo.server.games.legal_view(game)
+                polygo.server.rooms.games.legal_view(game)
                 view += time.process_time() - middle
                 play += middle - start
                 count += 1
@@ -82,9 +82,9 @@ def engine_figures(settings: dict[str, Any], games: list[list[str]], repeat: int
 
 async def served(settings: dict[str, Any], games: list[list[str]], with_legal: bool) -> float:
     """Median milliseconds from sending a move to its ack, over every move of the games."""
-    original = polygo.server.games.legal_view
+    original = polygo.server.rooms.games.legal_view
     if not with_legal:
-        polygo.server.games.legal_view = polygo.server.room.legal_view = lambda game: None
+        polygo.server.rooms.games.legal_view = polygo.server.rooms.room.legal_view = lambda game: None
     try:
         with tempfile.TemporaryDirectory() as tmp:
             srv = await Server(Config(host="127.0.0.1", port=0, db=f"{tmp}/bench.db", synchronous="NORMAL",
@@ -96,7 +96,7 @@ async def served(settings: dict[str, Any], games: list[list[str]], with_legal: b
             finally:
                 await srv.close()
     finally:
-        polygo.server.games.legal_view = polygo.server.room.legal_view = original
+        polygo.server.rooms.games.legal_view = polygo.server.rooms.room.legal_view = original
 
 
 async def _play_all(port: int, settings: dict[str, Any], games: list[list[str]]) -> float:
@@ -117,7 +117,7 @@ async def _play_all(port: int, settings: dict[str, Any], games: list[list[str]])
         room = (await ask(sockets[0], type="create", settings=settings))["room"]
         for seat, ws in enumerate(sockets):
             await ask(ws, type="sit", room=room, seat=seat)
-        mirror = polygo.server.games.new_game(settings)
+        mirror = polygo.server.rooms.games.new_game(settings)
         for seq, move in enumerate(moves):
             ws = sockets[mirror.to_move]
             start = time.perf_counter()

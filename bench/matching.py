@@ -7,7 +7,7 @@ not a test):
     python bench/matching.py --seeks 2000 --repeat 3
 
 The seeks' ratings are spread as a pool's would be (normal, mean 1500, sd 300) and their waits
-over the last minute; the matcher's window is the server's default (polygo/server/matching.py). Times
+over the last minute; the matcher's window is the server's default (polygo/server/finding/matching.py). Times
 are CPU time of this process (the store's, wall time: its COMMIT waits for the disk), the best of
 `--repeat` runs. docs/pools.md keeps the figures.
 """
@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from polygo.server.matching import Entry, Window, arena_groups, match  # noqa: E402
-from polygo.server.ratings import RatedGame, Rating, rate, update_step  # noqa: E402
+from polygo.server.finding.matching import Entry, Window, arena_groups, match  # noqa: E402
+from polygo.server.finding.ratings import RatedGame, Rating, rate, update_step  # noqa: E402
 from polygo.server.store import Store  # noqa: E402
 
 

@@ -1,14 +1,14 @@
 """Memory a game holds on the server, by board: what `tracemalloc` sees allocated for N games of
 the same settings, with M random moves each, divided by N, two ways:
 
-- game: the engine's game alone (`polygo.server.games.new_game`, each from its own copy of the settings,
+- game: the engine's game alone (`polygo.server.rooms.games.new_game`, each from its own copy of the settings,
   as rooms read them from the store, then `Game.play`);
 - room: a whole room on a hub, created, sat at and played through two connections' frames as the
   server meets them (a real SQLite store in a temporary directory; the transports count writes
   and keep nothing): the game, the settings, the stored rows, the resync window of events, the
   clocks, the watchers.
 
-Graph boards are shared by the rooms on the same graph (`polygo.server.games.board_of`); a named board
+Graph boards are shared by the rooms on the same graph (`polygo.server.rooms.games.board_of`); a named board
 (19x19) always was. `--detail` prints, for each room figure, where its memory was allocated: the
 innermost line of polygo's own code on each allocation's traceback, the largest first.
 
@@ -41,9 +41,9 @@ from polygo.rules import Game, IllegalMove  # noqa: E402
 from polygo.protocol import PROTOCOL_VERSION, RoomSettings  # noqa: E402
 from polygo.server.config import Config  # noqa: E402
 from polygo.server.connection import Connection  # noqa: E402
-from polygo.server.games import new_game, normalize  # noqa: E402
+from polygo.server.rooms.games import new_game, normalize  # noqa: E402
 from polygo.server.hub import Hub  # noqa: E402
-from polygo.server.sessions import Sessions  # noqa: E402
+from polygo.server.accounts.sessions import Sessions  # noqa: E402
 from polygo.server.store import Store  # noqa: E402
 from tests.lattices import triangular_lattice  # noqa: E402
 

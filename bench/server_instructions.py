@@ -134,7 +134,7 @@ def serve(kind: str, portfile: str, collector: bool) -> None:
             db = os.path.join(tmp, f"{kind}.db")
             if kind == "polygo":
                 from polygo.server.app import Server
-                from polygo.server.collector import tune_for_serving
+                from polygo.server.ops.collector import tune_for_serving
                 from polygo.server.config import Config
                 server = await Server(Config(port=0, host="127.0.0.1", db=db, rate=1e9, burst=1e9,
                                              read_rate=1e12, guest_rate=1e6, points_per_address=10**9,

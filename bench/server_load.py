@@ -83,7 +83,7 @@ POLYGO = """
 import asyncio, logging, sys
 sys.path.insert(0, {root!r})
 from polygo.server.app import run, run_sync
-from polygo.server.collector import tune_for_serving
+from polygo.server.ops.collector import tune_for_serving
 from polygo.server.config import Config
 logging.basicConfig(level="WARNING")
 config = Config(port={port}, db={db!r}, rate=1e9, burst=1e9,

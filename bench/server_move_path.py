@@ -39,13 +39,13 @@ sys.path.insert(0, str(ROOT))
 
 from polygo.protocol import PROTOCOL_VERSION  # noqa: E402
 from polygo.server.app import loop_factory  # noqa: E402
-from polygo.server.collector import tune_for_serving  # noqa: E402
+from polygo.server.ops.collector import tune_for_serving  # noqa: E402
 from polygo.server.config import Config  # noqa: E402
 from polygo.server.connection import Connection  # noqa: E402
-from polygo.server.games import ko_view, legal_view, stone_point  # noqa: E402
+from polygo.server.rooms.games import ko_view, legal_view, stone_point  # noqa: E402
 from polygo.server.hub import Hub  # noqa: E402
-from polygo.server.metrics import make_metrics  # noqa: E402
-from polygo.server.sessions import Sessions  # noqa: E402
+from polygo.server.ops.metrics import make_metrics  # noqa: E402
+from polygo.server.accounts.sessions import Sessions  # noqa: E402
 from polygo.server.store import Store  # noqa: E402
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"

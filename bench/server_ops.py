@@ -35,7 +35,7 @@ from server_load import ROOT, Game, free_port, script, seat_games, wait_ready
 
 sys.path.insert(0, str(ROOT))
 
-from polygo.server.writer import _connect  # noqa: E402
+from polygo.server.store.writer import _connect  # noqa: E402
 
 
 def delivered(states: list[Game]) -> int:

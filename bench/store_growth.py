@@ -6,7 +6,7 @@ group commit, SQLite in WAL mode, synchronous=FULL), all rooms at once. The proc
 (user and system, every thread: the loop binds the rows, the writer's thread commits) is divided
 by the moves recorded, per third of the run: the later thirds are the same work on a larger file.
 
-Two settings alternate, each on a fresh file: the store's own (``polygo/server/writer.py``: a WAL of
+Two settings alternate, each on a fresh file: the store's own (``polygo/server/store/writer.py``: a WAL of
 ``CHECKPOINT_PAGES`` pages between checkpoints, a page cache of ``CACHE_KIB``) and SQLite's defaults
 (1,000 pages, 2 MiB), set back on the writer's connection. A move's rows go to a place of its
 room in ``moves`` and in ``events``' index, so a batch of many rooms dirties a page per room:

@@ -16,7 +16,7 @@ import pytest
 
 from .postgres import PostgresCluster
 
-SLOW_DIRECTORIES = ("web", "cluster", "deploy")
+SLOW_DIRECTORIES = (("web",), ("server", "cluster"), ("deploy",))
 SLOW_FIXTURES = {"postgres", "postgres_url", "spawn_server", "browser", "open_page", "web_server", "cluster",
                  "gnugo", "tmux", "fake_engine"}
 #: fixtures slow only where a directory's conftest defines them so: the client tests' `server`
@@ -28,7 +28,7 @@ TESTS = Path(__file__).resolve().parent
 
 def _is_slow(item: pytest.Item) -> bool:
     parts = Path(item.path).resolve().relative_to(TESTS).parts
-    if parts and parts[0] in SLOW_DIRECTORIES:
+    if any(parts[:len(directory)] == directory for directory in SLOW_DIRECTORIES):
         return True
     if any(item.get_closest_marker(name) for name in SLOW_MARKERS):
         return True

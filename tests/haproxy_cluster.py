@@ -1,5 +1,5 @@
 """Three `python -m polygo.server` nodes on one PostgreSQL database behind a real HAProxy running
-deploy/haproxy/haproxy.cfg, all on loopback ports: shared by tests/cluster and tests/web.
+deploy/haproxy/haproxy.cfg, all on loopback ports: shared by tests/server/cluster and tests/web.
 
 Without HAProxy the tests using it are skipped, except under CI (CI=true), where .ci/run installs it.
 """

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polygo.protocol.clock_settings import ClockSettings
-from polygo.server.clock import Clocks
+from polygo.server.rooms.clock import Clocks
 
 
 def clocks(text: str, seats: int = 2) -> Clocks:

@@ -145,3 +145,81 @@ def test_the_check_finds_a_circle(tmp_path, monkeypatch):
     (tmp_path / "pkg" / "c.py").write_text("import pkg.a\n")
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
     assert circles("pkg") == [["pkg.a", "pkg.b"]]
+
+
+#: the server's rooms and its assembly, and which of them each may import (docs/architecture.md):
+#: a room listed here imports no other of the server's, so the arrows are the whole map
+SERVER_ROOMS = {
+    "limits": set(),
+    "ops": {"limits"},
+    "store": {"ops"},
+    "accounts": {"limits", "store"},
+    "net": {"accounts", "limits", "ops"},
+    "rooms": {"accounts", "limits", "net", "ops", "store"},
+    "house": {"accounts", "rooms", "store"},
+    "finding": {"accounts", "limits", "net", "rooms", "store"},
+    "cluster": {"finding", "net", "rooms", "store"},
+    "config": {"finding", "limits", "ops", "store"},
+    "hub": {"accounts", "cluster", "config", "finding", "house", "limits", "net", "ops", "rooms", "store"},
+    "connection": {"accounts", "hub", "limits", "net", "ops", "rooms", "store"},
+    "http": {"accounts", "hub", "limits", "ops", "rooms"},
+    "admin": {"accounts", "connection", "hub", "ops", "store"},
+    "app": {"accounts", "admin", "config", "connection", "http", "hub", "net", "ops", "rooms", "store"},
+    "__main__": {"admin", "app", "config", "finding", "ops", "store"},
+}
+
+#: only these know websockets: the rest of the server sees a connection as `net.peer.Peer`
+KNOWS_WEBSOCKETS = {"net", "http", "connection", "app"}
+
+
+def server_room(module: str) -> str | None:
+    """The room (or assembly module) of `polygo.server`'s module `module`; None for the package
+    itself (its `VERSION`) and for names outside the server."""
+    parts = module.split(".")
+    if parts[:2] != ["polygo", "server"] or len(parts) < 3:
+        return None
+    return parts[2] if parts[2] in SERVER_ROOMS else None
+
+
+def room_violations() -> list[str]:
+    found = []
+    for path in sorted((ROOT / "polygo" / "server").rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        here = server_room(".".join(parts))
+        if here is None:
+            continue
+        for name in absolute_imports(path):
+            there = server_room(name)
+            if there is not None and there != here and there not in SERVER_ROOMS[here]:
+                found.append(f"{path.relative_to(ROOT)} ({here}) imports {name} ({there})")
+            if name.split(".")[0] == "websockets" and here not in KNOWS_WEBSOCKETS:
+                found.append(f"{path.relative_to(ROOT)} ({here}) imports {name}")
+    return found
+
+
+def test_every_server_module_is_in_a_room_of_the_map():
+    rooms = {path.relative_to(ROOT / "polygo" / "server").with_suffix("").parts[0]
+             for path in (ROOT / "polygo" / "server").glob("*") if path.suffix == ".py" or (path / "__init__.py").exists()}
+    assert rooms - {"__init__"} == set(SERVER_ROOMS)
+
+
+def test_each_server_room_imports_only_the_rooms_the_map_allows():
+    assert room_violations() == []
+
+
+def test_the_map_of_rooms_has_no_circle():
+    order: list[str] = []
+    while len(order) < len(SERVER_ROOMS):
+        ready = sorted(r for r, below in SERVER_ROOMS.items() if r not in order and below <= set(order))
+        assert ready, f"a circle among {sorted(set(SERVER_ROOMS) - set(order))}"
+        order += ready
+
+
+def test_the_room_check_finds_an_arrow_the_map_does_not_allow(tmp_path, monkeypatch):
+    rooms = tmp_path / "polygo" / "server" / "rooms"
+    rooms.mkdir(parents=True)
+    (rooms / "room.py").write_text("from ..hub import Hub\nfrom websockets.frames import CloseCode\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert room_violations() == ["polygo/server/rooms/room.py (rooms) imports polygo.server.hub.Hub (hub)",
+                                 "polygo/server/rooms/room.py (rooms) imports websockets.frames.CloseCode"]
+

@@ -2,7 +2,7 @@
 
 The server reports each seat's main time, byo-yomi periods, current period (or Canadian block) and
 stones owed at the instant of an event; between reports the running seat's clock is counted down
-here with the same arithmetic as the server's (`polygo/server/clock.py`, which the client may not import):
+here with the same arithmetic as the server's (`polygo/server/rooms/clock.py`, which the client may not import):
 main time first, then the current period, then (byo-yomi) the next periods one after the other.
 A bot must budget from `total`, everything the clock still gives before the flag falls: main time
 alone would make a bot near the end of its main time pass although its overtime is untouched.

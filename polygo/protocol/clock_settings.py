@@ -1,7 +1,7 @@
 """A room's time control as a value: its text form (``byoyomi:600+5x30``), its strict JSON form
 on the wire and in the store, and the bounds every field keeps.
 
-The server (``polygo/server/clock.py`` runs the clocks) and the clients (the GTP bridge tells an engine
+The server (``polygo/server/rooms/clock.py`` runs the clocks) and the clients (the GTP bridge tells an engine
 the time system) read the same settings, so they live here, on the wire's side of both.
 """
 

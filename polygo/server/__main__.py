@@ -14,14 +14,16 @@ import sqlite3
 import sys
 from typing import NoReturn, Sequence
 
-from . import admin, backup, ratings_command
+from . import admin
 from .app import run_sync
-from .collector import tune_for_serving
 from .config import parse_config
-from .lockfile import LockError
-from .logs import setup_logging
-from .postgres_db import redacted
+from .finding import ratings_command
+from .ops.collector import tune_for_serving
+from .ops.logs import setup_logging
+from .store import backup
 from .store import StoreError
+from .store.lockfile import LockError
+from .store.postgres import redacted
 
 
 def main(argv: Sequence[str] | None = None) -> int:

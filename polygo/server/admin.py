@@ -34,14 +34,14 @@ from typing import Any, Mapping, Protocol, Sequence
 
 from polygo.protocol import ProtocolError
 
-from .bans import KINDS, BanError
+from .accounts.bans import KINDS, BanError
+from .accounts.passwords import hash_password
+from .accounts.sessions import Session
 from .connection import Connection
 from .hub import Hub
-from .logs import event
-from .passwords import hash_password
-from .sessions import Session
+from .ops.logs import event
 from .store import Store
-from .store_errors import StoreError
+from .store.errors import StoreError
 
 log = logging.getLogger("polygo.admin")
 

@@ -20,24 +20,24 @@ from websockets.frames import CloseCode
 
 from polygo.protocol import SUBPROTOCOLS
 
+from .accounts.sessions import Sessions
 from .admin import AdminSocket
-from .api import Api
-from .backup import BackupError, before_migration, last_backup
 from .config import Config
 from .connection import Connection
-from .deadlines import sweep_forever
-from .gate import AcceptErrorLimiter, Gate, gated
-from .http import SERVER_HEADER, Endpoints, Phase
-from .webfiles import WebFiles
+from .http.api import Api
+from .http.endpoints import SERVER_HEADER, Endpoints, Phase
+from .http.probes import ProbePort
+from .http.webfiles import WebFiles
 from .hub import Hub
-from .lockfile import DatabaseLock
-from .metrics import make_metrics
-from .probes import ProbePort
-from .sessions import Sessions
-from .postgres_db import is_postgres, redacted
-from .logs import event
+from .net.gate import AcceptErrorLimiter, Gate, gated
+from .ops.logs import event
+from .ops.metrics import make_metrics
+from .ops.systemd import Notifier, heartbeat
+from .rooms.deadlines import sweep_forever
 from .store import Store, StoreError
-from .systemd import Notifier, heartbeat
+from .store.backup import BackupError, before_migration, last_backup
+from .store.lockfile import DatabaseLock
+from .store.postgres import is_postgres, redacted
 
 log = logging.getLogger("polygo.server")
 

@@ -17,15 +17,17 @@ import os
 import resource
 import socket
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from polygo.protocol import MAX_FRAME
 from polygo.protocol.messages import CHAT_MAX, LIST_MAX
 
-from . import VERSION, pools
-from .addresses import Networks, parse_networks
-from .lease import Lease
-from .metrics import MAX_AGE
+from . import VERSION
+from .finding import pools
+from .limits.addresses import Networks, parse_networks
+from .ops.flags import checked_number
+from .ops.metrics import MAX_AGE
+from .store.lease import Lease
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class Config:
     chat_retention: float = 30 * 86400.0  # seconds a chat line is stored
     session_idle: float = 30 * 86400.0    # seconds a session (its token) lives unused, unless seated in a game
     trusted_proxies: Networks = ()        # reverse proxies whose X-Forwarded-For names the client (addresses.py)
-    allowed_origins: tuple[str, ...] = () # pages of other origins whose websockets are accepted ("*": any; http.py)
+    allowed_origins: tuple[str, ...] = () # pages of other origins whose websockets are accepted ("*": any; http/endpoints.py)
     hello_timeout: float = 10.0           # seconds a new connection has to say hello before it is closed
     migration_backup: bool = True         # back a SQLite file up before migrating its schema (backup.py)
     backup_dir: str | None = None         # where `polygo-server backup DIR` keeps copies: their age is a metric
@@ -225,19 +227,6 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
 def _parsed(value: str | int | float | None, kind: type) -> int | float | None:
     """An argparse default given as text (from the environment) goes through the flag's type too."""
     return kind(value) if isinstance(value, str) else value
-
-
-def checked_number(text: str, kind: type, what: str, allowed: Callable[[Any], bool], bounds: str,
-                   number: str = "a whole number") -> Any:
-    """`text` (a flag's value or its variable's) as a `kind`, or an ArgumentTypeError whose sentence
-    says what the flag takes: "{what} is {number}, not ..." or "{what} is {bounds}, not ..."."""
-    try:
-        value = kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} is {number}, not {text!r}") from None
-    if not allowed(value):
-        raise argparse.ArgumentTypeError(f"{what} is {bounds}, not {text!r}")
-    return value
 
 
 def _rate(text: str) -> float:

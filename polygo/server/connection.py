@@ -29,19 +29,19 @@ from polygo.protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Ack, Analysis, Are
 from polygo.protocol.names import clean_name
 
 from . import VERSION
-from .addresses import Networks, forwarded_address, limit_key
-from .frames import frame, write
-from .logs import board_label, event
-from .my_games import my_games
-from .quick_reading import QuickReading
-from .ratelimit import TokenBucket
-from .resends import ack_from_store
-from .sessions import Session
-from .store_errors import Unavailable
+from .accounts.sessions import Session
+from .limits.addresses import Networks, forwarded_address, limit_key
+from .limits.ratelimit import TokenBucket
+from .net.frames import frame, write
+from .net.quick_reading import QuickReading
+from .ops.logs import board_label, event
+from .rooms.my_games import my_games
+from .rooms.resends import ack_from_store
+from .store.errors import Unavailable
 
 if TYPE_CHECKING:
     from .hub import Hub
-    from .room import Room
+    from .rooms.room import Room
 
 log = logging.getLogger("polygo.connection")
 
@@ -268,7 +268,7 @@ class Connection:
                        seats=await self.hub.seats_held(session), limits=self.hub.config.limits(), server=SERVER_NAME)
 
     def _check_ban(self, *names: str | None) -> None:
-        """`banned` if the operator banned any of `names` (polygo/server/bans.py)."""
+        """`banned` if the operator banned any of `names` (polygo/server/accounts/bans.py)."""
         ban = self.hub.bans.name(*names)
         if ban is not None:
             raise ProtocolError(ErrorCode.BANNED, f"the name {ban.shown!r} is banned from this server"
@@ -380,7 +380,7 @@ class Connection:
     async def _my_games(self, m: ListMyGames) -> ServerMessage:
         return await my_games(self.hub, self.session)
 
-    # -- finding games (polygo/server/seeks.py, challenges.py, arena.py; docs/pools.md) ---------------------------
+    # -- finding games (polygo/server/finding/seeks.py, challenges.py, arena.py; docs/pools.md) ---------------------------
 
     async def _pools(self, m: ListPools) -> ServerMessage:
         return Pools(pools=self.hub.pool_list())
@@ -420,7 +420,7 @@ _IDS = itertools.count(1)
 
 
 def address_of(ws: ServerConnection, trusted: Networks) -> str:
-    """The client's address, as a trusted proxy forwards it (`polygo/server/addresses.py`)."""
+    """The client's address, as a trusted proxy forwards it (`polygo/server/limits/addresses.py`)."""
     remote = ws.remote_address
     forwarded = ws.request.headers.get("X-Forwarded-For") if ws.request is not None else None
     return forwarded_address(str(remote[0]) if remote else "", forwarded, trusted)

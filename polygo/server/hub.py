@@ -22,27 +22,29 @@ from polygo.rules.sgf import to_sgf
 from polygo.protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
                       unportable)
 
-from .arena import Arena
-from .challenges import Challenges
-from .bans import Bans
-from .cluster import Cluster
-from .finder import Finder
+from .accounts.bans import Bans
+from .accounts.sessions import Session, Sessions
+from .cluster.finder import Finder
+from .cluster.takeover import Cluster
 from .config import Config
-from .games import SettingsError, board_points, effective_options, effective_settings, normalize, replay
-from .holdings import Bounds, Holdings, weight
-from .intake import Intake
-from .house_bots import HouseBots, bot_name
-from .lobby import Lobby, listed
-from .metrics import NullMetrics
-from .peer import broadcast
-from .pool_store import PoolQueries
-from .pools import Pool, load as load_pools
-from .ratings import Step, rated_game, update_step
-from .ratelimit import Buckets, Tally
-from .room import CHAT_BURST, CHAT_TAIL, RESTART_RETRY, RESTARTING, Room, Seat
-from .seeks import Seeks
-from .sessions import Session, Sessions
+from .finding.arena import Arena
+from .finding.challenges import Challenges
+from .finding.pool_store import PoolQueries
+from .finding.pools import Pool, load as load_pools
+from .finding.ratings import rated_game, update_step
+from .finding.seeks import Seeks
+from .house.bots import HouseBots
+from .limits.holdings import Bounds, Holdings, weight
+from .limits.intake import Intake
+from .limits.ratelimit import Buckets, Tally
+from .net.peer import broadcast
+from .ops.metrics import NullMetrics
+from .rooms.games import SettingsError, board_points, effective_options, effective_settings, normalize, replay
+from .rooms.house_seats import bot_name
+from .rooms.lobby import Lobby, listed
+from .rooms.room import CHAT_BURST, CHAT_TAIL, RESTART_RETRY, RESTARTING, Room, Seat
 from .store import Store
+from .store.values import Step
 
 log = logging.getLogger("polygo.hub")
 
@@ -107,7 +109,7 @@ class Hub:
         for players are rebuilt (the lobby lists them and they expire); a started game comes back
         adjourned: its seats count and are listed in `welcome`, and the first request naming it
         rebuilds it (`room`), so a restart costs memory and time for the waiting rooms only. A
-        node of a cluster owns no room yet: it claims the orphaned ones (cluster.py)."""
+        node of a cluster owns no room yet: it claims the orphaned ones (cluster/takeover.py)."""
         if self.cluster is not None:
             await self.cluster.sweep()
             self.cluster.start()
@@ -254,7 +256,7 @@ class Hub:
 
     def finding_here(self) -> None:
         """Nothing on a single server, or on the node that finds games for a cluster; else the
-        refusal (`moved`, `unavailable`) that sends the client to it (finder.py)."""
+        refusal (`moved`, `unavailable`) that sends the client to it (cluster/finder.py)."""
         if self.finder is not None:
             self.finder.check()
 
@@ -479,7 +481,7 @@ class Hub:
         """The room a request names. An adjourned game comes back from the store, charged to the
         asker's `address` and `user` (holdings.py); requests for it arriving together share one
         load. A node of a cluster takes over a room it does not serve, or answers where it is
-        served (cluster.py)."""
+        served (cluster/takeover.py)."""
         room = self.rooms.get(room_id)
         if room is not None:
             return room

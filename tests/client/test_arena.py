@@ -1,7 +1,7 @@
 """The arena end to end: `polygo bot --builtin --arena POOL` (and `--gtp ... --arena POOL`)
 processes on a real server with fast arena pools from its `--pools` file play their games
 unattended, paired by the server, and appear in the pool's standings over HTTP; every game is
-downloadable. (Who meets whom, rematches and seats: tests/server/test_matching.py.)"""
+downloadable. (Who meets whom, rematches and seats: tests/server/finding/test_matching.py.)"""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from polygo.server.metrics import PrometheusMetrics
+from polygo.server.ops.metrics import PrometheusMetrics
 
 PROMETHEUS = Path(__file__).resolve().parents[2] / "deploy" / "prometheus"
 

@@ -20,7 +20,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from polygo.protocol import PROTOCOL_VERSION
-from polygo.server.addresses import parse_networks
+from polygo.server.limits.addresses import parse_networks
 from polygo.server.app import Server
 from polygo.server.config import Config
 

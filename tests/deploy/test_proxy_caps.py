@@ -17,7 +17,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from polygo.server.addresses import parse_networks
+from polygo.server.limits.addresses import parse_networks
 from polygo.server.app import Server
 from polygo.server.config import Config
 

@@ -21,7 +21,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from polygo.protocol import PROTOCOL_VERSION, views
-from polygo.server import room_store
+from polygo.server.store.tables import rooms as room_store
 from polygo.server.app import Server
 from polygo.server.config import Config
 
@@ -137,8 +137,8 @@ def plain_events_checked(monkeypatch):
 @pytest.fixture
 def no_failure_delay(monkeypatch):
     """A failed login answered at once, without its second's delay: for the tests that count
-    failures or only need one (the delay itself is tests/server/test_logins.py's)."""
-    monkeypatch.setattr("polygo.server.sessions.FAILURE_DELAY", 0.0)
+    failures or only need one (the delay itself is tests/server/accounts/test_logins.py's)."""
+    monkeypatch.setattr("polygo.server.accounts.sessions.FAILURE_DELAY", 0.0)
 
 
 @pytest.fixture
@@ -153,7 +153,7 @@ def config(tmp_path) -> Config:
 @pytest.fixture
 async def server(config, tmp_path):
     """A server on a database of its own: `make_server`'s servers use `config.db`, and a database
-    has one server at a time (polygo/server/lockfile.py)."""
+    has one server at a time (polygo/server/store/lockfile.py)."""
     srv = await Server(dataclasses.replace(config, db=str(tmp_path / "server.db"))).start()
     yield srv
     await srv.close()

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from polygo.server.config import Config, parse_config
-from polygo.server.passwords import check_password, hash_password
-from polygo.server.ratelimit import TokenBucket
+from polygo.server.accounts.passwords import check_password, hash_password
+from polygo.server.limits.ratelimit import TokenBucket
 
 
 def test_defaults_environment_and_arguments():

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from polygo.protocol import PROTOCOL_VERSION
 from polygo.server.app import Server
-from polygo.server.lockfile import LockError
+from polygo.server.store.lockfile import LockError
 
 from .conftest import ROOT, free_port
 

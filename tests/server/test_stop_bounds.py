@@ -17,7 +17,7 @@ import urllib.request
 import pytest
 
 from polygo.server.app import EXIT_GRACE
-from polygo.server.systemd import Notifier
+from polygo.server.ops.systemd import Notifier
 
 from .conftest import ROOT
 

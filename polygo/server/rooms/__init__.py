@@ -1,0 +1,8 @@
+"""A room and what lives in it: the game's set-up from its settings (``games.py``), the room with
+its one-request-at-a-time lock (``room.py``), clocks, the window of recent events for a resync,
+presence, the lobby's listing, resent moves, the correspondence deadline sweeper, a player's list
+of games, and the house bot's seats as the lists name them.
+
+A room reaches the server around it only through `room.RoomHost`, the protocol the hub fulfils.
+Imports `accounts`, `limits`, `net`, `ops` and `store`; never the hub, `house` or `finding`.
+"""
