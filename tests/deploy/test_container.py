@@ -132,6 +132,19 @@ def test_the_build_context_sends_what_the_image_copies_and_nothing_else():
         assert not sent(private), private
 
 
+def test_the_image_copies_every_file_the_build_of_polygo_reads():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    copied = [source for op, args in instructions(DOCKER / "Dockerfile")
+              if op == "COPY" and not args.startswith("--from") for source in args.split()[:-1]]
+    needed = ["pyproject.toml", project["readme"], *project["license-files"], *project_packages()]
+    assert [name for name in needed if name not in copied] == []
+
+
+def project_packages() -> list[str]:
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+    return build["packages"]
+
+
 def test_compose_runs_the_server_behind_caddy_with_time_to_drain():
     compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
     polygo, caddy = compose["services"]["polygo"], compose["services"]["caddy"]
