@@ -1,26 +1,27 @@
-"""Everything above single rooms: the room table, who sits where, creation, listing, records.
+"""The hub: the server's rooms and what finds games for them, put together.
+
+The rooms folder holds the parts: the room table with who sits where and the limits on rooms in
+memory (rooms/table.py), the evictions and expiries that take rooms out of memory
+(rooms/evictions.py), the lists of rooms and games (rooms/listings.py) and the export of records
+(rooms/exports.py). The hub builds them with the lobby, the house bot, the seeks, challenges and
+arena, and a cluster's takeovers and finder, and is what each of them sees of the others
+(`RoomHost`, `FindingHost`, `ClusterHost`, ...): it brings rooms into memory (created, started
+for a match, restored, brought back from the store) and passes the news of a room's seats, start
+and end to the parts that keep count.
 
 The hub is touched only from the event loop's thread and never awaits while it changes its
-tables, so it needs no locks either. Memory holds the rooms in play: a room that ends, and a
-started game that nobody watches, leave it a while (`Config.evict_after`) after the last watcher
-left. An ended room's record stays in the store; an unfinished game is adjourned, and comes back
-from the store (clocks as last committed, as after a restart) when someone asks for it. Every room
-in memory is charged to whoever brought it there (holdings.py).
+tables, so it needs no locks either. Every room in memory is charged to whoever brought it there
+(holdings.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
-from collections import defaultdict
-from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Coroutine
 
-from polygo.rules.sgf import to_sgf
-from polygo.protocol import (Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms,
-                      unportable)
+from polygo.protocol import Created, ErrorCode, GameRecord, Games, ProtocolError, RoomSettings, Rooms, unportable
 
 from .accounts.bans import Bans
 from .accounts.sessions import Session, Sessions
@@ -34,40 +35,25 @@ from .finding.pools import Pool, load as load_pools
 from .finding.ratings import rated_game, update_step
 from .finding.seeks import Seeks
 from .house.bots import HouseBots
-from .limits.holdings import Bounds, Holdings, weight
+from .limits.holdings import weight
 from .limits.intake import Intake
-from .limits.ratelimit import Buckets, Tally
-from .net.peer import broadcast
+from .limits.ratelimit import Buckets
 from .ops.metrics import NullMetrics
-from .rooms.games import SettingsError, board_points, effective_options, effective_settings, normalize, replay
+from .rooms import exports, listings
+from .rooms.evictions import Evictions
+from .rooms.games import SettingsError, board_points, normalize
 from .rooms.house_seats import bot_name
-from .rooms.lobby import Lobby, listed
+from .rooms.lobby import Lobby
 from .rooms.room import CHAT_BURST, CHAT_TAIL, RESTART_RETRY, RESTARTING, Room, Seat
+from .rooms.table import ADDRESSES_TRACKED, RoomTable, code
 from .store import Store
 from .store.values import Step
 
 log = logging.getLogger("polygo.hub")
 
-CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
-"""Letters of room ids and invitation codes: no look-alikes, and no '-' that a command line would
-take for an option (`polygo bot --room -x...` failed with token_urlsafe ids)."""
-
-
-CREATE_BURST = 20
-"""Creates one address may send at once before `Config.create_rate` applies."""
-
-ADDRESSES_TRACKED = 10_000
-"""Addresses whose create rate is remembered at most (those whose bucket refilled are forgotten
-sooner, at the next create)."""
-
-
-def code(length: int) -> str:
-    """A random room id or invitation code (8 letters: about 46 bits; 12: about 69)."""
-    return "".join(secrets.choice(CODE_LETTERS) for _ in range(length))
-
 
 class Hub:
-    """The rooms of one server and the indexes over them."""
+    """The rooms of one server, and the parts that keep them."""
 
     def __init__(self, config: Config, store: Store, sessions: Sessions,
                  metrics: NullMetrics | None = None) -> None:
@@ -76,24 +62,17 @@ class Hub:
         self.sessions = sessions
         self.metrics = metrics or NullMetrics()
         self.draining = False
-        self.rooms: dict[str, Room] = {}
-        self._seats: dict[str, set[tuple[str, int]]] = defaultdict(set)   # "t:token" / "u:user" -> seats
-        self._owned: dict[str, set[str]] = defaultdict(set)              # token -> waiting rooms created
-        self._closing: set[asyncio.Task[None]] = set()
-        self._evictions: dict[str, asyncio.TimerHandle] = {}             # ended room -> its next check
-        self._expiries: dict[str, asyncio.TimerHandle] = {}              # unstarted room -> its expiry
-        self.waiting_by_address = Tally()                                # IP address -> unstarted rooms made there
-        self._made_from: dict[str, str] = {}                             # unstarted room -> that IP address
-        self.create_rates = Buckets(config.create_rate, CREATE_BURST, ADDRESSES_TRACKED)  # IP address -> bucket
-        self.intake = Intake(config.read_rate, self.create_rates, ADDRESSES_TRACKED)
+        self.table = RoomTable(config)
+        self.rooms = self.table.rooms
+        self.holdings = self.table.holdings
+        self.intake = Intake(config.read_rate, self.table.create_rates, ADDRESSES_TRACKED)
         self.chat_rates = Buckets(config.chat_rate, CHAT_BURST, ADDRESSES_TRACKED)   # user or token -> bucket
-        self.holdings = Holdings(Bounds(config.points_per_address, config.points_per_user,
-                                        config.rooms_per_creator))
-        self._adjourned: set[str] = set()                                # unfinished games left in the store
         self._returning: dict[str, asyncio.Future[Room]] = {}            # adjourned game -> its load under way
+        self._tasks: set[asyncio.Task[None]] = set()
         self.lobby = Lobby(self.rooms.values)
         self.house_bots = HouseBots()
         self.bans = Bans()
+        self.evictions = Evictions(self, adjourns=store.lease is None)
         self.cluster: Cluster | None = None if store.lease is None else Cluster(self)
         self.pools: dict[str, Pool] = load_pools(config.pools_file)
         self.pool_queries = PoolQueries(store)
@@ -122,9 +101,7 @@ class Hub:
             if not all(seat in seats for seat in range(row["players"] or 0)):
                 waiting.append(room_id)
                 continue
-            self._adjourned.add(room_id)
-            for seat, (token, user) in seats.items():
-                self._index(token, user, room_id, seat, add=True)
+            self.table.hold_adjourned(room_id, seats)
         for room_id in waiting:
             for stored in await self.store.unfinished_rooms(only=room_id):
                 await self.adopt(stored)
@@ -133,7 +110,7 @@ class Hub:
     @property
     def adjourned(self) -> int:
         """How many unfinished games are left in the store until someone asks for them."""
-        return len(self._adjourned)
+        return len(self.table.adjourned)
 
     async def adopt(self, row: dict[str, Any]) -> Room | None:
         """Rebuild one stored unfinished room and serve it; None (logged) if it cannot be served.
@@ -159,12 +136,10 @@ class Hub:
         room.resume_clocks(row["clocks"], row["deadline"])
         room.chat_tail.extend(await self.store.chat_tail(room.id, CHAT_TAIL))
         self.rooms[room.id] = room
-        for i, seat in enumerate(room.seats):
-            if seat is not None:
-                self._index(seat.token, seat.user, room.id, i, add=True)
+        self.table.index_room(room, add=True)
         if room.status == "waiting":
-            self._owned[room.owner].add(room.id)
-            self._expire_later(room.id)
+            self.table.waiting(room)
+            self.evictions.expire_later(room.id)
         self.house_bots.changed(room)
         return room
 
@@ -177,10 +152,7 @@ class Hub:
         if self.cluster is not None:
             self.cluster.stop()
             self.finder.stop()
-        for timer in [*self._evictions.values(), *self._expiries.values()]:
-            timer.cancel()
-        self._evictions.clear()
-        self._expiries.clear()
+        self.evictions.cancel_all()
         await self.seeks.close()
         self.challenges.close()
         await self.arena.close()
@@ -188,69 +160,56 @@ class Hub:
         for room in list(self.rooms.values()):
             await room.close()
 
-    # -- seats and limits ------------------------------------------------------------------------------
+    def background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` in a task of its own, not waited for."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)      # the loop keeps only weak references to tasks
+        task.add_done_callback(self._tasks.discard)
 
-    def _index(self, token: str, user: str | None, room_id: str, seat: int, *, add: bool) -> None:
-        keys = ["t:" + token] + ([] if user is None else ["u:" + user])
-        for key in keys:
-            if add:
-                self._seats[key].add((room_id, seat))
-            else:
-                _discard(self._seats, key, (room_id, seat))
+    # -- seats: what a room tells the hub (`RoomHost`) ---------------------------------------------------
 
     def seated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
-        self._index(token, user, room_id, seat, add=True)
-        _discard(self._owned, token, room_id)
+        self.table.seated(token, user, room_id, seat)
+
+    def unseated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
+        self.table.unseated(token, user, room_id, seat)
+
+    def check_room_limit(self, session: Session, room_id: str | None) -> None:
+        self.table.check_room_limit(session, room_id)
+
+    def no_longer_waiting(self, room: Room) -> None:
+        self.evictions.no_longer_waiting(room)
+
+    async def creator_left(self, room: Room) -> None:
+        await self.evictions.creator_left(room)
+
+    def ended(self, room: Room) -> None:
+        """A game ended: its seats no longer count, and the room leaves memory in time."""
+        self.table.index_room(room, add=False)
+        self.lobby.changed()
+        self.evictions.schedule(room.id)
+        self.arena.ended(room.id)
 
     def registered(self, session: Session) -> None:
         """A guest session became a registered user's: the seats it holds become the user's too, so
         that the user logging in from elsewhere holds them at once (not only after a restart, which
         rebuilds seats from the stored session). Each room tells its watchers by a `seat` event,
         queued before any request the new login can send there."""
-        assert session.user is not None
-        for room_id, i in list(self._seats.get("t:" + session.token, ())):
-            room = self.rooms.get(room_id)
-            if room is None and room_id not in self._adjourned:
-                continue
-            self._index(session.token, session.user, room_id, i, add=True)
-            if room is not None:      # an adjourned game rebinds its seats from the store when it comes back
-                self._background(room.call(room.seat_registered, i, session))
-
-    def unseated(self, token: str, user: str | None, room_id: str, seat: int) -> None:
-        self._index(token, user, room_id, seat, add=False)
+        for room, i in self.table.registered(session):
+            self.background(room.call(room.seat_registered, i, session))
 
     def seats_of(self, session: Session) -> list[dict[str, Any]]:
         """The seats the session holds in unfinished games."""
-        held = set(self._seats.get("t:" + session.token, ()))
-        if session.user is not None:
-            held |= self._seats.get("u:" + session.user, set())
-        return [{"room": r, "seat": s, "last_seq": self.rooms[r].last_seq[s] if r in self.rooms else None}
-                for r, s in sorted(held)]
+        return self.table.seats_of(session)
 
     async def seats_held(self, session: Session) -> list[dict[str, Any]]:
         """`seats_of` for `welcome`: on a node of a cluster from the database, so that a client
         reconnecting at any node is told every seat it holds, whichever node serves the room."""
-        seats = self.seats_of(session)
+        seats = self.table.seats_of(session)
         if self.cluster is None and all(seat["room"] in self.rooms for seat in seats):
             return seats
         return [{"room": room, "seat": seat, "last_seq": last_seq}
                 for room, seat, last_seq in await self.store.held_seats(session.token, session.user)]
-
-    def check_room_limit(self, session: Session, room_id: str | None) -> None:
-        rooms = {entry["room"] for entry in self.seats_of(session)} | self._owned.get(session.token, set())
-        rooms.discard(room_id)
-        if len(rooms) >= self.config.rooms_per_session:
-            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
-                                f"you already take part in {len(rooms)} unfinished rooms, the limit")
-
-    def ended(self, room: Room) -> None:
-        """A game ended: its seats no longer count, and the room leaves memory in time."""
-        for i, seat in enumerate(room.seats):
-            if seat is not None:
-                self._index(seat.token, seat.user, room.id, i, add=False)
-        self.lobby.changed()
-        self._schedule_eviction(room.id)
-        self.arena.ended(room.id)
 
     # -- pools, ratings and rooms the server starts (seeks, challenges, the arena) -----------------------
 
@@ -289,9 +248,7 @@ class Hub:
         them (holdings.py); a pool's board is the operator's choice, charged to nobody."""
         if self.draining:
             raise ProtocolError(ErrorCode.INTERNAL, RESTARTING)
-        if len(self.rooms) >= self.config.max_rooms:
-            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
-                                f"the server holds {len(self.rooms)} rooms, its limit; try again later")
+        self.table.check_space()
         room_id = code(8)
         await self.store.create_room(room_id, settings, owner=sessions[0].token, invite=None)
         room = self.rooms[room_id] = Room(self, room_id, settings, owner=sessions[0].token, invite=None)
@@ -302,100 +259,6 @@ class Hub:
         await room.call(room.fill, sessions)
         return room_id
 
-    def _schedule_eviction(self, room_id: str) -> None:
-        """Look at the ended room again in `evict_after` seconds (its watchers may keep it then)."""
-        pending = self._evictions.pop(room_id, None)
-        if pending is not None:
-            pending.cancel()
-        loop = asyncio.get_running_loop()
-        self._evictions[room_id] = loop.call_later(self.config.evict_after, self._evict, room_id)
-
-    def _evict(self, room_id: str) -> None:
-        """An ended room nobody watches leaves memory; so does a started game nobody watches
-        (adjourned, in its own task, `_adjourn`). A waiting room stays (it expires instead)."""
-        self._evictions.pop(room_id, None)
-        room = self.rooms.get(room_id)
-        if room is None or room.status == "waiting":
-            return
-        if room.watchers or (room.status == "playing" and (self.cluster is not None or self.draining)):
-            self._schedule_eviction(room_id)
-            return
-        if room.status == "playing":
-            self._background(self._call_adjourn(room))
-            return
-        self._forget(room)
-
-    def _forget(self, room: Room) -> None:
-        """The room leaves memory (whatever is stored stays)."""
-        del self.rooms[room.id]
-        self.holdings.release(room.id)
-        self.lobby.forget(room.id)
-        self._background(room.close())
-
-    async def _call_adjourn(self, room: Room) -> None:
-        try:
-            await room.call(self._adjourn, room)
-        except ProtocolError:
-            pass            # the server began to stop: the game is stored, and comes back after the restart
-
-    async def _adjourn(self, room: Room) -> None:
-        """In the room's task: a started game that nobody watches leaves memory, stored as it is;
-        its seats still count and are still listed in `welcome`. A request that names it brings
-        it back (`room`)."""
-        if self.rooms.get(room.id) is not room or room.status != "playing":
-            return
-        if room.watchers:
-            self._schedule_eviction(room.id)
-            return
-        self._adjourned.add(room.id)
-        self._forget(room)
-        self.lobby.changed()
-
-    def _background(self, work: Any) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._closing.add(task)      # the loop keeps only weak references to tasks
-        task.add_done_callback(self._closing.discard)
-
-    # -- unstarted rooms expire ------------------------------------------------------------------------
-
-    def _expire_later(self, room_id: str) -> None:
-        loop = asyncio.get_running_loop()
-        self._expiries[room_id] = loop.call_later(self.config.waiting_expiry, self._expire, room_id)
-
-    def _expire(self, room_id: str) -> None:
-        self._expiries.pop(room_id, None)
-        room = self.rooms.get(room_id)
-        if room is not None and room.status == "waiting" and not self.draining:
-            self._background(self._call_drop(room))
-
-    async def _call_drop(self, room: Room) -> None:
-        try:
-            await room.call(self._drop_unstarted, room)
-        except ProtocolError:
-            pass            # the server began to stop: the room stays stored and expires after the restart
-
-    async def close_unstarted(self, room: Room, message: str) -> None:
-        """An operator closes a room waiting for players: it goes as an expired one does."""
-        await room.call(self._drop_unstarted, room, "operator", message)
-
-    async def _drop_unstarted(self, room: Room, reason: str = "expired",
-                              message: str = "nobody started this game in time; the room is closed") -> None:
-        """In the room's task: a room still waiting for players after `waiting_expiry` is forgotten
-        (memory and store), so free guest sessions cannot pile up rooms that come back at every
-        restart; also one an operator closes (`reason` "operator"), and one its creator left with
-        nobody seated ("left"). Its watchers are told by a `closed` event."""
-        if room.status != "waiting" or self.rooms.get(room.id) is not room:
-            return
-        await self.store.drop_unstarted(room.id)
-        for i, seat in enumerate(room.seats):
-            if seat is not None:
-                self._index(seat.token, seat.user, room.id, i, add=False)
-        _discard(self._owned, room.owner, room.id)
-        self.no_longer_waiting(room)
-        self._forget(room)
-        broadcast(room.watchers, {"type": "event", "room": room.id, "version": room.version + 1,
-                                  "kind": "closed", "reason": reason, "message": message})
-
     # -- rooms -------------------------------------------------------------------------------------------
 
     async def create(self, session: Session, settings: RoomSettings, address: str = "") -> Created:
@@ -403,10 +266,7 @@ class Hub:
         settings, which cost an engine game to check."""
         if self.draining:
             raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
-        self._check_create_rate(address)
-        self.check_room_limit(session, None)
-        self._check_capacity(address)
-        self.holdings.check(address, session.token, session.user, 0)
+        self.table.check_create(session, address)
         try:
             stored = normalize(settings)
         except SettingsError as exc:
@@ -416,56 +276,17 @@ class Hub:
         room_id = code(8)
         invite = code(12) if settings.private else None
         await self.store.create_room(room_id, stored, owner=session.token, invite=invite)
-        self.rooms[room_id] = Room(self, room_id, stored, owner=session.token, invite=invite)
+        room = self.rooms[room_id] = Room(self, room_id, stored, owner=session.token, invite=invite)
         self.holdings.charge(room_id, address, session.token, session.user, points)
-        self._owned[session.token].add(room_id)
-        self._made_from[room_id] = address
-        self.waiting_by_address.add(address)
-        self._expire_later(room_id)
+        self.table.waiting(room, address)
+        self.evictions.expire_later(room_id)
         self.lobby.changed()
-        await self.house_bots.seat(self.rooms[room_id])
+        await self.house_bots.seat(room)
         return Created(room=room_id, invite=invite)
 
-    def _check_create_rate(self, address: str) -> None:
-        """At most `create_rate` creates a second from one address (after a burst of
-        `CREATE_BURST`), refused or not: checking a 4,096-point graph costs milliseconds of the
-        loop, and a flood of refused creates took another room's p99 to half a second."""
-        if not self.create_rates.allow(address, time.monotonic()):
-            raise ProtocolError(ErrorCode.RATE_LIMITED, f"over {self.config.create_rate:g} creates a second "
-                                                        f"from your address; try again in a moment")
-
-    def _check_capacity(self, address: str) -> None:
-        """The server-wide bound on rooms, and the bound on unstarted rooms per IP address (guest
-        sessions are free, so the per-session limit alone bounds nothing)."""
-        if len(self.rooms) >= self.config.max_rooms:
-            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
-                                f"the server holds {len(self.rooms)} rooms, its limit; try again later")
-        mine = self.waiting_by_address[address]
-        if mine >= self.config.rooms_per_address:
-            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
-                                f"{mine} rooms created from your address wait for players, the limit; "
-                                f"start or leave them first")
-
-    async def creator_left(self, room: Room) -> None:
-        """In the room's task: the creator left a room still waiting for players. With nobody
-        seated (the house bot aside) the room is closed; else it waits on for the others, no longer
-        counted against the creator's address (the refusal of a create says "start or leave
-        them first")."""
-        if any(seat is not None and not HouseBots.holds(seat) for seat in room.seats):
-            address = self._made_from.pop(room.id, None)
-            if address is not None:
-                self.waiting_by_address.remove(address)
-            return
-        await self._drop_unstarted(room, "left", "its creator left before the game started; the room is closed")
-
-    def no_longer_waiting(self, room: Room) -> None:
-        """The room no longer waits for players (its game started, or it went): it no longer counts
-        against the address it was created from, which is forgotten once it has no such room."""
-        address = self._made_from.pop(room.id, None)
-        if address is not None:
-            self.waiting_by_address.remove(address)
-        if room.status == "playing" and self.rooms.get(room.id) is room:
-            self._schedule_eviction(room.id)
+    async def close_unstarted(self, room: Room, message: str) -> None:
+        """An operator closes a room waiting for players: it goes as an expired one does."""
+        await self.evictions.close_unstarted(room, message)
 
     def chat_dropped(self, through: dict[str, int]) -> None:
         """The store deleted old chat, up to version `through[room]` of each room: a live room
@@ -487,7 +308,7 @@ class Hub:
             return room
         if self.cluster is not None:
             return await self.cluster.take(room_id)
-        if room_id not in self._adjourned:
+        if room_id not in self.table.adjourned:
             raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
         if self.draining:
             raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
@@ -500,36 +321,25 @@ class Hub:
     async def _bring_back(self, room_id: str, address: str | None, user: str | None) -> Room:
         rows = await self.store.unfinished_rooms(only=room_id)
         if not rows:                      # finished meanwhile (it cannot be, but then `game` serves it)
-            self._adjourned.discard(room_id)
+            self.table.adjourned.discard(room_id)
             raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"no room {room_id!r}", field="room")
         points = weight(board_points(rows[0]["settings"]))
-        if len(self.rooms) >= self.config.max_rooms:
-            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS,
-                                f"the server holds {len(self.rooms)} rooms, its limit; try again later")
+        self.table.check_space()
         self.holdings.check(address, None, user, points)
         room = self.rooms.get(room_id) or await self.adopt(rows[0])
         if room is None:
             raise ProtocolError(ErrorCode.NO_SUCH_ROOM, f"room {room_id!r} cannot be served", field="room")
-        self._adjourned.discard(room_id)
+        self.table.adjourned.discard(room_id)
         self.holdings.charge(room_id, address, None, user, points)
         self.lobby.changed()
-        self._schedule_eviction(room_id)
+        self.evictions.schedule(room_id)
         return room
 
     def forget_all(self) -> list[Room]:
         """Drop every room from memory at once (a fenced node: other nodes own them now, and what
         they hold is what was committed); returns them for the caller to stop."""
-        for timer in [*self._evictions.values(), *self._expiries.values()]:
-            timer.cancel()
-        self._evictions.clear()
-        self._expiries.clear()
-        rooms = list(self.rooms.values())
-        self.rooms.clear()
-        self.holdings.clear()
-        self._seats.clear()
-        self._owned.clear()
-        self._made_from.clear()
-        self.waiting_by_address = Tally()
+        self.evictions.cancel_all()
+        rooms = self.table.clear()
         self.lobby.changed()
         for room in rooms:
             self.lobby.forget(room.id)
@@ -541,114 +351,19 @@ class Hub:
         room = self.rooms.pop(room_id, None)
         if room is None:
             return None
-        for timer in (self._evictions.pop(room_id, None), self._expiries.pop(room_id, None)):
-            if timer is not None:
-                timer.cancel()
-        for i, seat in enumerate(room.seats):
-            if seat is not None:
-                self._index(seat.token, seat.user, room_id, i, add=False)
-        _discard(self._owned, room.owner, room_id)
-        self.no_longer_waiting(room)
+        self.evictions.cancel(room_id)
+        self.table.uncount(room)
         self.lobby.forget(room_id)
         self.lobby.changed()
         return room
 
-    async def list_rooms(self, limit: int, offset: int) -> Rooms:
-        """The lobby: from memory on a single server; from the database on a node of a cluster,
-        so that every node lists every node's rooms."""
-        if self.cluster is None:
-            return self.lobby.page(limit, offset)
-        rows, total = await self.store.public_rooms(limit, offset)
-        return Rooms(rooms=[listed(row) for row in rows], total=total,
-                     next=offset + limit if offset + limit < total else None)
+    # -- lists and records -----------------------------------------------------------------------------
 
-    # -- finished games ------------------------------------------------------------------------------------
+    async def list_rooms(self, limit: int, offset: int) -> Rooms:
+        return await listings.rooms_page(self.lobby, self.store, limit, offset, shared=self.cluster is not None)
 
     async def finished(self, limit: int, offset: int) -> Games:
-        rows = await self.store.finished_games(limit, offset, public=True)
-        games = [{"room": r["room_id"], "settings": effective_settings(r["settings"]),
-                  "seats": _names(r["names"], r["settings"], r["seats"]),
-                  "registered": [user is not None for user in _names(r["users"], r["settings"])],
-                  "result": r["result"], "moves": r["moves"], "created": r["created_at"],
-                  "finished": r["finished_at"]}
-                 for r in rows]
-        return Games(games=games)
-
-    async def _times_left(self, room_id: str) -> dict[int, list[Any]]:
-        """Each move's time left for its mover, by history index, from the stored move events (the last
-        event at an index wins: an undone move's is replaced by the move played instead)."""
-        times: dict[int, list[Any]] = {}
-        for event in await self.store.events_since(room_id, 0):
-            if event.get("kind") == "move" and isinstance(event.get("index"), int):
-                left = _time_left(event)
-                if left is not None:
-                    times[event["index"]] = left
-        return times
+        return await listings.finished_games(self.store, limit, offset)
 
     async def record(self, room_id: str, fmt: str) -> GameRecord:
-        if fmt not in ("json", "sgf"):
-            raise ProtocolError(ErrorCode.BAD_FIELD, 'format must be "json" or "sgf"', field="format")
-        row = await self.store.game(room_id)
-        if row is None:
-            raise ProtocolError(ErrorCode.NO_SUCH_GAME, f"no game {room_id!r}", field="room")
-        game, _ = replay(row["settings"], row["moves"])
-        names = _names(row["names"], row["settings"], row["seats"])
-        history = game.history
-        if fmt == "json":
-            engine_record = dict(game.to_record(), options=effective_options(game))
-            record = {"room": room_id, "settings": effective_settings(row["settings"]), "seats": names,
-                      "record": engine_record,
-                      "history": [[p.seat, p.move, p.rescinded] for p in history], "result": row["result"],
-                      "created": row["created_at"], "finished": row["finished_at"]}
-            return GameRecord(room=room_id, format=fmt, record=record)
-        settings = row["settings"]
-        sgf_record = dict(game.to_record(), names=names,
-                          rescinded=[i for i, p in enumerate(history) if p.rescinded],
-                          title=settings.get("title") or f"polygo {room_id}", place=f"polygo room {room_id}",
-                          clock=settings.get("clock"), times=await self._times_left(room_id))
-        if row["result"] is not None:
-            sgf_record["result"] = row["result"]
-        stamp = row["finished_at"] or row["created_at"]
-        sgf_record["date"] = datetime.fromtimestamp(stamp, timezone.utc).strftime("%Y-%m-%d")
-        try:
-            text = to_sgf(sgf_record)
-        except ValueError as exc:
-            raise ProtocolError(ErrorCode.NOT_EXPORTABLE, str(exc)) from None
-        return GameRecord(room=room_id, format=fmt, record=text)
-
-
-def _discard(table: dict[str, set[Any]], key: str, item: Any) -> None:
-    """Take `item` out of `table[key]`, and `key` out once its set is empty: the keys are sessions,
-    which guests make for free, so empty entries would pile up without end."""
-    held = table.get(key)
-    if held is not None:
-        held.discard(item)
-        if not held:
-            del table[key]
-
-
-def _time_left(event: dict[str, Any]) -> list[Any] | None:
-    """The mover's [seconds left, periods or stones left in overtime] after a stored move event."""
-    clocks = event.get("clocks")
-    seat = event.get("seat")
-    if not isinstance(clocks, dict) or not isinstance(seat, int) or seat >= len(clocks.get("seats") or []):
-        return None
-    left = clocks["seats"][seat]
-    main = left.get("main")
-    if main is None:
-        return None
-    if main > 0:
-        return [main, 0]
-    return [left.get("period_left") or 0, left.get("stones_left") or left.get("periods") or 0]
-
-
-def _names(names: dict[Any, str | None], settings: dict[str, Any],
-           tokens: dict[Any, str | None] | None = None) -> list[str | None]:
-    """Seat names in seat order (the store's maps may have string or integer keys); with the seats'
-    `tokens`, the house bot's seats (which have no session row) get the bot's name."""
-    by_seat = {int(k): v for k, v in names.items()}
-    for k, token in (tokens or {}).items():
-        house = None if token is None else bot_name(token, settings)
-        if house is not None:
-            by_seat[int(k)] = house
-    return [by_seat.get(i) for i in range(settings["players"])]
+        return await exports.record(self.store, room_id, fmt)

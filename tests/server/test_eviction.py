@@ -31,13 +31,13 @@ def config(config) -> Config:
 def checks(server, monkeypatch) -> Counter:
     """How many times the hub looked at each ended room to evict it (whether it did or not)."""
     seen: Counter = Counter()
-    evict = server.hub._evict
+    evict = server.hub.evictions._evict
 
     def counted(room_id: str) -> None:
         seen[room_id] += 1
         evict(room_id)
 
-    monkeypatch.setattr(server.hub, "_evict", counted)
+    monkeypatch.setattr(server.hub.evictions, "_evict", counted)
     return seen
 
 

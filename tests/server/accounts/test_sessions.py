@@ -19,7 +19,7 @@ async def test_session_cache_is_bounded_and_evicted_sessions_come_back_from_the_
 
 
 def test_room_ids_and_invitations_are_safe_on_a_command_line():
-    from polygo.server.hub import CODE_LETTERS, code
+    from polygo.server.rooms.table import CODE_LETTERS, code
 
     ids = {code(8) for _ in range(2000)}
     assert len(ids) == 2000

@@ -93,11 +93,11 @@ async def test_addresses_that_went_away_leave_no_entry_behind(make_server, tmp_p
     assert (await stayer.request("hello", protocol=PROTOCOL_VERSION, user="nobody", password="x"))["code"] == "bad-login"
     await until(lambda: srv.gate.open == 1, "the server still counts connections that closed")
     hub, sessions = srv.hub, srv.hub.sessions
-    tables = {"connections": srv.gate.by_address, "unstarted rooms": hub.waiting_by_address,
-              "create rates": hub.create_rates, "failed logins": sessions.failures_by_address}
+    tables = {"connections": srv.gate.by_address, "unstarted rooms": hub.table.waiting_by_address,
+              "create rates": hub.table.create_rates, "failed logins": sessions.failures_by_address}
     for what, table in tables.items():
         kept = [address for address in ADDRESSES if address in table]
         assert not kept and "127.0.0.1" in table and len(table) == 1, f"{what}: {len(table)} entries"
     assert len(sessions.failures_by_name) == 1 and "127.0.0.1 nobody" in sessions.failures_by_name
-    assert hub._seats == {} and list(hub._owned) == [stayer.token], "sessions that hold nothing stay indexed"
+    assert hub.table._seats == {} and list(hub.table._owned) == [stayer.token], "sessions that hold nothing stay indexed"
     await stayer.close()
