@@ -217,7 +217,7 @@ async def phase(name: str, peer: Peer, pid: int, seconds: float, flood: str | No
 RAISED = (", create_rate=1e9, rooms_per_address=10**6, read_rate=1e12, points_per_address=10**9,"
           " rooms_per_creator=10**6, guest_rate=1e6")
 """The creation limits and the per-address read rate raised (the default): so that the lobby holds
-its thousands of rooms and every refused create reaches the engine, the worst case of the issue's
+its thousands of rooms and every refused create reaches the engine, the worst case of the
 floods."""
 
 

@@ -5,7 +5,7 @@
 The two players alternate colours from game to game; the random player picks uniformly among
 `Game.legal_moves()` (passes and appeals included). A game that runs past `--max-moves` is
 stopped and scored as it stands. In the marking phase both players accept at once (no dead
-stones), so what is on the board is what counts. Issue 4's target: the bot wins at least 90%.
+stones), so what is on the board is what counts. The target: the bot wins at least 90%.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Times on this shared machine move by a tenth between runs of the same code; inst
 not move at all (``PYTHONHASHSEED=0``), so they judge a change of 0.3% that CPU-time ratios cannot.
 Each figure is the difference between a process that replays the records 1 + 5 times and one that
 replays them 1 + 1 times, over 4 replays: start-up and the first replay drop out. An instruction
-ratio is not the time ratio the issue's target is stated in (cache misses and mispredicted
+ratio is not the time ratio the targets are stated in (cache misses and mispredicted
 branches cost time too): `bench/engine.py` stays the measure, this one the level.
 
     python bench/engine_instructions.py                                  # every preset, 19x19 and 9x9

@@ -1,4 +1,4 @@
-"""Write the GNU Go self-play records that ``bench/engine.py --records`` times (issue 13).
+"""Write the GNU Go self-play records that ``bench/engine.py --records`` times.
 
 Random playouts flatter the engine (few real kos, small chains early on); real games are the
 measure. GNU Go plays itself at level 0 with a fixed seed per game, so the records are

@@ -9,7 +9,7 @@ not a test):
 The seeks' ratings are spread as a pool's would be (normal, mean 1500, sd 300) and their waits
 over the last minute; the matcher's window is the server's default (polygo/server/finding/matching.py). Times
 are CPU time of this process (the store's, wall time: its COMMIT waits for the disk), the best of
-`--repeat` runs. docs/pools.md keeps the figures.
+`--repeat` runs. docs/performance.md keeps the figures.
 """
 
 from __future__ import annotations

@@ -12,20 +12,19 @@ move the counts; the commit's share is server_load.py's to measure.
 
 With `--cache`, cachegrind also simulates the caches, with its last level the size of this
 machine's L2 (1 MiB a core, 16-way; L1 32 KiB each): a server's misses there are what it reads
-from the shared L3 or memory. It found what the instruction counts cannot show (issue 13's seventh
-round): at 200 games polygo runs about as many instructions a move as the baseline, and 1.6 times
-its L2 misses.
+from the shared L3 or memory, the memory a move touches beside its work, which the instruction
+counts cannot show.
 
     python bench/server_instructions.py                      # 10 games, both servers
     python bench/server_instructions.py --games 200 --cache  # some ten minutes
     python bench/server_instructions.py --games 200 --cache --no-gc
 
 With the collector on (as the servers run), whether one of its young collections falls between
-the two runs' ends moves a count by some 10,000 instructions and 30 misses a move (issue 13's
-eighth and ninth rounds); `--no-gc` turns it off in both servers once they listen. At 200 games
-the counts still move by some 5-10% between runs of the same code when other processes share the
-cores (how many moves the loop takes up in one pass depends on the timing): compare versions of
-the server at 10 games, or run both in the same quiet minutes.
+the two runs' ends moves a count by some 10,000 instructions and 30 misses a move; `--no-gc`
+turns it off in both servers once they listen. At 200 games the counts still move by some 5-10%
+between runs of the same code when other processes share the cores (how many moves the loop
+takes up in one pass depends on the timing): compare versions of the server at 10 games, or run
+both in the same quiet minutes.
 
 Needs valgrind (Debian's `valgrind` package).
 """

@@ -5,16 +5,16 @@ polygo's share of it. The same scripted 19x19 games (Black the left half, White 
 as msgpack frames through `Connection._on_frame`, as a websocket's reader hands them over, with
 transports that only count writes and the store's `record` run up to its batch (the batch and its
 commit left out, but the move waits for them as in the server: suspended, then resumed), on uvloop when installed, with the collector set as the server sets it
-(`collector.GC_THRESHOLDS`: with the default thresholds its passes over every game's state were most of
-a move's time here). It prints the CPU time per move of that path, and of the rules' part of it
+(`collector.GC_THRESHOLDS`: with the default thresholds its passes over every game's state would
+swamp a move's time here). It prints the CPU time per move of that path, and of the rules' part of it
 alone (`Game.play`, the legal-move view and the ko view on the same games), best and median of the
 rounds.
 
 `--cold MB` plays the games' moves in turns, one move of each game in a round, as the server meets
 them, and walks MB of memory before each move so that it starts with the caches cold, as it does
 in a server where some hundred other moves, the store and the sockets ran since the room's last
-one: there each move's cost is some twice its cost here warm (issue 13's sixth round), and a change
-is worth what it saves cold. Only the moves are timed (`perf_counter`), not the walk.
+one: there each move costs more than here warm, and a change is worth what it saves cold. Only
+the moves are timed (`perf_counter`), not the walk.
 
     python bench/server_move_path.py
     python bench/server_move_path.py --rounds 9 --games 40

@@ -9,7 +9,7 @@ reading the bytes. Run it by hand (a benchmark, not a test):
     python bench/wire_decode.py --frames 50000 --repeat 3
 
 Times are CPU time of this process, the best of `--repeat` runs, each codec's two contenders
-measured alternately. docs/protocol.md ("Validation") keeps the figures of the switch to msgspec.
+measured alternately. docs/performance.md keeps the figures.
 """
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ def _free_form_problem(value: Any) -> ProtocolError | None:
     """Why a decoded free-form value is refused, or None: it holds a msgpack timestamp (msgspec
     reads that extension, -1, as a datetime itself, without asking `_no_ext`), or it nests deeper
     than `MAX_DEPTH` (a list of strings one level below it is allowed). A walk with a stack of its
-    own: a recursive one ran past Python's limit on a 561-byte frame."""
+    own: a recursive one would run past the recursion limit on a frame of a few hundred bytes."""
     pending: list[tuple[Any, int]] = [(value, 0)]
     while pending:
         value, depth = pending.pop()
@@ -143,8 +143,8 @@ _STRINGS = {str}
 
 
 def peek(frame: bytes | str) -> tuple[str | None, int | None]:
-    """The `type` and `id` of a frame's message, read without building or checking the rest (a
-    60 KB create in a twentieth of its decoding), so that a refusal can come before the work;
+    """The `type` and `id` of a frame's message, read without building or checking the rest (far
+    cheaper than a decoding for a large create), so that a refusal can come before the work;
     None for either where the frame does not decode or does not hold a usable one."""
     try:
         head = (_JSON_HEAD if isinstance(frame, str) else _MSGPACK_HEAD).decode(frame)

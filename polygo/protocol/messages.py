@@ -100,7 +100,7 @@ def unportable(value: Any, path: str = "") -> str | None:
     integer beyond 64 bits or a msgpack NaN would be stored, then fail every msgpack encoding of the
     room (and every listing holding it) for good. A walk with a stack of its own, skipping strings
     and lists of strings (a graph's points and edges) in one step: called per item, the check of a
-    4,096-point graph took milliseconds of the server's loop, and refused creates come in floods.
+    large graph would hold the server's loop, and refused creates come in floods.
     """
     pending: list[tuple[Any, str]] = [(value, path)]
     while pending:

@@ -2,7 +2,7 @@
 
 Names are what players recognise each other by, so two names that look the same must not be told
 apart by the server alone: `Alice`, `alice `, `Аlice` (a Cyrillic А), `Ａｌｉｃｅ` (fullwidth) and
-`Ali​ce` (a zero-width space) were all accepted beside a registered `Alice`. Here:
+`Ali​ce` (a zero-width space) must not pass beside a registered `Alice`. Here:
 
 - `clean_name` gives a name's one written form (NFKC, trimmed, inner runs of spaces made one) and
   refuses what cannot be seen or shown: control characters (NUL included), format characters

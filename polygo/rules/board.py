@@ -18,8 +18,8 @@ COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 MAX_GRID = len(COLUMNS)
 MAX_POINTS = 4096
 MAX_COORD = 1_000_000
-"""Coordinates for drawing lie within ±MAX_COORD: 1.79e308 was accepted, and a page drew its
-room with a NaN viewBox (the span of the points overflowed)."""
+"""Coordinates for drawing lie within ±MAX_COORD: near the float's limit the span of the points
+overflows, and a page draws the room with a NaN viewBox."""
 
 
 def grid_name(x: int, y: int) -> str:
@@ -231,9 +231,8 @@ class Board:
     @cached_property
     def as_json(self) -> dict[str, Any]:
         """:meth:`to_json` built once and shared by every caller, never to be changed: a server
-        sends it in every snapshot (building it costs 0.46 ms on 19x19, 1.9 ms on 1,024 points)
-        and keeps it in the settings of each room on a graph (a copy each would be some 240 KiB
-        a room on 1,024 points)."""
+        sends it in every snapshot (building it is costly on large boards) and keeps it in the
+        settings of each room on a graph (a copy each would be a large share of a room)."""
         return self.to_json()
 
     def describe(self) -> "str | dict[str, Any]":

@@ -86,8 +86,7 @@ class Game:
 
     def _initial_stones(self) -> tuple[int, ...]:
         """The set-up position, kept all game: without set-up stones the empty board's one tuple,
-        shared by the games of its size, not a list of a pointer a point each (2.9 KiB a 19x19
-        game, 8 KiB a 1,024-point one)."""
+        shared by the games of its size, not a list of its own in every game (a pointer a point)."""
         fixed = self.rules.handicap and self.rules.handicap_mode is HandicapMode.FIXED
         if not self.rules.setup and not fixed:
             return _empty_board(len(self.board))
@@ -134,7 +133,7 @@ class Game:
     @property
     def result(self) -> Result | None:
         """Worked out when first asked for, not by the play that ended the game: scoring the
-        final position costs as much as a hundred plays, and a replay need not ask."""
+        final position costs as much as many plays, and a replay need not ask."""
         self._settle()
         return self._result
 

@@ -255,7 +255,7 @@ class Server:
 def run_sync(config: Config, on_ready: Callable[[], None] | None = None) -> bool:
     """`run` on a new event loop: uvloop's when it is installed (a default dependency where it
     installs), else asyncio's. uvloop's sockets and scheduling are compiled, and under load they
-    took a fifth or more off the server's CPU time per move."""
+    take a large share off the server's CPU time per move (docs/performance.md)."""
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         return runner.run(run(config, on_ready))
 

@@ -136,7 +136,7 @@ class Connection:
         During this connection's move the frame is kept for the write that ends the move: the
         mover's own event and its ack then leave in one write (one system call, one segment), not
         two, in the order they were made. Whether the peer may be written to is asked
-        once, at that write, not for every frame kept (two checks a move fewer)."""
+        once, at that write, not for every frame kept."""
         held = self._held
         if held is not None:
             held.append(framed)
@@ -204,8 +204,8 @@ class Connection:
 
     def _handler(self, message: ClientMessage) -> Callable[[Any], Awaitable[ServerMessage]]:
         """The method that answers `message` (`HANDLERS`), once the session may send it. Not a
-        coroutine: `_on_frame` awaits the handler itself, a coroutine fewer on every request's
-        way in and out (a level of a coroutine chain costs some 1,500 instructions)."""
+        coroutine: `_on_frame` awaits the handler itself, so no level of coroutine is added to every
+        request's way in and out."""
         if self.session is not None and self.session.revoked:
             self._leave_session()
             if not isinstance(message, Hello):
@@ -320,7 +320,7 @@ class Connection:
 
     def _move(self, m: Move) -> Awaitable[ServerMessage]:
         """The room's answer to a move, for `_on_frame` to await: not a coroutine of its own where
-        the room is in memory and public (a level fewer in a move's chain of coroutines)."""
+        the room is in memory and public (no level of its own in a move's chain of coroutines)."""
         room = self.hub.rooms.get(m.room)
         if room is None or room.invite is not None:
             return self._move_away(m)
@@ -428,7 +428,7 @@ def address_of(ws: ServerConnection, trusted: Networks) -> str:
 
 def forget_handshake(ws: ServerConnection) -> None:
     """Drop the handshake's headers once the address is read: the request's and the response's
-    header maps and their strings were some 2 KiB of each idle connection. websockets
+    header maps and their strings are a large share of an idle connection. websockets
     reads a request of None as a handshake still to come, so the request stays, with its path only."""
     if ws.request is not None:
         ws.request = Request(ws.request.path, NO_HEADERS)
@@ -450,9 +450,9 @@ def forget(exc: BaseException) -> None:
 
     A traceback holds the frames it passed through, and with them the request (a large board) and
     the room's future that holds the exception again: a reference cycle, freed only by the
-    collector, which polygo-server's raised thresholds (collector.GC_THRESHOLDS) make rare. Refusals under
-    a flood kept hundreds of megabytes that way; without the tracebacks, reference counting frees
-    them at once.
+    collector, which polygo-server's raised thresholds (collector.GC_THRESHOLDS) make rare. Under a
+    flood of refusals they would hold hundreds of megabytes that way; without the tracebacks,
+    reference counting frees them at once.
     """
     seen: set[int] = set()
     current: BaseException | None = exc

@@ -1,18 +1,17 @@
 """Failed logins, counted per address and per user name from one address, so passwords cannot be
-guessed at the speed of the server's CPU (55 guesses a second from 40 connections, two cores of
-scrypt).
+guessed at the speed of the server's CPU (as many guesses as its cores can hash scrypt).
 
 Plain arithmetic on given instants, like `ratelimit.TokenBucket`: a key with `limit` failures in
 the last `window` seconds is refused before any hashing, until the oldest of them is older than
 the window. A login counts as failed from before its hashing until the password proves right
-(`failed`, then `succeeded` or `forgive`): guesses sent together on many connections were all
-hashed, since each checked the count before any had failed. Each failure is also answered only
+(`failed`, then `succeeded` or `forgive`): else guesses sent together on many connections would
+all be hashed, each checking the count before any had failed. Each failure is also answered only
 after `FAILURE_DELAY` seconds, awaited by that connection alone (the event loop serves everyone
 else meanwhile).
 
-The name is counted per address, not alone: five wrong guesses at a name from anywhere used to
-lock its owner out of password login, renewably. Now the guesser's address is slowed, and the
-owner, from another address, logs in as before.
+The name is counted per address, not alone: counted alone, five wrong guesses at a name from
+anywhere would lock its owner out of password login, renewably. So the guesser's address is
+slowed, and the owner, from another address, logs in as before.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Password hashing for registered names: scrypt from the standard library, salted per user.
 
 The stored form is "scrypt$n$r$p$salt$hash" (hex), so the cost can be raised later without
-breaking old hashes. Hashing is deliberately slow (tens of milliseconds): callers on the event loop
-run it in a thread.
+breaking old hashes. Hashing is deliberately slow: callers on the event loop run it in a thread.
 """
 
 from __future__ import annotations

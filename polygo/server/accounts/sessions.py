@@ -81,10 +81,10 @@ class Sessions:
         self.failures_by_address = FailureCounter(failures_per_address, window)
         self._touches: set[asyncio.Task[None]] = set()
         self.guest_rates = Buckets(guest_rate, GUEST_BURST, ADDRESSES_TRACKED)
-        """Guest sessions by address: each is a stored row, and 8,436 came from one address in 40 s."""
+        """Guest sessions by address: each is a stored row, and one address can ask for thousands."""
         self.register_rates = Buckets(register_rate, REGISTER_BURST, ADDRESSES_TRACKED)
-        """Registrations by address: each is a stored user and an scrypt hash (tens of milliseconds
-        of a core; 117 in 12 s took a bystander's move from 8 to 100 ms)."""
+        """Registrations by address: each is a stored user and an scrypt hash, deliberately slow
+        (a burst of them would slow every bystander's move)."""
 
     def _remember(self, session: Session) -> Session:
         self._cache[session.token] = session
@@ -117,7 +117,7 @@ class Sessions:
 
     def _touch(self, session: Session) -> None:
         """Record the session's use (its idle time starts again) without making the hello wait for a
-        commit: a resume that waited for one reached its rooms after their bots had moved."""
+        commit: a resume that waited for one would reach its rooms after their bots had moved."""
         now = time.time()
         if now - session.touched < TOUCH_EVERY:
             return

@@ -142,7 +142,7 @@ class HouseBots:
 
     async def _read_life(self, room: Room) -> None:
         """In the marking phase, read which stones are dead, once per position: the play-outs take
-        up to a second on 19x19, so they run in a worker thread while the room goes on."""
+        far longer than a move, so they run in a worker thread while the room goes on."""
         game = room.game
         if room.status != "playing" or game.phase != "scoring":
             self._life.pop(room.id, None)

@@ -11,8 +11,8 @@ bordered by another colour only) in most play-outs is called dead.
 
 The play-outs know only captures (no ko, no supply): they are a reading, the engine stays the judge
 of legality. `dead_stones` is a pure function of the stones, the board and a seeded
-`random.Random`; it costs a few tens of milliseconds on 9x9 and up to a second or two on 19x19,
-so the house bot runs it in a worker thread, once per position.
+`random.Random`; it costs far more than a move, the more so on large boards, so the house bot
+runs it in a worker thread, once per position.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """The separate metrics port (`--metrics-port`), served by a thread with an event loop of its own.
 
-On the game port an HTTP answer waits its turn on the loop behind every game's frames: during
-200 games on a loaded 2-core machine, 10-40 ms at the median and 100-250 ms at the 99th
-percentile (bench/server_http.py). Prometheus and the probes on the metrics port need none of the game loop's
-state but a few counts, so that port is served from a thread: its answers wait only for the
-interpreter's lock, which a busy loop hands over every few milliseconds (`sys.getswitchinterval`),
-and they still come when the game loop is stuck. What the thread reads of the server (the phase,
-the gauges, the registry) is read without locks; see `Server._gauges` for the copies it takes.
+On the game port an HTTP answer waits its turn on the loop behind every game's frames
+(`bench/server_http.py`, figures in docs/performance.md). Prometheus and the probes on the metrics
+port need none of the game loop's state but a few counts, so that port is served from a thread:
+its answers wait only for the interpreter's lock, which a busy loop hands over at every switch
+interval (`sys.getswitchinterval`), and they still come when the game loop is stuck. What the
+thread reads of the server (the phase, the gauges, the registry) is read without locks; see
+`Server._gauges` for the copies it takes.
 """
 
 from __future__ import annotations

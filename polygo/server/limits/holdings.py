@@ -1,9 +1,9 @@
 """What each IP address, registered user and creator holds in the server's memory: the rooms
 charged to them and those rooms' board points.
 
-A started room on a 4,096-point board held about 1.7 MB, and the per-address bound on waiting
-rooms stopped counting once a game started: one address could fill memory, and the server's room
-cap, with games it played against itself. So every room in memory is charged, for as long as it is
+A started room on a large board holds megabytes, and a bound on waiting rooms alone stops
+counting once a game starts: one address could fill memory, and the server's room cap, with games
+it plays against itself. So every room in memory is charged, for as long as it is
 in memory (waiting, playing, or ended and still watched), to whoever brought it there: the address
 and the session or user that created it, or that brought an adjourned game back. The charge is the
 board's points, which is what a room's memory grows with; the number of rooms a creator holds is

@@ -1,13 +1,13 @@
 """What one address may make the server decode: a budget of bytes a second over all its
 connections, and the create rate applied to a large create before it is decoded.
 
-Refusing used to cost what accepting did: a 60 KB `create` over the address's create rate was
-decoded and checked (about a millisecond of the loop) before the rate said no, and 20 connections
-from one address took a bystander's move from milliseconds to over a second. The per-connection
-message rate bounds nothing across connections. So each frame is first charged to its address
-(its bytes and `FRAME_COST` more), and a frame over the budget is refused unread; a large frame
-has its `type` peeked (`polygo.protocol.peek`, a twentieth of a decoding) and a `create` the address's
-create rate would refuse is refused there.
+Refusing after decoding costs what accepting does: a large `create` over the address's create
+rate would be decoded and checked before the rate said no, and many connections from one address
+would slow every bystander's move. The per-connection message rate bounds nothing across
+connections. So each frame is first charged to its address (its bytes and `FRAME_COST` more),
+and a frame over the budget is refused unread; a large frame has its `type` peeked
+(`polygo.protocol.peek`, far cheaper than a decoding) and a `create` the address's create rate
+would refuse is refused there.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ import gc
 
 GC_THRESHOLDS = (50_000, 20, 100)
 """Every move leaves a few objects alive (its event in the resync window, its row); with the default
-thresholds the collector's full passes over all games' state stalled every room for tens of
-milliseconds at 200 games (p99 move latency x3). Collect young objects less often instead."""
+thresholds the collector's full passes over all games' state stall every room at once, as the p99
+move latency shows (docs/performance.md). Collect young objects less often instead."""
 
 
 def tune_for_serving() -> None:

@@ -10,7 +10,8 @@ here is a no-op.
 
 A datagram is sent without waiting: the socket is non-blocking, so a notify socket whose reader
 is stuck (or gone away and replaced by a file nobody reads) costs a dropped message and a
-warning, never the event loop (a blocking `sendto` there held `/healthz` and the graceful stop).
+warning, never the event loop (a blocking `sendto` there would hold `/healthz` and the graceful
+stop).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Semantics follow KGS and OGS:
   a fresh block of ``period`` seconds for ``stones`` moves begins. The move during which main time runs
   out counts as the first move of the first block.
 - ``fischer``: ``increment`` seconds are added after each move, capped at ``cap`` when ``cap`` > 0,
-  else at ``MAX_SECONDS`` (10^8 s: a long game of quick moves grew the clock past every bound).
+  else at ``MAX_SECONDS`` (10^8 s, or a long game of quick moves grows the clock past every bound).
 - ``corr``: correspondence, ``period`` seconds per move (written in days, hours, minutes or
   seconds: ``corr:3d``). A player starts with one period; a move adds a period to what was left,
   up to ``cap`` (the bank: ``corr:3d/10d``; without one the cap is the period, so every move

@@ -4,10 +4,10 @@ A resync (`watch` with `since`, docs/protocol.md) is answered with the events th
 when there are at most `Config.resync_events` of them; the room answers from this window what it
 holds, the store the rest. The window keeps each event as the msgpack bytes its broadcast sent
 (`Room._commit` says why not its map), for consecutive versions, so one version number and the
-bytes are all it holds of each: a (version, bytes) pair would cost an event 88 bytes more.
+bytes are all it holds of each: a (version, bytes) pair would cost every event a tuple more.
 
 It is bounded by count (`Config.resync_events`) and by bytes (`Config.resync_bytes`): by count
-alone, 256 events are most of a 19x19 room (95 of 220 KiB after 250 moves), and events have no
+alone, 256 events are most of a 19x19 room's memory (`bench/room_memory.py`), and events have no
 fixed size (a chat line, an analysis' variation, the prohibited points and kos of a large board).
 """
 

@@ -59,7 +59,7 @@ def _graph_key(spec: dict[str, Any]) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _named_board(spec: str) -> Board:
-    """Boards are immutable and costly to build (a 19x19 grid takes milliseconds): build each once."""
+    """Boards are immutable and costly to build: build each once."""
     if not (_SPEC.fullmatch(spec.strip()) or spec in Board.shipped()):
         raise SettingsError(f"unknown board {spec!r}: use a size like 19 or 9x9, torus:9x9, "
                             f"or one of {', '.join(Board.shipped())}")
@@ -100,7 +100,7 @@ def normalize(settings: RoomSettings) -> dict[str, Any]:
     if why is not None:
         raise SettingsError(why)
     try:
-        preset(data["rules"])       # an unknown ruleset is refused before the board costs milliseconds to build
+        preset(data["rules"])       # an unknown ruleset is refused before the costly board is built
         clock = clock_of(settings.clock)
         data["clock"] = None if clock is None else clock.to_json()
         game = new_game(data)

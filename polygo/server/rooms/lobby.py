@@ -1,11 +1,11 @@
 """The lobby: the public rooms' listing, a page at a time, from caches rather than rebuilt per request.
 
-A listing used to hold every public room in full, graph boards included: 300 rooms with large
-boards made an 18 MB reply and 5,000 ordinary ones made every `list` cost the server tens of
-milliseconds. Now a page holds at most `LIST_MAX` rooms; a graph board is shown by its size
-(`graph:N`), a client that wants the graph watches the room. The order of the public rooms (oldest
-first) is kept until a room joins or leaves it, and each room's entry is kept until the room's
-version or status changes, so a `list` costs a slice and the entries of the rooms on that page.
+A listing of every public room in full, graph boards included, would be megabytes with large
+boards, and would make every `list` cost the server in proportion to the lobby. So a page holds
+at most `LIST_MAX` rooms; a graph board is shown by its size (`graph:N`), a client that wants the
+graph watches the room. The order of the public rooms (oldest first) is kept until a room joins
+or leaves it, and each room's entry is kept until the room's version or status changes, so a
+`list` costs a slice and the entries of the rooms on that page.
 """
 
 from __future__ import annotations

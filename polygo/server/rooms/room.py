@@ -4,7 +4,7 @@ Every request that reads or changes the room (sit, watch, move, undo, chat, a cl
 runs to completion before the next, in arrival order, under the room's lock: the game itself
 needs no other locking, and a snapshot never shows a move that is not yet committed. A request
 runs in the task that made it (the connection's), not handed to a task of the room's own: the
-hop there and back cost a queue, a future and two task switches per move. Those tasks
+hop there and back would cost a queue, a future and two task switches per move. Those tasks
 are cancelled only when the server closes (websockets never cancels a connection's handler), so
 a request is not cut off halfway while the room lives on. A change becomes an event with the
 next version; it is sent to the watchers and acknowledged only after `Store.record` returns, i.e.
@@ -129,7 +129,7 @@ class Room:
                  invite: str | None, rows: list[Sequence[Any]] | None = None, version: int = 0,
                  seats: list[Seat | None] | None = None) -> None:
         """`rows` are the stored moves, `[seat, move, seq, version]` each, in the order recorded;
-        the room's own are tuples (16 bytes fewer a row than a list)."""
+        the room's own are tuples (smaller than lists, and a room keeps one a move)."""
         self.hub = hub
         self.id = room_id
         self.owner = owner
@@ -176,7 +176,7 @@ class Room:
         if self._halted:
             raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
         lock = self._lock
-        await lock.acquire()    # by hand: `async with` adds two coroutines of its own a request
+        await lock.acquire()    # by hand: `async with` runs coroutines of its own on every request
         try:
             if self._halted:
                 raise ProtocolError(ErrorCode.UNAVAILABLE, RESTARTING, retry_after=RESTART_RETRY)
@@ -439,8 +439,8 @@ class Room:
 
     async def chat(self, conn: Peer | None, session: Session, text: str) -> Ok:
         """A chat line from a player or a spectator (anyone else would shout into rooms unseen),
-        within the room's chat rate and the session's over all rooms (one session in 16 rooms had
-        16 times the rate, each line stored for a month); a registered user's sessions share one.
+        within the room's chat rate and the session's over all rooms (else a session in many rooms
+        would have the rate many times over); a registered user's sessions share one.
         `conn` None: a seated player without a connection (the house bot)."""
         seat = self.seat_of(session)
         if seat is None and conn not in self.watchers:
@@ -710,8 +710,8 @@ class Room:
 
     def _add_state(self, data: dict[str, Any], now: float | None = None) -> None:
         """Add to a change event's `data` what every change event tells of the game, the clocks as
-        of `now` (default: the clock now). Written into the event itself, not a map of its own
-        copied in: one map fewer a move."""
+        of `now` (default: the clock now). Written into the event itself, not into a map of its own
+        copied in, which every move would build."""
         game = self.game
         data["to_move"] = game.to_move
         data["phase"] = game.phase
@@ -780,8 +780,8 @@ class Room:
         game is kept, in `rows` (and in the store's moves): a resend is recognised however late it
         comes, also after a restart. Asked only of a seq at or below the seat's last, so it reads
         the rows newest first (a resend is mostly of the last move) and stops at a lower seq of the
-        seat's: a seat's seqs rise with its rows. Not a map of seqs beside the rows: its insert a
-        move cost 8-10 of the 220-245 lines a move read from beyond the L2 at 200 games."""
+        seat's: a seat's seqs rise with its rows. Not a map of seqs beside the rows: its insert
+        every move reads memory from beyond the L2 (`bench/server_instructions.py --cache`)."""
         for row_seat, move, row_seq, version in reversed(self.rows):
             if row_seat == seat and row_seq is not None:
                 if row_seq == seq:
@@ -805,8 +805,7 @@ class Room:
 
         The resync window keeps the event as the msgpack bytes its broadcast sends, encoded once for
         both, not as its map: the maps of 256 events a room (a dozen lists and maps each) held
-        alive cost 2.6 µs of a move's 18 in-process, and the bytes took the path from 18.3 to
-        16.0 µs.
+        alive are work for the collector on every move (`bench/server_move_path.py`).
 
         `plain`: the event holds only JSON's own values, which a move's does by construction (seats,
         seqs and indexes are ints; moves, points, phases and reasons the engine's strings; the

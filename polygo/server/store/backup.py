@@ -3,12 +3,12 @@
 `VACUUM INTO` copies the database as of one read transaction: in WAL mode the server goes on
 committing while it runs (a reader never blocks the writer), and the copy holds exactly the
 transactions committed when it began, compacted. The sqlite3 shell's `.backup` (the online
-backup API) starts over whenever another connection writes the source: in bench/server_ops.py it
-finished under 50 games but not in 60 s under 200, where VACUUM INTO took 5 s. The copy is written beside
-its final name, then opened read-only for `PRAGMA integrity_check` and a look at the schema, and
-only then renamed into place: a file named like a backup is always a checked one. With a
-directory as PATH the copy gets a UTC time stamp for a name and `--keep N` removes all but the
-newest N such copies, which is what the systemd timer runs.
+backup API) starts over whenever another connection writes the source, so under load it may
+never finish (`bench/server_ops.py`, docs/performance.md). The copy is written beside its final
+name, then opened read-only for `PRAGMA integrity_check` and a look at the schema, and only then
+renamed into place: a file named like a backup is always a checked one. With a directory as
+PATH the copy gets a UTC time stamp for a name and `--keep N` removes all but the newest N such
+copies, which is what the systemd timer runs.
 """
 
 from __future__ import annotations

@@ -182,8 +182,8 @@ class GroupCommit:
     def _write(self, statements: list[tuple[str, tuple]], room: str | None = None,
                step: Step | None = None) -> asyncio.Future:
         """Queue a write for the next batch; its future is resolved once the batch is committed.
-        Not a coroutine: the caller awaits the future itself, a coroutine fewer made, run and freed a
-        move."""
+        Not a coroutine: the caller awaits the future itself, so no coroutine is made, run and freed
+        for every move."""
         self._check_writable()
         future = self._loop.create_future()
         self._pending.append(_Write(statements, future, room, step))

@@ -2,11 +2,11 @@
 beside the file a symbolic link leads to, held for the server's life, and a check that the
 database's WAL and shared-memory files are writable before SQLite maps them.
 
-The store assumes it is the only writer (it keeps each room's version in memory), so two servers on
-one file both ran and a room resumed by both got stuck. A lock on `<db>.lock` named by the path as
-given let a second server in through a symbolic link (both ran, one answered `internal`) or a hard
-link (each kept a WAL of its own beside its name, and the second one's acknowledged moves were lost
-at the next start). The lock on the file itself holds for every name of it. `flock` is released by
+The store assumes it is the only writer (it keeps each room's version in memory): two servers on
+one file would both run, and a room resumed by both would get stuck. A lock on `<db>.lock` named
+by the path as given would let a second server in through a symbolic link or a hard link (each
+with a WAL of its own beside its name, and the second one's acknowledged moves lost at the next
+start). The lock on the file itself holds for every name of it. `flock` is released by
 the kernel when the process dies, however it dies, so a killed server never leaves a stale lock
 behind; the `.lock` file keeps the holder's pid for the error message only.
 

@@ -52,10 +52,10 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     (   # 3: events in a rowid table, found by a unique index on (room_id, version). A WITHOUT ROWID
         # table keeps whole rows in its b-tree's interior pages too, and SQLite advises against it for
-        # rows over a twentieth of a page: a move's event is some 250 bytes. Each room's events then
-        # filled and split their own leaf every few moves, and a commit wrote 3.15 WAL pages a move;
+        # rows over a twentieth of a page: a move's event is some 250 bytes. There each room's events
+        # fill and split their own leaf every few moves, every one a page the commit writes;
         # appended in rowid order, a batch's events share a few pages and only the index's small
-        # entries are spread by room: 1.86 pages a move.
+        # entries are spread by room.
         "CREATE TABLE events_by_rowid (room_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,"
         " chat_at REAL)",
         "INSERT INTO events_by_rowid (room_id, version, body, chat_at)"
@@ -72,7 +72,7 @@ SQLITE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (   # 5: a calendar clock's deadline (correspondence): the wall-clock instant the mover's flag
         # falls, so the sweeper finds games overdue whether or not they are in memory (deadlines.py);
         # and the seat to move, so a player's games are listed from the store (my_games.py), found
-        # by the seats' tokens (a scan of every seat took 10 to 40 ms at 10,000 games)
+        # by the seats' tokens (an index: a scan of every seat grows with the games stored)
         "ALTER TABLE rooms ADD COLUMN deadline REAL",
         "ALTER TABLE rooms ADD COLUMN turn INTEGER",
         "CREATE INDEX rooms_by_deadline ON rooms (deadline) WHERE deadline IS NOT NULL",

@@ -60,7 +60,7 @@ _FAST_DECODER = msgspec.json.Decoder()
 
 def dumps(value: Any, what: str) -> str:
     """``value`` as JSON text, or StoreError. msgspec writes it several times quicker than ``json``
-    (every move's event is stored: 14 µs became 4); its text is kept when it reads back as
+    (every move's event is stored); its text is kept when it reads back as
     the same value. It does not for NaN and infinities (msgspec writes null), tuples and keys that
     are not strings: those take ``json``'s path, which refuses what it always refused."""
     try:
@@ -79,8 +79,8 @@ def dumps(value: Any, what: str) -> str:
 
 def plain_dumps(value: Any, what: str) -> str:
     """``value``, which holds only JSON's own values (``Store.record``'s ``plain``), as JSON text:
-    msgspec's, without `dumps`' read-back. The read-back decoded every move's event a second time
-    and compared the two, 0.85 of `dumps`' 1.35 µs a move warm; for such a value msgspec's text
+    msgspec's, without `dumps`' read-back, which decodes every move's event a second time and
+    compares the two, most of `dumps`' cost; for such a value msgspec's text
     is what ``json`` writes. A lone surrogate, which msgspec refuses, still goes to `dumps` and
     is refused there."""
     try:

@@ -1,12 +1,12 @@
 """Whether a database's WAL, left by a server that died, lost committed transactions to damage.
 
 SQLite replays a WAL's frames at open up to the first frame whose checksum fails (or whose salts
-are not the header's) and ignores the rest without a word: a WAL damaged in one early frame after
-a SIGKILL made the server start without 35 of 60 acknowledged moves. A frame of the current WAL
-(its salts are the header's) with a valid page number that follows a damaged one, in a commit
-transaction, is such a lost transaction; frames of an earlier WAL generation (other salts) are the
-normal leftovers of a checkpoint. So the WAL is read here, before SQLite opens it, by the file
-format's rules (https://sqlite.org/fileformat2.html#walformat): plain code on bytes.
+are not the header's) and ignores the rest without a word: a WAL damaged in one early frame
+makes the server start without every acknowledged move committed after it. A frame of the
+current WAL (its salts are the header's) with a valid page number that follows a damaged one, in
+a commit transaction, is such a lost transaction; frames of an earlier WAL generation (other
+salts) are the normal leftovers of a checkpoint. So the WAL is read here, before SQLite opens
+it, by the file format's rules (https://sqlite.org/fileformat2.html#walformat): plain code on bytes.
 
 A SIGKILL leaves no torn write (the kernel holds what was written), so a damaged frame there is
 damage from outside; a power cut may tear the last transaction, which was never acknowledged, and

@@ -1,39 +1,21 @@
 """The store's writing connection: a batch's BEGIN and rows written on the event loop, its COMMIT
 on a thread of its own.
 
-aiosqlite hands every call to its thread and every result back through the event loop. A group
-commit made of BEGIN, one ``executemany`` per table and COMMIT is five such trips, and on a busy
-server each return trip waits in the loop's queue behind the rooms' work while the transaction
-stays open, so commits took half again as long as the SQLite work in them. Then a whole
-transaction ran as one function on the writer's thread; but ``sqlite3`` lets go of the GIL around
-every row's step and takes it back after, and beside a busy loop each of those takes was a wait
-and a thread switch (42,000 futex calls for 15,000 moves under strace, the thread's CPU
-per move half again the baseline server's with the same store). Now the rows are bound and
-stepped on the loop's own thread, where nothing competes for the GIL; they only fill SQLite's page
-cache (tens of µs a batch). Only COMMIT, which writes the WAL and waits for the disk's sync, goes
-to the thread: one trip a batch.
+aiosqlite hands every call to its thread and every result back through the event loop, where on
+a busy server each return waits behind the rooms' work while the transaction stays open. A whole
+transaction on a thread of its own is worse beside a busy loop: ``sqlite3`` lets go of the GIL
+around every row's step and takes it back after, a wait and a thread switch a row. So the rows
+are bound and stepped on the loop's own thread, where nothing competes for the GIL; they only
+fill SQLite's page cache. Only COMMIT, which writes the WAL and waits for the disk's sync, goes to
+the thread: one trip a batch (docs/performance.md has the figures of both ways).
 
 BEGIN IMMEDIATE is tried on the loop without waiting (the connection's busy timeout is 0): the
 server is the file's only writer (``lockfile.py``), so the lock is free but for another process
-holding it (a backup, a person with the sqlite3 shell). Then BEGIN waits on the thread, up to
-the busy timeout, which must not freeze the loop (the graceful stop's deadline runs there:
+holding it (a backup, a person with the sqlite3 shell). If it is held, BEGIN waits on the thread,
+up to the busy timeout, which must not freeze the loop (the graceful stop's deadline runs there:
 ``tests/server/test_shutdown.py``, ``tests/server/store/test_writer_lock.py``). A large batch
 (``LOOP_BEGIN_ROWS``) sends its BEGIN to the thread all the same: the trip gives the loop a turn
 (the frames that came meanwhile, the events of the batch before) before its rows hold the loop.
-
-Measured (2026-11-28, ``bench/server_load.py`` against the minimal server, alternated with the
-tree that sent every BEGIN to the thread, load 1.5-2.5): the BEGIN's trip was 1.0-1.5 ms of a
-2.7 ms commit cycle at 50 games, its return waiting in the loop's queue. With BEGIN on the loop
-up to 600 rows and the writer yielding a turn after each batch (``commits.py``), moves/s
-over the minimal server's went from x0.79-0.84 to x0.88-0.97 at 50 and 200 games (medians of 4-6
-pairs). BEGIN on the loop for every batch made p99 at 1,000 games x1.28-1.43 (4 pairs, against
-x1.04-1.09 with the trip). Runs of the same code move by a fifth between minutes here.
-
-BEGIN, the rows and COMMIT in one call on the thread (one hand-off a batch, as the minimal server
-does): better CPU a move at 50 games, worse at 1,000, where the thread's CPU a move rose from 19
-µs to 45 as the batches grew (each row's step on the thread lets go of the GIL beside the busy
-loop); for batches of at most 150 rows, no better moves/s at 50 games (x0.77 against x0.76, 6
-pairs). INSERTs of 32 rows a statement (fewer steps) did not help. See docs/performance.md.
 
 Reads stay on aiosqlite (see ``polygo.server.store``); this module only writes.
 """
@@ -64,8 +46,8 @@ BUSY_TIMEOUT_MS = 5000
 
 LOOP_BEGIN_ROWS = 600
 """A batch of at most this many rows takes the write lock on the loop; a larger one sends its BEGIN
-to the writer's thread, and the trip gives the loop a turn before the rows hold it (the module's
-docstring has the figures)."""
+to the writer's thread, and the trip gives the loop a turn before the rows hold it (the figures
+are in docs/performance.md)."""
 
 CACHE_KIB = 32_768
 """The writing connection's page cache (SQLite's default: 2 MiB, the insertion points of a few
