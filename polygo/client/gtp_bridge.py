@@ -27,7 +27,7 @@ import re
 import shlex
 from typing import Any
 
-from polygo.rules import Game
+from polygo.rules import PRESETS, Game
 from polygo.protocol.clock_settings import ClockSettings
 
 from polygo.client.builtin_bot import choose_move as builtin_move
@@ -35,7 +35,6 @@ from polygo.client.errors import EngineCommandFailed, EngineError, UsageError
 from polygo.client.gtp import DEFAULT_TIMEOUT, GtpEngine, LateReply
 from polygo.client.gtp_game import (
     COLOURS,
-    GNUGO_FLAGS,
     HANDICAP,
     engine_argv,
     engine_plays,
@@ -122,7 +121,8 @@ class GtpBot(Bot):
         return self.info
 
     def accepts(self, settings: dict[str, Any]) -> bool:
-        """Two players, a grid, a ruleset the bridge maps (any, for engines other than GNU Go)."""
+        """Two players, a grid, a ruleset this client's polygo.rules knows (the bridge judges the
+        engine's moves with it, and tells the engine the rules it computes from it)."""
         return self.refusal(settings) is None
 
     def refusal(self, settings: dict[str, Any]) -> str | None:
@@ -132,8 +132,9 @@ class GtpBot(Bot):
         dims = grid_dims(settings)
         if dims is None:
             return f"GTP engines play on grids of 2 to 25 lines (this room's board is {settings.get('board')!r})"
-        if is_gnugo(self.argv) and settings.get("rules") not in GNUGO_FLAGS:
-            return f"GNU Go has no options for the {settings.get('rules')} rules"
+        if settings.get("rules") not in PRESETS:
+            return (f"this polygo does not know the {settings.get('rules')} rules (the server's may be newer: "
+                    f"a polygo that has them can play them)")
         if dims[0] != dims[1] and self.info is not None and "rectangular_boardsize" not in self.info.commands:
             return f"{self.info} does not list rectangular_boardsize, so it plays square boards only"
         return None
@@ -160,13 +161,13 @@ class GtpBot(Bot):
         rng = random.Random(f"{self.seed}:{room}")
         match = self._matches[room] = _Match(room, None, [], rng)
         game = view.game
-        argv = engine_argv(self.argv, game.rules.name, view.settings.get("superko"))
+        argv = engine_argv(self.argv, game.rules)
         try:
             match.engine = engine = await GtpEngine.popen(argv, timeout=self.timeout, game=room)
             match.commands = frozenset((await _optional(engine, "list_commands") or "").split())
             await _board(engine, (game.board.width, game.board.height))
             await engine.komi(game.rules.komi)
-            for command in rules_commands(game.rules.name, set(match.commands)):
+            for command in rules_commands(game.rules, set(match.commands)):
                 await _optional(engine, *command)
             await engine.clear_board()
             await self._tell_time_settings(match, told_clock(view.settings.get("clock")))

@@ -2,9 +2,12 @@
 
 GTP has no word for most of polygo's rules, so each engine gets the nearest thing it knows: GNU Go
 its command-line rule options, engines listing `kgs-rules` a KGS ruleset name, KataGo (`kata-set-rules`)
-its own ruleset names. Handicap stones go as handicap (`set_free_handicap` with polygo's own points,
-so the engine's board and ours hold the same stones, and the engine knows White gets the bonus), not
-as plays; other set-up stones go as plays of their colour.
+its own ruleset names. `polygo.rules.describe` works them out from the game's ruleset (the preset
+with the room's options), so the bridge keeps no table of rulesets and plays any preset its own
+polygo.rules knows (docs/bots.md, "Which rulesets"). Handicap stones go as handicap
+(`set_free_handicap` with polygo's own points, so the engine's board and ours hold the same stones,
+and the engine knows White gets the bonus), not as plays; other set-up stones go as plays of their
+colour.
 """
 
 from __future__ import annotations
@@ -13,31 +16,8 @@ import re
 import shlex
 from typing import Any
 
-from polygo.rules import Game
-
-GNUGO_FLAGS: dict[str, list[str]] = {
-    "tromp-taylor": ["--chinese-rules", "--positional-superko", "--allow-suicide", "--capture-all-dead"],
-    "chinese": ["--chinese-rules", "--positional-superko"],
-    "aga": ["--chinese-rules", "--situational-superko"],
-    "japanese": ["--japanese-rules"],
-    "kee": ["--chinese-rules", "--positional-superko", "--allow-suicide"],
-    "lasker-maas": ["--japanese-rules", "--situational-superko"],
-    "nieminen": ["--japanese-rules"],
-    "hansen-sst": ["--chinese-rules", "--allow-suicide"],
-    "jasiek-nkr": ["--chinese-rules", "--allow-suicide"],
-}
-"""GNU Go's options per polygo ruleset: scoring, repetition and suicide as near as GNU Go has them.
-The rulesets listed are the ones the bridge plays with GNU Go; the bridge itself handles Kee appeals."""
-
-KGS_RULES = {"tromp-taylor": "new_zealand", "chinese": "chinese", "aga": "aga", "japanese": "japanese",
-             "kee": "new_zealand", "lasker-maas": "japanese", "nieminen": "japanese",
-             "hansen-sst": "new_zealand", "jasiek-nkr": "new_zealand"}
-"""`kgs-rules` names: area scoring with suicide is New Zealand; territory scoring is Japanese."""
-
-KATAGO_RULES = {"tromp-taylor": "tromp-taylor", "chinese": "chinese", "aga": "aga", "japanese": "japanese",
-                "kee": "tromp-taylor", "lasker-maas": "japanese", "nieminen": "japanese",
-                "hansen-sst": "tromp-taylor", "jasiek-nkr": "tromp-taylor"}
-"""`kata-set-rules` names (KataGo's shorthands)."""
+from polygo.rules import Game, Ruleset, preset
+from polygo.rules.describe import gnugo_options, katago_rules, kgs_rules
 
 COLOURS = ("b", "w")
 HANDICAP = "handicap"
@@ -49,8 +29,13 @@ def is_gnugo(argv: list[str]) -> bool:
     return bool(argv) and argv[0].rsplit("/", 1)[-1].startswith("gnugo")
 
 
-def engine_argv(command: str | list[str], rules: str, superko: str | None = None) -> list[str]:
-    """The engine's command line for a game under `rules`, GNU Go's rule options added.
+def _ruleset(rules: Ruleset | str) -> Ruleset:
+    return preset(rules) if isinstance(rules, str) else rules
+
+
+def engine_argv(command: str | list[str], rules: Ruleset | str) -> list[str]:
+    """The engine's command line for a game under `rules` (a preset's name, or the game's ruleset
+    with the room's options, a superko changed), GNU Go's rule options added.
 
     >>> engine_argv("gnugo --mode gtp", "chinese")
     ['gnugo', '--mode', 'gtp', '--chinese-rules', '--positional-superko']
@@ -58,13 +43,10 @@ def engine_argv(command: str | list[str], rules: str, superko: str | None = None
     argv = shlex.split(command) if isinstance(command, str) else list(command)
     if not is_gnugo(argv):
         return argv
-    flags = list(GNUGO_FLAGS.get(rules, []))
-    if superko is not None:
-        flags = [f for f in flags if not f.endswith("-superko")] + [f"--{superko}-superko"]
-    return argv + [f for f in flags if f not in argv]
+    return argv + [f for f in gnugo_options(_ruleset(rules)) if f not in argv]
 
 
-def rules_commands(rules: str, commands: set[str]) -> list[tuple[str, ...]]:
+def rules_commands(rules: Ruleset | str, commands: set[str]) -> list[tuple[str, ...]]:
     """The rules commands for an engine listing `commands` (GNU Go gets its rules as options instead).
 
     >>> rules_commands("japanese", {"kgs-rules", "kata-set-rules"})
@@ -72,10 +54,10 @@ def rules_commands(rules: str, commands: set[str]) -> list[tuple[str, ...]]:
     >>> rules_commands("kee", {"kgs-rules"})
     [('kgs-rules', 'new_zealand')]
     """
-    if "kata-set-rules" in commands and rules in KATAGO_RULES:
-        return [("kata-set-rules", KATAGO_RULES[rules])]
-    if "kgs-rules" in commands and rules in KGS_RULES:
-        return [("kgs-rules", KGS_RULES[rules])]
+    if "kata-set-rules" in commands:
+        return [("kata-set-rules", katago_rules(_ruleset(rules)))]
+    if "kgs-rules" in commands:
+        return [("kgs-rules", kgs_rules(_ruleset(rules)))]
     return []
 
 

@@ -393,7 +393,8 @@ class ServerMessage(Struct, frozen=True, kw_only=True, tag_field="type"):
 
 
 class Welcome(ServerMessage, tag="welcome"):
-    """Reply to hello: the session's token (keep it), identity, seats held and the server's limits."""
+    """Reply to hello: the session's token (keep it), identity, seats held, the server's limits and
+    the rulesets it plays (`polygo.rules.describe`; none from a server older than the field)."""
 
     protocol: int
     token: str
@@ -402,6 +403,7 @@ class Welcome(ServerMessage, tag="welcome"):
     seats: list[dict[str, Any]] = []
     limits: dict[str, Any] = {}
     server: str = "polygo"
+    rulesets: list[dict[str, Any]] = []
 
 
 class Error(ServerMessage, tag="error"):

@@ -160,6 +160,28 @@ class Limits(View, kw_only=True):
     list: int = 100
 
 
+class GtpRules(View, kw_only=True):
+    """The nearest rules GTP engines have: GNU Go's command-line options, the name `kgs-rules`
+    takes, the shorthand `kata-set-rules` takes."""
+
+    gnugo: list[str]
+    kgs: str
+    katago: str
+
+
+class Preset(View, kw_only=True):
+    """A ruleset the server plays (`polygo.rules.PRESETS`) as it describes itself: `name` is what
+    `settings.rules` takes; `scoring` the scoring family (`area`, `territory`, `lasker-maas`; a
+    newer server may add others); `sgf` the SGF `RU` its records carry."""
+
+    name: str
+    title: str
+    help: str
+    scoring: str
+    sgf: str
+    gtp: GtpRules
+
+
 class RoomSummary(View, kw_only=True):
     """A listed room; a graph board shows as "graph:N" (N points), `registered` marks the seats
     whose player is a registered user."""
@@ -375,6 +397,7 @@ class Welcome(Message, tag="welcome", kw_only=True):
     seats: list[Held]
     limits: Limits
     server: str
+    rulesets: list[Preset]
 
 
 class Error(Message, tag="error", kw_only=True):

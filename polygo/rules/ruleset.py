@@ -93,6 +93,10 @@ class Ruleset:
     counter: str | None = None     # a potentially disallowed move is counteracted by the "immediate" reply or "later"
     no_result_at: int = 0          # N12: the occurrence of a situation that ends the game; 0: never
     ko_shapes: KoShapes = KoShapes.TWO_POINT
+    # what a player reads before choosing it, not rules: apart from equality, the parts and the
+    # records. "" is the name (title) or a line made from the parts (help): polygo/rules/describe.py
+    title: str = field(default="", compare=False)
+    help: str = field(default="", compare=False)
 
     @property
     def appeals(self) -> bool:
@@ -159,9 +163,10 @@ class Ruleset:
         return preset(data["name"]).with_options(**options)
 
     def parts(self) -> dict[str, Any]:
-        """Every part, for documentation and the protocol's room description."""
+        """Every part, for documentation and the protocol's room description (not the title and
+        help, which are words about the parts)."""
         d = asdict(self)
-        return {k: (v.value if isinstance(v, Enum) else v) for k, v in d.items()}
+        return {k: (v.value if isinstance(v, Enum) else v) for k, v in d.items() if k not in ("title", "help")}
 
 
 def _number(name: str, value: Any) -> float:
@@ -254,25 +259,38 @@ OPTIONS = {"komi": _komi, "handicap": _handicap, "handicap_mode": _handicap_mode
            "no_result_at": _no_result_at, "ko_shapes": _ko_shapes, **{key: _hansen(key) for key in HANSEN_OPTIONS}}
 
 PRESETS: dict[str, Ruleset] = {
-    "kee": Ruleset("kee", Repetition.KEE, Suicide.BOARD_CHANGING),
+    "kee": Ruleset("kee", Repetition.KEE, Suicide.BOARD_CHANGING, title="Kee (2016)",
+                   help="any number of players; a repeated position is prohibited, but a player may appeal, "
+                        "and an appealed stone can be rescinded"),
+    "chinese": Ruleset("chinese", Repetition.POSITIONAL, Suicide.FORBIDDEN, komi=7.5,
+                       handicap_bonus=HandicapBonus.N, title="Chinese"),
+    "japanese": Ruleset("japanese", Repetition.KO, Suicide.FORBIDDEN,
+                        scoring=Scoring.TERRITORY, komi=6.5, max_players=2, title="Japanese"),
+    "aga": Ruleset("aga", Repetition.SITUATIONAL, Suicide.FORBIDDEN, komi=7.5,
+                   handicap_bonus=HandicapBonus.N_MINUS_1, max_players=2, title="AGA"),
+    "tromp-taylor": Ruleset("tromp-taylor", Repetition.POSITIONAL, Suicide.BOARD_CHANGING,
+                            ending=Ending.IMMEDIATE, title="Tromp-Taylor"),
     "lasker-maas": Ruleset("lasker-maas", Repetition.SITUATIONAL, Suicide.FORBIDDEN,
                            supply=Supply.LASKER_MAAS, scoring=Scoring.LASKER_MAAS,
-                           ending=Ending.PHASES, max_players=2),
-    "tromp-taylor": Ruleset("tromp-taylor", Repetition.POSITIONAL, Suicide.BOARD_CHANGING,
-                            ending=Ending.IMMEDIATE),
-    "chinese": Ruleset("chinese", Repetition.POSITIONAL, Suicide.FORBIDDEN, komi=7.5,
-                       handicap_bonus=HandicapBonus.N),
-    "aga": Ruleset("aga", Repetition.SITUATIONAL, Suicide.FORBIDDEN, komi=7.5,
-                   handicap_bonus=HandicapBonus.N_MINUS_1, max_players=2),
-    "japanese": Ruleset("japanese", Repetition.KO, Suicide.FORBIDDEN,
-                        scoring=Scoring.TERRITORY, komi=6.5, max_players=2),
+                           ending=Ending.PHASES, max_players=2, title="Lasker-Maas (1995)",
+                           help="2 players; after two passes, phase 2 draws each player's stones from the "
+                                "prisoners' place"),
     "nieminen": Ruleset("nieminen", Repetition.NIEMINEN, Suicide.FORBIDDEN,
                         scoring=Scoring.TERRITORY_LITERAL, ending=Ending.DISPUTE, komi=6.5, max_players=2,
-                        no_result_at=3),
+                        no_result_at=3, title="Nieminen (2004)",
+                        help="2 players; territory scoring, a disputed chain is played out on the board"),
     "hansen-sst": Ruleset("hansen-sst", Repetition.HANSEN, Suicide.BOARD_CHANGING, komi=7.5, max_players=2,
-                          move_cap_per_point=10, a1="basic-ko", a3=False, keying="config", counter="immediate"),
-    "jasiek-nkr": Ruleset("jasiek-nkr", Repetition.NKR, Suicide.BOARD_CHANGING, komi=7.5, max_players=2),
+                          move_cap_per_point=10, a1="basic-ko", a3=False, keying="config", counter="immediate",
+                          title="Hansen's SST ko rules (1996)",
+                          help="2 players; precise ko rules (cycle sets, disallowed captures) with area scoring"),
+    "jasiek-nkr": Ruleset("jasiek-nkr", Repetition.NKR, Suicide.BOARD_CHANGING, komi=7.5, max_players=2,
+                          title="Jasiek's New Ko Rules (1998)",
+                          help="2 players; each ko is analysed and barred by its own rules (basic, fighting, "
+                               "disturber)"),
 }
+"""The named rulesets, in the order players are offered them (the web page's list). A preset
+describes itself (polygo/rules/describe.py): its title and, where its parts do not say enough, its
+help line are typed here; the rest is computed from its parts."""
 
 
 def preset(name: str) -> Ruleset:

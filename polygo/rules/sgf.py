@@ -29,6 +29,9 @@ Decisions:
   only, the removed dead stones' points included) and a comment naming the dead stones. Readers
   that ignore markup (GNU Go) still replay the moves to the position before the removal.
 - AP is ``polygo:`` and the installed package's version.
+- RU names the preset: the standard value its parts make (``Japanese``, ``Chinese``, ``AGA``,
+  ``NZ``, ``Tromp-Taylor``: ``polygo.rules.describe.sgf_rules``), else its polygo name (``kee``).
+  The room's options (a superko changed, ...) are not in it; the JSON record holds them.
 - Optional record keys beside the engine's: ``names`` (two player names for PB/PW; a missing one
   is replaced by the seat name), ``date`` (``YYYY-MM-DD`` for DT), ``title`` (GN), ``place`` (PC),
   ``clock`` (the room's clock settings map: TM is the main time, OT the overtime as KGS writes it,
@@ -47,14 +50,14 @@ from .board import COLUMNS, Board
 from .errors import GoRulesError
 from .game import Game, Play, Result
 from .handicap import fixed_handicap_points
-from .ruleset import HandicapMode, Ruleset
+from .describe import sgf_rules
+from .ruleset import PRESETS, HandicapMode, Ruleset
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _COLOURS = ("B", "W")
 _TURN_WORDS = ("pass", "appeal", "give")
 _NOT_MOVES = ("dead", "alive", "done", "rank", "accept", "reject", "resign", "timeout")
 _NOTED = ("resume", "dispute")
-_RULES_NAMES = {"japanese": "Japanese", "chinese": "Chinese", "aga": "AGA", "tromp-taylor": "Tromp-Taylor"}
 
 
 def to_sgf(record: Mapping) -> str:
@@ -77,7 +80,7 @@ def to_sgf(record: Mapping) -> str:
     given = list(record.get("names") or ())
     names = [given[i] if i < len(given) and given[i] else game.players[i] for i in (0, 1)]
     root = [("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", f"polygo:{_version()}"), ("SZ", _size(board)),
-            ("RU", _RULES_NAMES.get(rules.name, rules.name)), ("PB", str(names[0])), ("PW", str(names[1])),
+            ("RU", sgf_rules(PRESETS.get(rules.name, rules))), ("PB", str(names[0])), ("PW", str(names[1])),
             ("KM", _number(rules.komi))]
     for key, prop in (("title", "GN"), ("place", "PC"), ("date", "DT")):
         if record.get(key):

@@ -27,6 +27,7 @@ from polygo.protocol import (JSON, MSGPACK, PROTOCOL_VERSION, Ack, Analysis, Are
                       SeatName, Seek, ServerMessage, Sit, Snapshot, Undo, UndoReply, Unseek, Watch, Welcome,
                       decode_client, encode)
 from polygo.protocol.names import clean_name
+from polygo.rules import describe_presets
 
 from . import VERSION
 from .accounts.sessions import Session
@@ -265,7 +266,8 @@ class Connection:
         for room in self.watching:       # the same connection may now hold other seats
             room.presence.changed()
         return Welcome(protocol=PROTOCOL_VERSION, token=session.token, name=session.name, user=session.user,
-                       seats=await self.hub.seats_held(session), limits=self.hub.config.limits(), server=SERVER_NAME)
+                       seats=await self.hub.seats_held(session), limits=self.hub.config.limits(), server=SERVER_NAME,
+                       rulesets=describe_presets())
 
     def _check_ban(self, *names: str | None) -> None:
         """`banned` if the operator banned any of `names` (polygo/server/accounts/bans.py)."""

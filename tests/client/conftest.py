@@ -42,8 +42,10 @@ def gnugo() -> str:
 class LocalServer:
     """A real `python -m polygo.server` on a free loopback port with its own SQLite file."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, python: tuple[str, ...] = ("-m", "polygo.server")) -> None:
         self.db = db
+        self.python = python
+        """What runs the server: another `python -c` may change it first (tests/new_preset.py)."""
         self.process: subprocess.Popen[str] | None = None
         self.port = 0
         self.log: list[str] = []
@@ -54,7 +56,7 @@ class LocalServer:
 
     def start(self, port: int = 0, *args: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "polygo.server", "--port", str(port), "--db", str(self.db), "--log-level", "INFO", *args],
+            [sys.executable, *self.python, "--port", str(port), "--db", str(self.db), "--log-level", "INFO", *args],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )
         assert self.process.stderr is not None

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from polygo.rules import Board, Game
+from polygo.rules import PRESETS, Board, Game, preset
 from polygo.rules.handicap import fixed_handicap_points
 from sgfmill import sgf
 from polygo.protocol import RoomSettings
@@ -31,6 +31,8 @@ from polygo.client.room import Clocks
 from polygo.client.seat_clock import seat_clock
 from polygo.client.sdk import Bot, Turn, run_bot
 from polygo.client.session import Client
+from tests.client.conftest import LocalServer
+from tests.new_preset import DESCRIBED, NAME, NEW, SERVER
 
 GUARD = 300.0  # seconds before a stuck game fails the test; never a measure of speed
 
@@ -39,8 +41,8 @@ def test_engine_argv_maps_rules_to_gnugo_options():
     assert engine_argv("/usr/games/gnugo --mode gtp", "tromp-taylor") == [
         "/usr/games/gnugo", "--mode", "gtp", "--chinese-rules", "--positional-superko", "--allow-suicide",
         "--capture-all-dead"]
-    assert engine_argv("gnugo --mode gtp", "lasker-maas", "positional")[-2:] == ["--japanese-rules",
-                                                                                 "--positional-superko"]
+    positional = preset("lasker-maas").with_options(superko="positional")   # the room's option
+    assert engine_argv("gnugo --mode gtp", positional)[-2:] == ["--japanese-rules", "--positional-superko"]
     assert engine_argv("katago gtp -config x.cfg", "chinese") == ["katago", "gtp", "-config", "x.cfg"]
 
 
@@ -188,6 +190,40 @@ async def test_gnugo_against_gnugo_through_the_server(server, gnugo, tmp_path):
     plays["moves"] = [m for m in plays["moves"] if not m[1].startswith(("dead", "done"))]
     before_marking = Game.from_record(plays)
     assert sorted(stones.split()) == sorted(before_marking.stones())
+
+
+@pytest.mark.gnugo
+async def test_gnugo_plays_a_preset_added_to_presets_alone(gnugo, tmp_path, monkeypatch, caplog):
+    """tests/new_preset.py's ruleset, added on both sides (the server's process and the bridge's),
+    and nowhere else: the bridge takes the room, starts GNU Go with the options the ruleset's parts
+    give, and GNU Go plays the game to its end."""
+    monkeypatch.setitem(PRESETS, NAME, NEW)
+    started: list[list[str]] = []
+    popen = GtpEngine.popen.__func__
+
+    async def seen(cls, command, **options):
+        started.append(list(command))
+        return await popen(cls, command, **options)
+
+    monkeypatch.setattr(GtpEngine, "popen", classmethod(seen))
+    caplog.set_level(logging.WARNING, logger="polygo.gtp")
+    local = LocalServer(tmp_path / "polygo.db", ("-c", SERVER))
+    local.start()
+    try:
+        room = await create_room(local.url, rules=NAME, board="5x5", players=2)
+        results = await asyncio.wait_for(asyncio.gather(
+            run_bot(GtpBot(f"{gnugo} --mode gtp --level 0"), local.url, room=room, seat=0, name="gnugo"),
+            run_bot(Passer(), local.url, room=room, seat=1, name="passer")), GUARD)
+        async with Client(local.url, name="reader") as reader:
+            sgf_text = await reader.game_record(room, "sgf")
+            record = await reader.game_record(room, "json")
+    finally:
+        local.stop()
+    assert [gnugo, "--mode", "gtp", "--level", "0", *DESCRIBED["gtp"]["gnugo"]] in started
+    assert results[0]["reason"] == "passes"
+    assert "the built-in bot plays instead" not in caplog.text     # GNU Go took the options and played
+    assert "RU[NZ]" in sgf_text
+    assert any(seat == 0 and move not in ("pass", "done") for seat, move, _ in record["history"])
 
 
 async def test_an_engine_dying_while_taking_back_its_illegal_move_is_replaced(server, fake_engine):

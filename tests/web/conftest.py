@@ -63,8 +63,10 @@ def _free_port() -> int:
 class WebServer:
     """`python -m polygo.server` on a free loopback port with its own database."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, python: tuple[str, ...] = ("-m", "polygo.server")) -> None:
         self.db = db
+        self.python = python
+        """What runs the server: another `python -c` may change it first (tests/new_preset.py)."""
         self.port = _free_port()
         self.proc: subprocess.Popen | None = None
 
@@ -74,7 +76,7 @@ class WebServer:
 
     def start(self) -> "WebServer":
         env = dict(os.environ, PYTHONPATH=str(ROOT), POLYGO_LOG_LEVEL="WARNING")
-        self.proc = subprocess.Popen([sys.executable, "-m", "polygo.server", "--port", str(self.port), "--db", str(self.db)],
+        self.proc = subprocess.Popen([sys.executable, *self.python, "--port", str(self.port), "--db", str(self.db)],
                                      cwd=ROOT, env=env)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

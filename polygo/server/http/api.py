@@ -1,5 +1,6 @@
-"""HTTP JSON on the game port: pools, standings, players, game records (docs/pools.md, "HTTP").
+"""HTTP JSON on the game port: rulesets, pools, standings, players, game records (docs/pools.md, "HTTP").
 
+    GET /api/rulesets                   the rulesets this server plays, as `welcome.rulesets` lists them
     GET /api/pools                      the pools, with seekers and arena members now
     GET /api/pools/<pool>/standings     the pool's players by rating (?limit=, ?offset=)
     GET /api/players/<name>             a registered player's ratings, rating history, recent games
@@ -31,6 +32,7 @@ from websockets.http11 import Request, Response
 
 from polygo.protocol import ProtocolError
 from polygo.protocol.messages import NAME_MAX
+from polygo.rules import describe_presets
 
 from ..rooms.games import board_of
 
@@ -72,6 +74,8 @@ class Api:
     async def __call__(self, request: Request) -> Response:
         parts = urlsplit(request.path)
         path, query = parts.path, parse_qs(parts.query)
+        if path == "/api/rulesets":
+            return _json({"rulesets": describe_presets()})
         if path == "/api/pools":
             return _json({"pools": self.hub.pool_list()})
         match = STANDINGS.fullmatch(path)

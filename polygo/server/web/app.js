@@ -10,6 +10,7 @@ import { TurnAlert } from "./alerts.js";
 import { TurnWatch } from "./turns.js";
 import { Finding } from "./finding.js";
 import { playerPage, poolPage } from "./profiles.js";
+import { setRulesets } from "./rulesets.js";
 
 class App {
   constructor() {
@@ -26,7 +27,7 @@ class App {
       onEvent: (ev) => { if (this.room && ev.room === this.room.id) this.room.onEvent(ev); this.turns.changed(ev); },
       onStatus: (status, attempt) => this.setStatus(status, attempt),
       onReconnect: () => { if (this.room) this.room.reconnected(); this.finding.reconnected(); },
-      onWelcome: (w) => { this.welcome = w; this.who.textContent = w.name; this.finding.welcomed(w); },
+      onWelcome: (w) => { this.welcome = w; setRulesets(w.rulesets); this.who.textContent = w.name; this.finding.welcomed(w); },
       onNotice: (m) => this.finding.notice(m),
     });
     window.polygo = this;   // for the curious and for the tests' "network drop"

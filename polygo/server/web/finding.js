@@ -5,7 +5,7 @@
 // seek belongs to its connection), and goes to the room at once when `matched` arrives.
 
 import { h } from "./dom.js";
-import { RULES, ruleName } from "./rulesets.js";
+import { ruleList, ruleName } from "./rulesets.js";
 
 const CLOSED = { declined: "declined", withdrawn: "withdrawn", expired: "expired", failed: "could not start", started: "started" };
 
@@ -176,7 +176,7 @@ export class Finding {
   challengeForm() {
     const names = h("input#challenge-players", { placeholder: "names, separated by commas", "aria-label": "players to challenge" });
     const pool = h("select#challenge-pool", { "aria-label": "game" }, h("option", { value: "" }, "custom settings (unrated)"));
-    const rules = h("select#challenge-rules", { "aria-label": "rules" }, RULES.map(([v, n]) => h("option", { value: v }, n)));
+    const rules = h("select#challenge-rules", { "aria-label": "rules" }, ruleList().map((r) => h("option", { value: r.name }, r.title)));
     const board = h("input#challenge-board", { value: "9", "aria-label": "board", size: 6 });
     const clock = h("input#challenge-clock", { placeholder: "clock, e.g. byoyomi:600+5x30", "aria-label": "clock" });
     const custom = h("div.challenge-custom", {}, rules, board, clock);

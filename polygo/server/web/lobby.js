@@ -4,7 +4,7 @@
 
 import { h } from "./dom.js";
 import { prefsPanel } from "./prefs.js";
-import { RULES, ruleHelp, ruleName } from "./rulesets.js";
+import { ruleHelp, ruleList, ruleName } from "./rulesets.js";
 import { playerLink } from "./profiles.js";
 
 const GRAPHS = [["village", "village (a small graph)"], ["petersen", "Petersen graph (10 points)"], ["hex5", "hex5 (hexagonal, 61 points)"],
@@ -50,7 +50,7 @@ export function lobbyPage(app) {
 // `pick(rooms)` applies them, `changed()` is called when one changes.
 function roomFilters(changed) {
   const rules = h("select#filter-rules", { "aria-label": "rules", onchange: changed },
-    h("option", { value: "" }, "any rules"), RULES.map(([v, name]) => h("option", { value: v }, name)));
+    h("option", { value: "" }, "any rules"), ruleList().map((r) => h("option", { value: r.name }, r.title)));
   const free = h("input#filter-free", { type: "checkbox", onchange: changed });
   const words = h("input#filter-words", { type: "search", placeholder: "title or player", "aria-label": "search rooms", oninput: changed });
   const pick = (rooms) => rooms.filter((r) => {
@@ -140,7 +140,7 @@ function roomTable(rooms, listed) {
 function createPanel(app) {
   const f = {};
   const field = (label, input, help) => h("label", {}, h("span", {}, label), input, help || null);
-  f.rules = h("select#rules", {}, RULES.map(([v, name]) => h("option", { value: v }, name)));
+  f.rules = h("select#rules", {}, ruleList().map((r) => h("option", { value: r.name }, r.title)));
   const rulesHelp = h("p.hint#rules-help", { "aria-live": "polite" });
   const showRules = () => { rulesHelp.textContent = ruleHelp(f.rules.value); };
   f.rules.addEventListener("change", showRules);

@@ -8,9 +8,7 @@ import { drawBoard, colourOf, reasonText, step } from "./board.js";
 import { BoardZoom } from "./zoom.js";
 import { confirmsFor, prefsPanel } from "./prefs.js";
 import { appealText, moveSentence, passWarning, rescissionText, who } from "./explain.js";
-import { ruleHelp, ruleName } from "./rulesets.js";
-
-const AREA_RULES = new Set(["kee", "chinese", "tromp-taylor", "aga", "hansen-sst"]);
+import { ruleHelp, ruleName, ruleScoring } from "./rulesets.js";
 
 export class Room {
   constructor(app, id, invite) {
@@ -387,8 +385,9 @@ export class Room {
     for (const o of Object.values(territory)) per[o] += 1;
     for (const [p, o] of Object.entries(g.stones)) if (!dead.has(p)) stones[o] += 1;
     const komi = this.s.settings.komi || 0;
-    if (g.rules === "lasker-maas") return per.map((t, i) => t - (g.prisoners || [])[i]);
-    if (!AREA_RULES.has(g.rules)) return null;
+    const scoring = ruleScoring(g.rules);    // the server's word: welcome.rulesets
+    if (scoring === "lasker-maas") return per.map((t, i) => t - (g.prisoners || [])[i]);
+    if (scoring !== "area") return null;
     return per.map((t, i) => t + stones[i] + (n === 2 && i === 1 ? komi : 0));
   }
 

@@ -1,22 +1,23 @@
-// The rulesets by their names, each with a line of help: what a player needs to know before
-// choosing one (the lobby) or when reading a room (its header). The codes are the server's.
+// The rulesets the server plays, as it describes them in `welcome.rulesets` (docs/protocol.md):
+// each with its title, a line of help (what a player needs to know before choosing one, in the
+// lobby, or when reading a room, in its header) and its scoring family. The page keeps no list of
+// its own, so a ruleset new on the server is offered and counted here with no change to the page.
 
-export const RULES = [
-  ["kee", "Kee (2016)", "any number of players; a repeated position is prohibited, but a player may appeal, and an appealed stone can be rescinded"],
-  ["chinese", "Chinese", "area scoring, positional superko, komi 7.5; 2 or more players"],
-  ["japanese", "Japanese", "territory and prisoners, simple ko, komi 6.5; 2 players"],
-  ["aga", "AGA", "area scoring, situational superko, komi 7.5; 2 players"],
-  ["tromp-taylor", "Tromp-Taylor", "area scoring, positional superko, suicide allowed, every stone alive at the end; 2 or more players"],
-  ["lasker-maas", "Lasker-Maas (1995)", "2 players; after two passes, phase 2 draws each player's stones from the prisoners' place"],
-  ["nieminen", "Nieminen (2004)", "2 players; territory scoring, a disputed chain is played out on the board"],
-  ["hansen-sst", "Hansen's SST ko rules (1996)", "2 players; precise ko rules (cycle sets, disallowed captures) with area scoring"],
-  ["jasiek-nkr", "Jasiek's New Ko Rules (1998)", "2 players; each ko is analysed and barred by its own rules (basic, fighting, disturber)"],
-];
+let rulesets = [];
 
-const find = (code) => RULES.find(([c]) => c === code);
+// Called with each welcome (a reconnect to an upgraded server may bring new ones).
+export function setRulesets(list) { rulesets = Array.isArray(list) ? list : []; }
+
+// [{name, title, help, scoring, ...}] in the server's order.
+export function ruleList() { return rulesets; }
+
+const find = (code) => rulesets.find((r) => r.name === code);
 
 // "Kee (2016)" for "kee"; an unknown code as it is.
-export function ruleName(code) { return find(code) ? find(code)[1] : code; }
+export function ruleName(code) { const r = find(code); return r ? r.title : code; }
 
 // The ruleset's line of help, or "".
-export function ruleHelp(code) { return find(code) ? find(code)[2] : ""; }
+export function ruleHelp(code) { const r = find(code); return r ? r.help : ""; }
+
+// "area", "territory", "lasker-maas" (how the page counts a position), or null.
+export function ruleScoring(code) { const r = find(code); return r ? r.scoring : null; }
