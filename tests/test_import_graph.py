@@ -188,7 +188,7 @@ def room_violations() -> list[str]:
         here = server_room(".".join(parts))
         if here is None:
             continue
-        for name in absolute_imports(path):
+        for name in sorted(absolute_imports(path)):
             there = server_room(name)
             if there is not None and there != here and there not in SERVER_ROOMS[here]:
                 found.append(f"{path.relative_to(ROOT)} ({here}) imports {name} ({there})")
